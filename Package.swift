@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// swift-coredata: Apple's Core Data API for Linux.
+///
+/// Layout (see Docs/Architecture.md): the store contract lives in `CoreDataStoreKit`, each built-in store
+/// in `Backends/<Name>`, Apple's public classes in `CoreData`, and the shared conformance suite in
+/// `Conformance/`.
+let package = Package(
+    name: "swift-coredata",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "CoreData", targets: ["CoreData"]),
+        .library(name: "CoreDataStoreKit", targets: ["CoreDataStoreKit"]),
+        .library(name: "CoreDataConformance", targets: ["CoreDataConformance"]),
+    ],
+    targets: [
+        .target(name: "CoreDataStoreKit", path: "Sources/CoreDataStoreKit"),
+        .target(name: "CoreDataInMemory", dependencies: ["CoreDataStoreKit"], path: "Backends/InMemory"),
+        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory"], path: "Sources/CoreData"),
+        .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance"),
+        .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit"]),
+        .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
+        .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
+    ],
+    swiftLanguageModes: [.v5]
+)
