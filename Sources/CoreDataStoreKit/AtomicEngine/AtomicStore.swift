@@ -70,7 +70,7 @@ open class AtomicStore: PersistentStoreBackend {
         }
     }
 
-    public class func metadataForStore(at url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {
+    open class func metadataForStore(at url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no store file at \(url.path).",
                                      userInfo: [NSFilePathErrorKey: url.path])
