@@ -17,11 +17,15 @@ let package = Package(
     targets: [
         .target(name: "CoreDataStoreKit", path: "Sources/CoreDataStoreKit"),
         .target(name: "CoreDataInMemory", dependencies: ["CoreDataStoreKit"], path: "Backends/InMemory"),
-        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory"], path: "Sources/CoreData"),
+        .systemLibrary(name: "CSQLite", path: "Backends/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "CoreDataSQLite", dependencies: ["CoreDataStoreKit", "CSQLite"], path: "Backends/SQLite"),
+        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory", "CoreDataSQLite"], path: "Sources/CoreData"),
         .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance"),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CSQLite"]),
+        .executableTarget(name: "coredata-benchmark", dependencies: ["CoreData", "CSQLite"], path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v5]
 )
