@@ -87,8 +87,7 @@ extension PredicateOperand {
 
     private var formatAsArithmeticOperand: String {
         switch self {
-        case .arithmetic, .negate: return "(" + format + ")"
-        case .constant(let c) where c.format.hasPrefix("-"): return "(" + format + ")"
+        case .arithmetic: return "(" + format + ")"
         default: return format
         }
     }
