@@ -215,6 +215,7 @@ struct PredicateFormatLexer {
                 s.append(c)
                 continue
             }
+            let escapeStart = i - 1
             guard let e = peek() else { throw fail(start, "unterminated string") }
             i += 1
             switch e {
@@ -229,7 +230,7 @@ struct PredicateFormatLexer {
                     i += 1
                 }
                 guard hex.count == 4, let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) else {
-                    throw fail(i, "bad \\u escape in string")
+                    throw fail(escapeStart, "bad \\u escape in string")
                 }
                 s.unicodeScalars.append(scalar)
             case "\\", "\"", "'": s.append(e)

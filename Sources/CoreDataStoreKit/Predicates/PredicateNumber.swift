@@ -146,7 +146,8 @@ enum PredicateNumber: Hashable {
                 if !o { return .integer(r) }
             case .divide:
                 if y == 0 { return nil }
-                if x % y == 0 || (x == Int64.min && y == -1) {
+                let (remainder, remainderOverflow) = x.remainderReportingOverflow(dividingBy: y)
+                if !remainderOverflow && remainder == 0 {
                     let (r, o) = x.dividedReportingOverflow(by: y)
                     if !o { return .integer(r) }
                 }
