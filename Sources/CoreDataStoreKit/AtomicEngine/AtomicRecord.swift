@@ -1,0 +1,51 @@
+/// One object held in memory by an atomic store.
+final class AtomicRecord {
+    let key: ObjectKey
+    let entity: NSEntityDescription
+    var version: Int64
+    /// Values by slot, as in `StoreRow.values`.
+    var values: [Any?]
+    /// To-many destinations by slot.
+    var toMany: [Int: [ObjectKey]]
+
+    init(key: ObjectKey, entity: NSEntityDescription, version: Int64, values: [Any?], toMany: [Int: [ObjectKey]] = [:]) {
+        self.key = key
+        self.entity = entity
+        self.version = version
+        self.values = values
+        self.toMany = toMany
+    }
+
+    func copy() -> AtomicRecord {
+        AtomicRecord(key: key, entity: entity, version: version, values: values, toMany: toMany)
+    }
+
+    var row: StoreRow { StoreRow(key: key, version: version, values: values) }
+}
+
+/// A record seen by the predicate evaluator and sort comparator: attributes as values, relationships as
+/// other row views.
+public final class AtomicRowView: PredicateKeyValueReading, StoredObjectReference {
+    let record: AtomicRecord
+    unowned let store: AtomicStore
+
+    init(record: AtomicRecord, store: AtomicStore) {
+        self.record = record
+        self.store = store
+    }
+
+    public var storedObjectKey: ObjectKey? { record.key }
+
+    public func predicateValue(forKey key: String) -> Any? {
+        let layout = record.entity.layout
+        guard let slot = layout.slotByName[key] else { return nil }
+        if let relationship = layout.allProperties[slot] as? NSRelationshipDescription {
+            if relationship.isToMany {
+                return (record.toMany[slot] ?? []).compactMap { store.record(for: $0).map { AtomicRowView(record: $0, store: store) } }
+            }
+            guard let target = record.values[slot] as? ObjectKey, let targetRecord = store.record(for: target) else { return nil }
+            return AtomicRowView(record: targetRecord, store: store)
+        }
+        return record.values[slot]
+    }
+}

@@ -1,0 +1,419 @@
+/// The generic engine of atomic stores: every object held in memory, predicates evaluated and sorts done in
+/// memory, and the whole store read from and written to a file by a subclass.
+///
+/// A subclass names its store type and implements `readSnapshot(from:)` and `writeSnapshot(_:to:)`; a store
+/// without a file (the in-memory store) implements neither. A save applies the change set in memory, writes the
+/// whole file with `AtomicFileReplacement`, and undoes the in-memory changes when the write fails.
+open class AtomicStore: PersistentStoreBackend {
+    /// The store type name written into the metadata (`NSStoreType`). Subclasses override it.
+    open class var storeTypeName: String { "Atomic" }
+
+    /// Reads a whole store file. The default throws "unsupported".
+    /// - Throws: 134000 when the file is not of this type, 259 when it is damaged.
+    open class func readSnapshot(from url: URL) throws -> AtomicStoreSnapshot {
+        throw CoreDataError.unsupported("\(storeTypeName) stores have no file format")
+    }
+
+    /// Writes a whole store file at `url` (already a temporary path; the engine moves it into place).
+    open func writeSnapshot(_ snapshot: AtomicStoreSnapshot, to url: URL) throws {
+        throw CoreDataError.unsupported("\(Self.storeTypeName) stores have no file format")
+    }
+
+    /// The request the store was opened with.
+    public let openRequest: StoreOpenRequest
+    public private(set) var metadata: [String: Any]
+    open var capabilities: StoreCapabilities { openRequest.url == nil ? [] : [.persistsToFile] }
+
+    private var records: [ObjectKey: AtomicRecord] = [:]
+    private var keysByEntity: [Int32: Set<Int64>] = [:]
+    private var highWater: [Int32: Int64] = [:]
+
+    public required init(_ request: StoreOpenRequest) throws {
+        openRequest = request
+        let typeName = Self.storeTypeName
+        if let url = request.url, FileManager.default.fileExists(atPath: url.path) {
+            let snapshot = try Self.readSnapshot(from: url)
+            if let storedType = snapshot.metadata[NSStoreTypeKey] as? String, storedType != typeName {
+                throw CoreDataError.notAStore(url, type: typeName, reason: "its metadata says it is a \(storedType) store")
+            }
+            let uuid = snapshot.metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
+            metadata = snapshot.metadata
+            metadata[NSStoreTypeKey] = typeName
+            metadata[NSStoreUUIDKey] = uuid
+            let verdict = ModelCompatibility.compare(metadata: snapshot.metadata, entities: request.entities)
+            var migrating = false
+            if case .different(let reason) = verdict {
+                guard request.allowsLightweightMigration else { throw CoreDataError.incompatibleModel(url, reason: reason) }
+                migrating = true
+            }
+            try load(snapshot, migrating: migrating, url: url)
+            if migrating {
+                metadata = ModelCompatibility.metadata(storeType: typeName, uuid: uuid, entities: request.entities,
+                                                       model: request.model, keeping: metadata)
+                if !request.isReadOnly { try writeFile() }
+            }
+        } else {
+            metadata = ModelCompatibility.metadata(storeType: typeName, uuid: UUID().uuidString,
+                                                   entities: request.entities, model: request.model)
+            if let url = request.url {
+                guard !request.isReadOnly else {
+                    throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no store file at \(url.path) to open read-only.",
+                                             userInfo: [NSFilePathErrorKey: url.path])
+                }
+                do {
+                    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                } catch {
+                    throw CoreDataError.openFailed(url, reason: "its directory could not be created (\(error.localizedDescription))")
+                }
+                try writeFile()
+            }
+        }
+    }
+
+    open class func metadataForStore(at url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no store file at \(url.path).",
+                                     userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let snapshot = try readSnapshot(from: url)
+        var metadata = snapshot.metadata
+        metadata[NSStoreTypeKey] = metadata[NSStoreTypeKey] ?? storeTypeName
+        return metadata
+    }
+
+    open func close() {}
+
+    // MARK: Loading
+
+    private func load(_ snapshot: AtomicStoreSnapshot, migrating: Bool, url: URL) throws {
+        let model = openRequest.model
+        let allowed = Set(openRequest.entities.map(ObjectIdentifier.init))
+        func entity(named name: String) throws -> NSEntityDescription? {
+            if let entity = model.entitiesByName[name], allowed.contains(ObjectIdentifier(entity)) { return entity }
+            if migrating { return nil }
+            throw CoreDataError.incompatibleModel(url, reason: "the store has objects of entity \(name), which the model lacks")
+        }
+        func key(_ reference: AtomicStoreSnapshot.Reference) throws -> ObjectKey? {
+            guard let entity = try entity(named: reference.entityName) else { return nil }
+            return ObjectKey(entityNumber: entity.entityNumber, primaryKey: reference.primaryKey)
+        }
+        for object in snapshot.objects {
+            guard let entity = try entity(named: object.reference.entityName) else { continue }
+            guard object.reference.primaryKey > 0 else {
+                throw CoreDataError.corruptStore(url, type: Self.storeTypeName, reason: "an object of \(object.reference.entityName) has key \(object.reference.primaryKey)")
+            }
+            let layout = entity.layout
+            var values = [Any?](repeating: nil, count: layout.slotCount)
+            var toMany: [Int: [ObjectKey]] = [:]
+            for (name, value) in object.attributes {
+                guard let slot = layout.slotByName[name], let attribute = layout.allProperties[slot] as? NSAttributeDescription else {
+                    if migrating { continue }
+                    throw CoreDataError.incompatibleModel(url, reason: "entity \(entity.name ?? "") has no attribute \(name)")
+                }
+                guard let coerced = AttributeValueCoercion.coerce(value, to: attribute.attributeType) else {
+                    if migrating { continue }
+                    throw CoreDataError.corruptStore(url, type: Self.storeTypeName, reason: "attribute \(name) of \(entity.name ?? "") holds a \(type(of: value)), not a value of type \(attribute.attributeType)")
+                }
+                values[slot] = coerced
+            }
+            for (name, reference) in object.toOne {
+                guard let slot = layout.slotByName[name], let relationship = layout.allProperties[slot] as? NSRelationshipDescription, !relationship.isToMany else {
+                    if migrating { continue }
+                    throw CoreDataError.incompatibleModel(url, reason: "entity \(entity.name ?? "") has no to-one relationship \(name)")
+                }
+                values[slot] = try key(reference)
+            }
+            for (name, references) in object.toMany {
+                guard let slot = layout.slotByName[name], let relationship = layout.allProperties[slot] as? NSRelationshipDescription, relationship.isToMany else {
+                    if migrating { continue }
+                    throw CoreDataError.incompatibleModel(url, reason: "entity \(entity.name ?? "") has no to-many relationship \(name)")
+                }
+                toMany[slot] = try references.compactMap(key)
+            }
+            let objectKey = ObjectKey(entityNumber: entity.entityNumber, primaryKey: object.reference.primaryKey)
+            guard records[objectKey] == nil else {
+                throw CoreDataError.corruptStore(url, type: Self.storeTypeName, reason: "two objects of \(entity.name ?? "") have key \(objectKey.primaryKey)")
+            }
+            insertRecord(AtomicRecord(key: objectKey, entity: entity, version: max(object.version, 1), values: values, toMany: toMany))
+            let root = entity.rootEntity.entityNumber
+            highWater[root] = max(highWater[root] ?? 0, objectKey.primaryKey)
+        }
+        for (name, value) in snapshot.primaryKeyHighWater {
+            guard let entity = model.entitiesByName[name] else { continue }
+            let root = entity.rootEntity.entityNumber
+            highWater[root] = max(highWater[root] ?? 0, value)
+        }
+        // Drop references to objects that are not in the store (a file edited by hand, or a migration).
+        for record in records.values {
+            for slot in record.entity.layout.storedSlots {
+                if let target = record.values[slot] as? ObjectKey, records[target] == nil { record.values[slot] = nil }
+            }
+            for (slot, keys) in record.toMany { record.toMany[slot] = keys.filter { records[$0] != nil } }
+        }
+    }
+
+    private func insertRecord(_ record: AtomicRecord) {
+        records[record.key] = record
+        keysByEntity[record.key.entityNumber, default: []].insert(record.key.primaryKey)
+    }
+
+    private func removeRecord(_ key: ObjectKey) {
+        records[key] = nil
+        keysByEntity[key.entityNumber]?.remove(key.primaryKey)
+    }
+
+    func record(for key: ObjectKey) -> AtomicRecord? { records[key] }
+
+    // MARK: Writing
+
+    /// The whole store as a snapshot, by names.
+    public func snapshot() -> AtomicStoreSnapshot {
+        let model = openRequest.model
+        func reference(_ key: ObjectKey) -> AtomicStoreSnapshot.Reference? {
+            model.entity(withNumber: key.entityNumber).flatMap { entity in
+                entity.name.map { AtomicStoreSnapshot.Reference(entityName: $0, primaryKey: key.primaryKey) }
+            }
+        }
+        var objects: [AtomicStoreSnapshot.Object] = []
+        objects.reserveCapacity(records.count)
+        for record in records.values.sorted(by: { ($0.key.entityNumber, $0.key.primaryKey) < ($1.key.entityNumber, $1.key.primaryKey) }) {
+            guard let own = reference(record.key) else { continue }
+            var object = AtomicStoreSnapshot.Object(reference: own, version: record.version)
+            let layout = record.entity.layout
+            for slot in layout.storedSlots {
+                let property = layout.allProperties[slot]
+                guard let value = record.values[slot] else { continue }
+                if property is NSAttributeDescription {
+                    object.attributes[property.name] = value
+                } else if let target = value as? ObjectKey, let targetReference = reference(target) {
+                    object.toOne[property.name] = targetReference
+                }
+            }
+            for (slot, keys) in record.toMany {
+                object.toMany[layout.allProperties[slot].name] = keys.compactMap(reference)
+            }
+            objects.append(object)
+        }
+        var highWaterByName: [String: Int64] = [:]
+        for (number, value) in highWater {
+            if let name = model.entity(withNumber: number)?.name { highWaterByName[name] = value }
+        }
+        return AtomicStoreSnapshot(metadata: metadata, objects: objects, primaryKeyHighWater: highWaterByName)
+    }
+
+    private func writeFile() throws {
+        guard let url = openRequest.url else { return }
+        let snapshot = snapshot()
+        try AtomicFileReplacement.replace(url) { temporary in try writeSnapshot(snapshot, to: temporary) }
+    }
+
+    // MARK: Reading
+
+    private func candidates(_ request: StoreFetchRequest) -> [AtomicRecord] {
+        var numbers = [request.entity.entityNumber]
+        if request.includesSubentities {
+            var stack = request.entity.subentities
+            while let entity = stack.popLast() {
+                numbers.append(entity.entityNumber)
+                stack.append(contentsOf: entity.subentities)
+            }
+        }
+        var result: [AtomicRecord] = []
+        for number in numbers {
+            for primaryKey in keysByEntity[number] ?? [] {
+                if let record = records[ObjectKey(entityNumber: number, primaryKey: primaryKey)] { result.append(record) }
+            }
+        }
+        return result
+    }
+
+    /// The records a fetch selects, filtered, sorted, offset and limited.
+    private func select(_ request: StoreFetchRequest) throws -> [AtomicRecord] {
+        var views = try candidates(request)
+            .map { AtomicRowView(record: $0, store: self) }
+            .filter { try InMemoryQuery.matches(request.predicate, $0) }
+        if request.sortDescriptors.isEmpty {
+            views.sort { $0.record.key.primaryKey < $1.record.key.primaryKey }
+        } else {
+            try InMemoryQuery.sort(&views, by: request.sortDescriptors)
+        }
+        var slice = ArraySlice(views)
+        if request.fetchOffset > 0 { slice = slice.dropFirst(request.fetchOffset) }
+        if request.fetchLimit > 0 { slice = slice.prefix(request.fetchLimit) }
+        return slice.map(\.record)
+    }
+
+    public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        let selected = try select(request)
+        switch request.result {
+        case .rows: return .rows(selected.map(\.row))
+        case .keys: return .keys(selected.map(\.key))
+        case .count: return .count(selected.count)
+        case .dictionaries(let properties, let distinct):
+            var seen = Set<NSDictionary>()
+            var result: [[String: Any]] = []
+            for record in selected {
+                var dictionary: [String: Any] = [:]
+                let layout = record.entity.layout
+                for property in properties {
+                    guard let slot = layout.slotByName[property.name] else { continue }
+                    if let value = record.values[slot] { dictionary[property.name] = value }
+                }
+                if distinct {
+                    guard seen.insert(NSDictionary(dictionary: dictionary)).inserted else { continue }
+                }
+                result.append(dictionary)
+            }
+            return .dictionaries(result)
+        }
+    }
+
+    public func rows(for keys: [ObjectKey]) throws -> [StoreRow] {
+        keys.compactMap { records[$0]?.row }
+    }
+
+    public func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription) throws -> [ObjectKey] {
+        guard let record = records[key], let slot = record.entity.layout.slotByName[relationship.name] else { return [] }
+        return record.toMany[slot] ?? []
+    }
+
+    public func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64] {
+        let root = entity.rootEntity.entityNumber
+        let first = (highWater[root] ?? 0) + 1
+        guard count > 0 else { return [] }
+        highWater[root] = first + Int64(count) - 1
+        return Array(first..<(first + Int64(count)))
+    }
+
+    // MARK: Saving
+
+    public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        if openRequest.isReadOnly {
+            throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") was added read-only")
+        }
+        var conflicts: [StoreVersionConflict.Conflict] = []
+        for update in changes.updated {
+            guard let expected = update.expectedVersion else { continue }
+            let current = records[update.row.key]
+            if current?.version != expected {
+                conflicts.append(.init(key: update.row.key, expectedVersion: expected, current: current?.row))
+            }
+        }
+        for deletion in changes.deleted {
+            guard let expected = deletion.expectedVersion, let current = records[deletion.key] else { continue }
+            if current.version != expected {
+                conflicts.append(.init(key: deletion.key, expectedVersion: expected, current: current.row))
+            }
+        }
+        guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
+
+        var undo: [ObjectKey: AtomicRecord?] = [:]
+        func remember(_ key: ObjectKey) {
+            if undo[key] == nil { undo[key] = .some(records[key]?.copy()) }
+        }
+        let oldMetadata = metadata
+        let model = openRequest.model
+        var versions: [ObjectKey: Int64] = [:]
+        for row in changes.inserted {
+            guard let entity = model.entity(withNumber: row.key.entityNumber) else { continue }
+            remember(row.key)
+            insertRecord(AtomicRecord(key: row.key, entity: entity, version: 1, values: row.values))
+            versions[row.key] = 1
+        }
+        for update in changes.updated {
+            guard let record = records[update.row.key] else { continue }
+            remember(record.key)
+            record.values = update.row.values
+            record.version += 1
+            versions[record.key] = record.version
+        }
+        for change in changes.toManyChanges {
+            guard let record = records[change.owner], let slot = record.entity.layout.slotByName[change.relationship.name] else { continue }
+            remember(record.key)
+            record.toMany[slot] = change.destinations
+        }
+        for deletion in changes.deleted where records[deletion.key] != nil {
+            remember(deletion.key)
+            removeRecord(deletion.key)
+        }
+        if let newMetadata = changes.metadata {
+            metadata = newMetadata
+            metadata[NSStoreTypeKey] = Self.storeTypeName
+            metadata[NSStoreUUIDKey] = oldMetadata[NSStoreUUIDKey]
+        }
+        do {
+            try writeFile()
+        } catch {
+            for (key, old) in undo {
+                removeRecord(key)
+                if let old { insertRecord(old) }
+            }
+            metadata = oldMetadata
+            throw error
+        }
+        return StoreSaveResult(versions: versions)
+    }
+
+    // MARK: Batch delete
+
+    public func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey] {
+        if openRequest.isReadOnly {
+            throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") was added read-only")
+        }
+        var pending: [ObjectKey]
+        switch request {
+        case .matching(let fetch): pending = try select(fetch).map(\.key)
+        case .keys(let keys): pending = keys.filter { records[$0] != nil }
+        }
+        // Follow cascade rules and check deny rules before changing anything.
+        var doomed = Set<ObjectKey>()
+        var order: [ObjectKey] = []
+        while let key = pending.popLast() {
+            guard doomed.insert(key).inserted, let record = records[key] else { continue }
+            order.append(key)
+            let layout = record.entity.layout
+            for case let relationship as NSRelationshipDescription in layout.allProperties where !relationship.isTransient {
+                guard let slot = layout.slotByName[relationship.name] else { continue }
+                let targets = relationship.isToMany ? (record.toMany[slot] ?? []) : [record.values[slot] as? ObjectKey].compactMap { $0 }
+                switch relationship.deleteRule {
+                case .cascadeDeleteRule: pending.append(contentsOf: targets)
+                case .denyDeleteRule where targets.contains(where: { records[$0] != nil && !doomed.contains($0) }):
+                    throw CoreDataError.make(NSValidationRelationshipDeniedDeleteError,
+                                             "The batch delete was refused: a \(record.entity.name ?? "") object still has objects in \(relationship.name), whose delete rule is deny.",
+                                             userInfo: [NSValidationKeyErrorKey: relationship.name])
+                default: break
+                }
+            }
+        }
+        guard !order.isEmpty else { return [] }
+        var undo: [ObjectKey: AtomicRecord] = [:]
+        for record in records.values where !doomed.contains(record.key) {
+            let layout = record.entity.layout
+            var touched = false
+            for slot in layout.storedSlots {
+                if let target = record.values[slot] as? ObjectKey, doomed.contains(target) {
+                    if !touched { undo[record.key] = record.copy(); touched = true }
+                    record.values[slot] = nil
+                }
+            }
+            for (slot, keys) in record.toMany where keys.contains(where: doomed.contains) {
+                if !touched { undo[record.key] = record.copy(); touched = true }
+                record.toMany[slot] = keys.filter { !doomed.contains($0) }
+            }
+            if touched { record.version += 1 }
+        }
+        var removed: [AtomicRecord] = []
+        for key in order {
+            if let record = records[key] { removed.append(record) }
+            removeRecord(key)
+        }
+        do {
+            try writeFile()
+        } catch {
+            for record in removed { insertRecord(record) }
+            for (_, old) in undo { removeRecord(old.key); insertRecord(old) }
+            throw error
+        }
+        return order
+    }
+}

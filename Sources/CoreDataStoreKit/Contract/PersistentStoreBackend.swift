@@ -1,0 +1,59 @@
+/// The store contract: what a store type implements to plug into the coordinator.
+///
+/// A backend knows rows, keys and versions, never contexts or managed objects. The coordinator calls a
+/// backend from one thread at a time (it holds its own lock), so a backend needs no locking of its own
+/// unless it shares state between instances. Every failure is a thrown `NSError` in `NSCocoaErrorDomain`
+/// with Apple's code (build them with `CoreDataError`); nothing a file or a user supplies may trap.
+///
+/// Register a backend with `NSPersistentStoreCoordinator.registerStoreClass(_:type:)`, then check it with the
+/// conformance suite (`CoreDataConformance`), which names the case that proves each guarantee below.
+public protocol PersistentStoreBackend: AnyObject {
+    /// Opens the store described by `request`, creating it (and its missing parent directories) when no
+    /// file exists. A file that is not a store of this type, or is damaged, makes it throw 134000 or 259
+    /// and stays byte-for-byte as it was; a store saved with an incompatible model throws 134100 unless the
+    /// options allow lightweight migration and the store can migrate. A read-only store is never written.
+    /// Conformance: `add-store/*`.
+    init(_ request: StoreOpenRequest) throws
+
+    /// The metadata of the store file at `url` without adding the store: at least `NSStoreType` and
+    /// `NSStoreUUID`. Throws 260 (no such file), 134000 or 259 as `init` does. Conformance: `add-store/metadata`.
+    static func metadataForStore(at url: URL, options: [AnyHashable: Any]?) throws -> [String: Any]
+
+    /// The store's metadata: `NSStoreType`, `NSStoreUUID` (fixed at creation, the same after every reopen),
+    /// the model's version hashes, and every key saved with `StoreChangeSet.metadata`.
+    var metadata: [String: Any] { get }
+
+    /// What the store can do beyond the core.
+    var capabilities: StoreCapabilities { get }
+
+    /// The rows, keys, count or dictionaries that `request` selects: rows of the entity (and, with
+    /// `includesSubentities`, of its subentities) that the predicate matches, in the order of the sort
+    /// descriptors (nil sorts first in ascending order), after skipping `fetchOffset` and keeping at most
+    /// `fetchLimit`. Conformance: `fetch/*`.
+    func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult
+
+    /// The current rows of these keys, in any order; keys the store does not have are left out.
+    /// Conformance: `save/reopen-*`.
+    func rows(for keys: [ObjectKey]) throws -> [StoreRow]
+
+    /// The keys of the destinations of a to-many relationship of one object, in order when it is ordered.
+    /// Conformance: `save/to-many`, `save/ordered`, `save/many-to-many`.
+    func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription) throws -> [ObjectKey]
+
+    /// Hands out `count` new primary keys for the hierarchy of `entity`, never given out before in this store
+    /// (also across reopens). Conformance: `save/permanent-ids`.
+    func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64]
+
+    /// Writes a change set all at once, or nothing: when any update or deletion's expected version differs
+    /// from the stored one, throws `StoreVersionConflict` with every stale object and writes nothing. A
+    /// read-only store throws 134030. Returns the new versions. Conformance: `save/*`.
+    func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
+
+    /// Deletes rows without loading them, applying delete rules in the store (nullify clears references to
+    /// deleted rows, cascade deletes destinations, deny throws 1600 and deletes nothing), and returns the keys
+    /// of every row deleted. Conformance: `batch-delete/*`.
+    func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey]
+
+    /// Releases files and connections; the store is not used afterwards.
+    func close()
+}

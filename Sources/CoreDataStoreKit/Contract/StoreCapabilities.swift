@@ -1,0 +1,15 @@
+/// What a store can do beyond the contract's core; the conformance suite skips (and reports) cases that
+/// need a capability the store lacks.
+public struct StoreCapabilities: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// The store keeps its data in a file at its URL, so it survives a new coordinator.
+    public static let persistsToFile = StoreCapabilities(rawValue: 1 << 0)
+    /// Several coordinators (or processes) can use one file at once and see each other's saves.
+    public static let sharedBetweenCoordinators = StoreCapabilities(rawValue: 1 << 1)
+    /// `NSBatchUpdateRequest` is supported.
+    public static let batchUpdate = StoreCapabilities(rawValue: 1 << 2)
+    /// `NSBatchInsertRequest` is supported.
+    public static let batchInsert = StoreCapabilities(rawValue: 1 << 3)
+}

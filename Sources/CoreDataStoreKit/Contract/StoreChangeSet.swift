@@ -1,0 +1,104 @@
+/// Everything one save asks a store to write, applied all together or not at all.
+///
+/// Keys are permanent (the coordinator allocates them before the save). Every relationship change appears on
+/// both sides: a to-one as the new value in the owner's row, a to-many as the full new list of destination
+/// keys in `toManyChanges` (in order for an ordered relationship). A store keeps what it needs: the SQLite
+/// store ignores to-many lists that the inverse's foreign key already records.
+public struct StoreChangeSet {
+    /// New objects; their `version` is ignored (it becomes 1).
+    public var inserted: [StoreRow] = []
+    /// Changed objects, with all their values and the version they were read at.
+    public var updated: [StoreRowUpdate] = []
+    /// Deleted objects, with the version they were read at.
+    public var deleted: [StoreRowDeletion] = []
+    /// New full lists of destinations for changed to-many relationships.
+    public var toManyChanges: [ToManyChange] = []
+    /// Metadata to write with the save, when it changed (`setMetadata(_:for:)`); nil leaves it alone.
+    public var metadata: [String: Any]?
+
+    public init() {}
+
+    /// Whether the change set writes nothing.
+    public var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && toManyChanges.isEmpty && metadata == nil
+    }
+}
+
+/// An update of one object.
+public struct StoreRowUpdate {
+    /// The new values (every slot, as in `StoreRow.values`).
+    public var row: StoreRow
+    /// The version the values were read at; the save fails with a conflict if the store has another.
+    /// Nil skips the check (the overwrite merge policy).
+    public var expectedVersion: Int64?
+    /// The slots that changed.
+    public var changedSlots: [Int]
+
+    public init(row: StoreRow, expectedVersion: Int64?, changedSlots: [Int]) {
+        self.row = row
+        self.expectedVersion = expectedVersion
+        self.changedSlots = changedSlots
+    }
+}
+
+/// The deletion of one object.
+public struct StoreRowDeletion {
+    /// The object to delete.
+    public var key: ObjectKey
+    /// The version it was read at; nil skips the check.
+    public var expectedVersion: Int64?
+
+    public init(key: ObjectKey, expectedVersion: Int64?) {
+        self.key = key
+        self.expectedVersion = expectedVersion
+    }
+}
+
+/// The new destinations of one to-many relationship of one object.
+public struct ToManyChange {
+    /// The object that owns the relationship.
+    public var owner: ObjectKey
+    /// The relationship (declared on the owner's entity or an ancestor).
+    public var relationship: NSRelationshipDescription
+    /// Every destination after the save, in order when the relationship is ordered.
+    public var destinations: [ObjectKey]
+
+    public init(owner: ObjectKey, relationship: NSRelationshipDescription, destinations: [ObjectKey]) {
+        self.owner = owner
+        self.relationship = relationship
+        self.destinations = destinations
+    }
+}
+
+/// What a store reports after a save: the new version of every inserted and updated object.
+public struct StoreSaveResult {
+    /// The version each written object has now.
+    public var versions: [ObjectKey: Int64]
+
+    public init(versions: [ObjectKey: Int64] = [:]) { self.versions = versions }
+}
+
+/// Thrown by a store when a save finds objects changed or deleted since they were read.
+/// The coordinator turns it into Apple's merge error (133020) or resolves it with the merge policy.
+public struct StoreVersionConflict: Error {
+    /// One stale object.
+    public struct Conflict {
+        /// The object.
+        public var key: ObjectKey
+        /// The version the save expected.
+        public var expectedVersion: Int64
+        /// The object as the store has it now; nil when it was deleted.
+        public var current: StoreRow?
+
+        public init(key: ObjectKey, expectedVersion: Int64, current: StoreRow?) {
+            self.key = key
+            self.expectedVersion = expectedVersion
+            self.current = current
+        }
+    }
+
+    /// Every stale object found.
+    public var conflicts: [Conflict]
+
+    public init(conflicts: [Conflict]) { self.conflicts = conflicts }
+}

@@ -1,0 +1,21 @@
+/// One stored object as a store hands it over: its key, its version and its values.
+///
+/// `values` is indexed by slot in the layout of the row's concrete entity (`EntityLayout`): every stored
+/// attribute holds its Swift value or nil, every to-one relationship holds the destination's `ObjectKey` or nil,
+/// and transient and to-many slots hold nil (to-many destinations come from `relatedKeys(of:through:)`).
+/// Attribute values have these types: Int16, Int32, Int64, Decimal, Double, Float, String, Bool, Date, Data,
+/// UUID, URL, and Data for transformable attributes (already transformed by the coordinator).
+public struct StoreRow {
+    /// The object's key.
+    public var key: ObjectKey
+    /// The optimistic-locking version (Apple's `Z_OPT`): 1 after the insert, one more after each saved update.
+    public var version: Int64
+    /// The values, by slot.
+    public var values: [Any?]
+
+    public init(key: ObjectKey, version: Int64, values: [Any?]) {
+        self.key = key
+        self.version = version
+        self.values = values
+    }
+}

@@ -1,0 +1,58 @@
+/// Builds the `NSError`s this package throws: always `NSCocoaErrorDomain`, Apple's code, and a
+/// description that names the problem. Every thrown error in the package comes from here.
+public enum CoreDataError {
+    /// An error with Apple's `code` and a message; extra userInfo entries are merged in.
+    public static func make(_ code: Int, _ message: String, userInfo: [String: Any] = [:]) -> NSError {
+        var info = userInfo
+        info[NSLocalizedDescriptionKey] = message
+        return NSError(domain: NSCocoaErrorDomain, code: code, userInfo: info)
+    }
+
+    /// A request or option a store does not support (134091).
+    public static func unsupported(_ what: String) -> NSError {
+        make(NSPersistentStoreUnsupportedRequestTypeError, "Unsupported: \(what).")
+    }
+
+    /// A store type that no one registered (134000).
+    public static func unknownStoreType(_ type: String) -> NSError {
+        make(NSPersistentStoreInvalidTypeError, "Unknown store type \"\(type)\": no store class is registered for it.")
+    }
+
+    /// A file that is not a store of the expected type (134000), left as it was.
+    public static func notAStore(_ url: URL?, type: String, reason: String) -> NSError {
+        make(NSPersistentStoreInvalidTypeError,
+             "The file at \(url?.path ?? "<no URL>") is not a \(type) store: \(reason).",
+             userInfo: url.map { [NSFilePathErrorKey: $0.path, NSURLErrorKey: $0] } ?? [:])
+    }
+
+    /// A store file of the right type whose contents are damaged (259, `NSFileReadCorruptFileError`).
+    public static func corruptStore(_ url: URL?, type: String, reason: String) -> NSError {
+        make(NSFileReadCorruptFileError,
+             "The \(type) store at \(url?.path ?? "<no URL>") is damaged: \(reason).",
+             userInfo: url.map { [NSFilePathErrorKey: $0.path, NSURLErrorKey: $0] } ?? [:])
+    }
+
+    /// A store whose recorded model does not match the coordinator's model (134100).
+    public static func incompatibleModel(_ url: URL?, reason: String) -> NSError {
+        make(NSPersistentStoreIncompatibleVersionHashError,
+             "The model used to open the store at \(url?.path ?? "<no URL>") is incompatible with the one used to create it: \(reason).",
+             userInfo: url.map { [NSURLErrorKey: $0] } ?? [:])
+    }
+
+    /// A failure to open or create a store (134080).
+    public static func openFailed(_ url: URL?, reason: String) -> NSError {
+        make(NSPersistentStoreOpenError, "Could not open the store at \(url?.path ?? "<no URL>"): \(reason).",
+             userInfo: url.map { [NSURLErrorKey: $0] } ?? [:])
+    }
+
+    /// A failure while writing a save (134030).
+    public static func saveFailed(_ reason: String, underlying: Error? = nil) -> NSError {
+        make(NSPersistentStoreSaveError, "The save failed: \(reason).",
+             userInfo: underlying.map { [NSUnderlyingErrorKey: $0] } ?? [:])
+    }
+
+    /// A misuse of a store or coordinator, such as adding one store twice (134070).
+    public static func operation(_ reason: String) -> NSError {
+        make(NSPersistentStoreOperationError, reason)
+    }
+}

@@ -1,0 +1,80 @@
+import Dispatch
+
+/// The identity of a managed object (Apple's class of the same name).
+///
+/// A temporary ID is given to an object when it is inserted; saving (or `obtainPermanentIDs(for:)`)
+/// replaces it with a permanent ID, made of the store, the entity and a primary key, which stays the same
+/// across saves, reopens and processes. Two IDs are equal when they name the same object.
+open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unchecked Sendable {
+    /// The entity of the object.
+    public let entity: NSEntityDescription
+    /// The store the object is saved in; nil for a temporary ID.
+    public let storeIdentity: StoreIdentity?
+    /// The object's key in its store; nil for a temporary ID.
+    public let key: ObjectKey?
+    private let temporaryToken: String?
+
+    private static let processToken = UUID().uuidString
+    private static let counterLock = NSLock()
+    nonisolated(unsafe) private static var counter: UInt64 = 0
+
+    /// A permanent ID (an addition to Apple's API, for stores and coordinators).
+    public init(entity: NSEntityDescription, key: ObjectKey, store: StoreIdentity) {
+        self.entity = entity
+        self.key = key
+        self.storeIdentity = store
+        self.temporaryToken = nil
+        super.init()
+    }
+
+    /// A new temporary ID, unique in the process (an addition to Apple's API).
+    public init(temporaryFor entity: NSEntityDescription) {
+        NSManagedObjectID.counterLock.lock()
+        NSManagedObjectID.counter &+= 1
+        let number = NSManagedObjectID.counter
+        NSManagedObjectID.counterLock.unlock()
+        self.entity = entity
+        self.key = nil
+        self.storeIdentity = nil
+        self.temporaryToken = "\(NSManagedObjectID.processToken)\(number)"
+        super.init()
+    }
+
+    /// Whether the ID is temporary: the object has not been saved and has not obtained a permanent ID.
+    open var isTemporaryID: Bool { key == nil }
+
+    /// The object's key in its store, for predicates that compare objects.
+    public var storedObjectKey: ObjectKey? { key }
+
+    /// The URI of the ID, in Apple's form: `x-coredata://<store UUID>/<Entity>/p<key>` for a permanent ID,
+    /// `x-coredata:///<Entity>/t<token>` for a temporary one.
+    open func uriRepresentation() -> URL {
+        let entityName = entity.name ?? ""
+        let text: String
+        if let key, let storeIdentity {
+            text = "x-coredata://\(storeIdentity.identifier)/\(entityName)/p\(key.primaryKey)"
+        } else {
+            text = "x-coredata:///\(entityName)/t\(temporaryToken ?? "")"
+        }
+        return URL(string: text) ?? URL(fileURLWithPath: "/")
+    }
+
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectID else { return false }
+        if other === self { return true }
+        if let key, let otherKey = other.key {
+            return key == otherKey && storeIdentity === other.storeIdentity
+        }
+        return temporaryToken != nil && temporaryToken == other.temporaryToken
+    }
+
+    open override var hash: Int {
+        if let key { return key.hashValue }
+        return temporaryToken?.hashValue ?? 0
+    }
+
+    /// IDs are immutable; the copy is the ID itself.
+    open func copy(with zone: NSZone? = nil) -> Any { self }
+
+    open override var description: String { "<\(type(of: self)) \(uriRepresentation().absoluteString)>" }
+}

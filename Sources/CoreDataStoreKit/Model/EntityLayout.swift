@@ -1,0 +1,65 @@
+/// Where each of an entity's properties lives in an object's or a row's value slots.
+///
+/// Slots run over every property of the entity, inherited ones first in their ancestors' order, so a slot
+/// number means the same property in an entity and in all of its subentities. Built once per entity
+/// (`NSEntityDescription.layout`) and immutable.
+public final class EntityLayout: @unchecked Sendable {
+    /// Every property, the root entity's first, then each subentity's own, down to this entity.
+    public let allProperties: [NSPropertyDescription]
+    /// The slot of each property, by name.
+    public let slotByName: [String: Int]
+    /// Every property by name.
+    public let propertiesByName: [String: NSPropertyDescription]
+    /// Every attribute by name.
+    public let attributesByName: [String: NSAttributeDescription]
+    /// Every relationship by name.
+    public let relationshipsByName: [String: NSRelationshipDescription]
+    /// The slots a store keeps in a row: non-transient attributes and to-one relationships.
+    public let storedSlots: [Int]
+    /// The slots of non-transient to-many relationships (kept by stores apart from rows).
+    public let toManySlots: [Int]
+
+    init(entity: NSEntityDescription) {
+        var chain: [NSEntityDescription] = []
+        var current: NSEntityDescription? = entity
+        while let candidate = current, !chain.contains(where: { $0 === candidate }) {
+            chain.insert(candidate, at: 0)
+            current = candidate.superentity
+        }
+        var all: [NSPropertyDescription] = []
+        var slots: [String: Int] = [:]
+        for ancestor in chain {
+            for property in ancestor.properties where slots[property.name] == nil {
+                slots[property.name] = all.count
+                all.append(property)
+            }
+        }
+        allProperties = all
+        slotByName = slots
+        var byName: [String: NSPropertyDescription] = [:]
+        var attributes: [String: NSAttributeDescription] = [:]
+        var relationships: [String: NSRelationshipDescription] = [:]
+        var stored: [Int] = []
+        var toMany: [Int] = []
+        for (slot, property) in all.enumerated() {
+            byName[property.name] = property
+            if let attribute = property as? NSAttributeDescription {
+                attributes[property.name] = attribute
+                if !attribute.isTransient { stored.append(slot) }
+            } else if let relationship = property as? NSRelationshipDescription {
+                relationships[property.name] = relationship
+                if !relationship.isTransient {
+                    if relationship.isToMany { toMany.append(slot) } else { stored.append(slot) }
+                }
+            }
+        }
+        propertiesByName = byName
+        attributesByName = attributes
+        relationshipsByName = relationships
+        storedSlots = stored
+        toManySlots = toMany
+    }
+
+    /// The number of slots (every property of the entity).
+    public var slotCount: Int { allProperties.count }
+}

@@ -1,0 +1,20 @@
+/// A fetched property: a weak, one-way relationship computed by a fetch (Apple's class of the same name).
+///
+/// The fetch is described by the destination entity's name and a predicate; `$FETCH_SOURCE` in the predicate
+/// stands for the object the property is read on. Fetched properties are never stored.
+open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Sendable {
+    /// The name of the entity the fetch returns.
+    open var destinationEntityName: String?
+    /// The predicate of the fetch.
+    open var fetchPredicate: NSPredicate?
+
+    public override init() { super.init(); isTransient = true }
+
+    required public init(copying other: NSPropertyDescription) {
+        if let other = other as? NSFetchedPropertyDescription {
+            destinationEntityName = other.destinationEntityName
+            fetchPredicate = other.fetchPredicate
+        }
+        super.init(copying: other)
+    }
+}

@@ -1,0 +1,163 @@
+/// A model: the entities, the configurations that group them, and fetch request templates
+/// (Apple's class of the same name).
+///
+/// Entities are numbered as Apple numbers them in a SQLite store (`Z_ENT`): root entities in case-insensitive
+/// alphabetical order, each followed by its subentities, depth first, also alphabetically.
+open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
+    /// The model's entities, subentities included. Setting it makes this model their owner.
+    open var entities: [NSEntityDescription] = [] {
+        didSet { entitiesDidChange() }
+    }
+    /// Identifiers of this model version (Xcode's "model version identifier").
+    open var versionIdentifiers: Set<AnyHashable> = []
+    /// Strings the model editor localizes (recorded only).
+    open var localizationDictionary: [String: String]? = nil
+
+    private var configurationEntities: [String: [NSEntityDescription]] = [:]
+    private var configurationOrder: [String] = []
+    private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
+
+    public override init() { super.init() }
+
+    /// An addition to Apple's API: a model with these entities.
+    public convenience init(entities: [NSEntityDescription]) {
+        self.init()
+        self.entities = entities
+    }
+
+    /// A model made of the entities of several models (Apple's `init(byMerging:)`); nil when two share a name.
+    public convenience init?(byMerging models: [NSManagedObjectModel]?) {
+        self.init()
+        var merged: [NSEntityDescription] = []
+        var names = Set<String>()
+        for model in models ?? [] {
+            for entity in model.entities {
+                guard let name = entity.name, names.insert(name).inserted else { return nil }
+                merged.append(entity)
+            }
+        }
+        entities = merged
+    }
+
+    /// The model's entities by name.
+    open private(set) var entitiesByName: [String: NSEntityDescription] = [:]
+
+    /// The entities in their `Z_ENT` order; `entitiesInStoreOrder[n - 1].entityNumber == n`.
+    public private(set) var entitiesInStoreOrder: [NSEntityDescription] = []
+
+    /// The entity with a given `Z_ENT` number, or nil.
+    public func entity(withNumber number: Int32) -> NSEntityDescription? {
+        let index = Int(number) - 1
+        return entitiesInStoreOrder.indices.contains(index) ? entitiesInStoreOrder[index] : nil
+    }
+
+    private func entitiesDidChange() {
+        var byName: [String: NSEntityDescription] = [:]
+        for entity in entities {
+            entity.managedObjectModel = self
+            if let name = entity.name { byName[name] = entity }
+        }
+        entitiesByName = byName
+        let inModel = Set(entities.map(ObjectIdentifier.init))
+        func ordered(_ list: [NSEntityDescription]) -> [NSEntityDescription] {
+            list.sorted { ($0.name ?? "").uppercased() < ($1.name ?? "").uppercased() }
+        }
+        var order: [NSEntityDescription] = []
+        var seen = Set<ObjectIdentifier>()
+        func visit(_ entity: NSEntityDescription) {
+            guard inModel.contains(ObjectIdentifier(entity)), seen.insert(ObjectIdentifier(entity)).inserted else { return }
+            order.append(entity)
+            for sub in ordered(entity.subentities) { visit(sub) }
+        }
+        for root in ordered(entities.filter { $0.superentity == nil || !inModel.contains(ObjectIdentifier($0.superentity!)) }) {
+            visit(root)
+        }
+        for entity in ordered(entities) { visit(entity) }
+        for (index, entity) in order.enumerated() { entity.entityNumber = Int32(index + 1) }
+        entitiesInStoreOrder = order
+        for entity in entities { entity.invalidateCaches() }
+    }
+
+    // MARK: Configurations
+
+    /// The names of the model's configurations (not counting the default one).
+    open var configurations: [String] { configurationOrder }
+
+    /// The entities of a configuration; nil or an unknown name gives every entity, as Apple does for "Default".
+    open func entities(forConfigurationName configuration: String?) -> [NSEntityDescription]? {
+        guard let configuration, let list = configurationEntities[configuration] else {
+            if let configuration, configuration != "Default", configurationEntities[configuration] == nil {
+                return nil
+            }
+            return entities
+        }
+        return list
+    }
+
+    /// Makes a configuration of these entities.
+    open func setEntities(_ entities: [NSEntityDescription], forConfigurationName configuration: String) {
+        if configurationEntities[configuration] == nil { configurationOrder.append(configuration) }
+        configurationEntities[configuration] = entities
+    }
+
+    // MARK: Version hashes
+
+    /// Each entity's version hash, by entity name (what a store records in its metadata).
+    open var entityVersionHashesByName: [String: Data] {
+        var hashes: [String: Data] = [:]
+        for entity in entities { if let name = entity.name { hashes[name] = entity.versionHash } }
+        return hashes
+    }
+
+    /// Whether a store whose metadata is `metadata` holds the entities of `configuration` as this model has them:
+    /// every entity's version hash in the metadata equals this model's.
+    open func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any]) -> Bool {
+        guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return false }
+        for entity in entities(forConfigurationName: configuration) ?? [] {
+            guard let name = entity.name, let hash = stored[name] as? Data, hash == entity.versionHash else { return false }
+        }
+        return true
+    }
+
+    // MARK: Fetch request templates
+
+    /// The model's stored fetch requests, by name.
+    open var fetchRequestTemplatesByName: [String: NSFetchRequest<NSFetchRequestResult>] { templates }
+
+    /// The stored fetch request with this name, or nil.
+    open func fetchRequestTemplate(forName name: String) -> NSFetchRequest<NSFetchRequestResult>? { templates[name] }
+
+    /// Stores a fetch request under a name; nil removes it.
+    open func setFetchRequestTemplate(_ fetchRequestTemplate: NSFetchRequest<NSFetchRequestResult>?, forName name: String) {
+        templates[name] = fetchRequestTemplate
+    }
+
+    // MARK: NSCopying
+
+    /// A deep copy: new entities and properties with the same structure.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSManagedObjectModel()
+        var copies: [ObjectIdentifier: NSEntityDescription] = [:]
+        for entity in entities { copies[ObjectIdentifier(entity)] = entity.copy() as? NSEntityDescription }
+        for entity in entities {
+            guard let entityCopy = copies[ObjectIdentifier(entity)] else { continue }
+            entityCopy.subentities = entity.subentities.compactMap { copies[ObjectIdentifier($0)] }
+            for property in entityCopy.properties {
+                guard let relationship = property as? NSRelationshipDescription,
+                      let original = entity.properties.first(where: { $0.name == property.name }) as? NSRelationshipDescription
+                else { continue }
+                relationship.destinationEntity = original.destinationEntity.flatMap { copies[ObjectIdentifier($0)] }
+                if let inverse = original.inverseRelationship, let destination = relationship.destinationEntity {
+                    relationship.inverseRelationship = destination.properties.first { $0.name == inverse.name } as? NSRelationshipDescription
+                }
+            }
+        }
+        copy.entities = entities.compactMap { copies[ObjectIdentifier($0)] }
+        for name in configurationOrder {
+            copy.setEntities((configurationEntities[name] ?? []).compactMap { copies[ObjectIdentifier($0)] }, forConfigurationName: name)
+        }
+        copy.versionIdentifiers = versionIdentifiers
+        copy.templates = templates
+        return copy
+    }
+}

@@ -1,0 +1,60 @@
+/// A property of an entity: an attribute, a relationship or a fetched property (Apple's class of the same name).
+///
+/// A property belongs to at most one entity. Once its model is used by a coordinator, it must not change.
+open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
+    /// The property's name, unique within its entity and the entity's ancestors.
+    open var name: String = ""
+    /// The entity that declares the property.
+    open internal(set) weak var entity: NSEntityDescription!
+    /// Whether nil is a valid value when the owning object is saved. Apple's default is `true`.
+    open var isOptional: Bool = true
+    /// Whether the property is kept in memory only and never written to a store.
+    open var isTransient: Bool = false
+    /// Whether the store should index the property (Apple deprecated this in favour of fetch indexes).
+    open var isIndexed: Bool = false
+    /// Free-form information from the model editor.
+    open var userInfo: [AnyHashable: Any]? = nil
+    /// A string mixed into the version hash so that otherwise identical properties hash differently.
+    open var versionHashModifier: String? = nil
+    /// The name this property had in a previous model version (Apple's renaming identifier).
+    open var renamingIdentifier: String? = nil
+    /// Predicates a value must satisfy when saved, with the matching warning messages.
+    open private(set) var validationPredicates: [NSPredicate] = []
+    /// The warnings that go with `validationPredicates`, index by index.
+    open private(set) var validationWarnings: [Any] = []
+
+    public override init() { super.init() }
+
+    /// Sets the validation predicates and their warnings (Apple's `setValidationPredicates(_:withValidationWarnings:)`).
+    open func setValidationPredicates(_ predicates: [NSPredicate]?, withValidationWarnings warnings: [String]?) {
+        validationPredicates = predicates ?? []
+        validationWarnings = warnings ?? []
+    }
+
+    /// A copy that belongs to no entity.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = type(of: self).init(copying: self)
+        return copy
+    }
+
+    /// Used by `copy(with:)`; subclasses copy their own fields.
+    required public init(copying other: NSPropertyDescription) {
+        name = other.name
+        isOptional = other.isOptional
+        isTransient = other.isTransient
+        isIndexed = other.isIndexed
+        userInfo = other.userInfo
+        versionHashModifier = other.versionHashModifier
+        renamingIdentifier = other.renamingIdentifier
+        validationPredicates = other.validationPredicates
+        validationWarnings = other.validationWarnings
+        super.init()
+    }
+
+    /// A SHA-256 digest of what makes this property's stored form what it is (see `VersionHashing`).
+    open var versionHash: Data { VersionHashing.hash(of: self) }
+
+    open override var description: String {
+        "(\(type(of: self))) \(name), isOptional \(isOptional), isTransient \(isTransient)"
+    }
+}

@@ -1,0 +1,60 @@
+/// What a batch delete returns, with Apple's raw values.
+public enum NSBatchDeleteRequestResultType: UInt, Sendable {
+    /// A Boolean: whether the delete succeeded.
+    case resultTypeStatusOnly = 0
+    /// The IDs of the deleted objects.
+    case resultTypeObjectIDs = 1
+    /// The number of deleted objects.
+    case resultTypeCount = 2
+}
+
+/// Deletes the objects a fetch request matches, or a list of objects, directly in the stores, without loading
+/// them into a context (Apple's class of the same name).
+///
+/// Delete rules are applied in the store: nullify clears the inverse references, cascade deletes the
+/// destinations, and deny makes the whole request fail. Contexts do not see the deletions until they merge
+/// them (`NSManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`) or refetch. Unlike Apple's, every
+/// built-in store supports it, not only SQLite.
+open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
+    /// The fetch that selects the objects to delete (its entity, predicate, sort, limit and offset count).
+    open private(set) var fetchRequest: NSFetchRequest<NSFetchRequestResult>
+    /// The objects to delete, when the request was made from IDs.
+    public let objectIDs: [NSManagedObjectID]?
+    /// What the request returns.
+    open var resultType: NSBatchDeleteRequestResultType = .resultTypeStatusOnly
+
+    /// Deletes what `fetchRequest` matches.
+    public init(fetchRequest: NSFetchRequest<NSFetchRequestResult>) {
+        self.fetchRequest = fetchRequest
+        self.objectIDs = nil
+        super.init()
+    }
+
+    /// Deletes these objects. IDs of several entities may be mixed.
+    public init(objectIDs: [NSManagedObjectID]) {
+        let request = NSFetchRequest<NSFetchRequestResult>()
+        request.entity = objectIDs.first?.entity
+        self.fetchRequest = request
+        self.objectIDs = objectIDs
+        super.init()
+    }
+
+    open override var requestType: NSPersistentStoreRequestType { .batchDeleteRequestType }
+}
+
+/// The result of a store request (Apple's class of the same name).
+open class NSPersistentStoreResult: NSObject, @unchecked Sendable {}
+
+/// The result of a batch delete: a status, a count or object IDs, by the request's result type.
+open class NSBatchDeleteResult: NSPersistentStoreResult, @unchecked Sendable {
+    /// `true` (as `NSNumber`), the count, or `[NSManagedObjectID]`, as the request asked.
+    public let result: Any?
+    /// The type the request asked for.
+    public let resultType: NSBatchDeleteRequestResultType
+
+    public init(result: Any?, resultType: NSBatchDeleteRequestResultType) {
+        self.result = result
+        self.resultType = resultType
+        super.init()
+    }
+}
