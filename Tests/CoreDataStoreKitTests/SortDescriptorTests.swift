@@ -32,29 +32,29 @@ import Testing
     }
 
     @Test func nilSortsFirstAscendingAndLastDescending() {
-        let ascending = [NSSortDescriptor(key: "name", ascending: true)].sort(Self.rows)
+        let ascending = [NSSortDescriptor(key: "name", ascending: true)].sorting(Self.rows)
         #expect(names(ascending) == ["nil", "B", "a", "b"])
-        let descending = [NSSortDescriptor(key: "name", ascending: false)].sort(Self.rows)
+        let descending = [NSSortDescriptor(key: "name", ascending: false)].sorting(Self.rows)
         #expect(names(descending) == ["b", "a", "B", "nil"])
     }
 
     @Test func namedComparisons() {
         let insensitive = [NSSortDescriptor(key: "name", ascending: true, selector: "caseInsensitiveCompare:")]
-        #expect(names(insensitive.sort(Self.rows)) == ["nil", "a", "b", "B"])
+        #expect(names(insensitive.sorting(Self.rows)) == ["nil", "a", "b", "B"])
         let standard = [NSSortDescriptor(key: "file", ascending: true, comparison: .localizedStandardCompare)]
-        #expect(standard.sort(Self.rows).map { $0["file"] as? String } == ["File1", "file2", "file9", "file10"])
+        #expect(standard.sorting(Self.rows).map { $0["file"] as? String } == ["File1", "file2", "file9", "file10"])
         let plain = [NSSortDescriptor(key: "file", ascending: true)]
-        #expect(plain.sort(Self.rows).map { $0["file"] as? String } == ["File1", "file10", "file2", "file9"])
+        #expect(plain.sorting(Self.rows).map { $0["file"] as? String } == ["File1", "file10", "file2", "file9"])
     }
 
     @Test func numbersAcrossTypesAndMultipleKeys() {
         let byAgeThenName = [NSSortDescriptor(key: "age", ascending: true), NSSortDescriptor(key: "name", ascending: false)]
-        #expect(names(byAgeThenName.sort(Self.rows)) == ["B", "b", "nil", "a"])
+        #expect(names(byAgeThenName.sorting(Self.rows)) == ["B", "b", "nil", "a"])
     }
 
     @Test func keyPathAcrossToOne() {
         let byCity = [NSSortDescriptor(key: "city.name", ascending: true)]
-        #expect(names(byCity.sort(Self.rows)) == ["nil", "B", "a", "b"])
+        #expect(names(byCity.sorting(Self.rows)) == ["nil", "B", "a", "b"])
     }
 
     @Test func foundationCompareUsesTheKey() {

@@ -60,7 +60,7 @@ extension Array where Element == NSSortDescriptor {
 
     /// The elements sorted by these descriptors, keeping the original order of equal elements (stable).
     /// An addition to Apple's API (Apple's is `NSArray.sortedArray(using:)`).
-    public func sort<T>(_ items: [T]) -> [T] {
+    public func sorting<T>(_ items: [T]) -> [T] {
         let indexed = items.enumerated().map { ($0.offset, $0.element) }
         return indexed.sorted { l, r in
             switch compare(l.1, r.1) {
