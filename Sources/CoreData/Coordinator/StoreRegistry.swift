@@ -1,4 +1,5 @@
 import CoreDataInMemory
+import CoreDataSQLite
 
 /// The store types a coordinator can add, by type name. The built-in stores are registered here; users add
 /// theirs with `NSPersistentStoreCoordinator.registerStoreClass(_:type:)`.
@@ -8,6 +9,7 @@ final class StoreRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var classes: [String: AnyClass] = [
         NSInMemoryStoreType: InMemoryStore.self,
+        NSSQLiteStoreType: SQLiteStore.self,
     ]
 
     func register(_ storeClass: AnyClass?, for type: String) {

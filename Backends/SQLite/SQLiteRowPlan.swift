@@ -1,0 +1,95 @@
+import CSQLite
+import CoreDataStoreKit
+
+/// How rows of one concrete entity are read from and written to its table, computed once per store.
+///
+/// Reads select every column of the table (`selectList`), so one statement serves every entity of a
+/// hierarchy; each row is then decoded with the plan of its own `Z_ENT`.
+final class SQLiteRowPlan {
+    enum Kind {
+        case attribute(NSAttributeType, external: Bool)
+        /// A to-one: the destination's `Z_ENT` is read from `entityColumn`, or is always `destination`.
+        case toOne(entityColumn: Int?, destination: Int32)
+    }
+
+    struct Field {
+        var slot: Int
+        /// Index into the table's columns (add 3 for the position in `selectList`).
+        var column: Int
+        var kind: Kind
+    }
+
+    let entity: NSEntityDescription
+    let table: SQLiteSchema.Table
+    let fields: [Field]
+    let slotCount: Int
+    /// Every column of the table, `Z_PK, Z_ENT, Z_OPT` first, qualified with `alias`.
+    let selectList: String
+    /// `INSERT` of a new row of this entity; bind with `insertBindings`.
+    let insertSQL: String
+    /// Fields by slot, for updates.
+    let fieldBySlot: [Int: Field]
+
+    init(entity: NSEntityDescription, table: SQLiteSchema.Table, alias: String = "t0") {
+        self.entity = entity
+        self.table = table
+        let layout = entity.layout
+        slotCount = layout.slotCount
+        var fields: [Field] = []
+        for slot in layout.storedSlots {
+            let property = layout.allProperties[slot]
+            guard let column = table.columnByProperty[ObjectIdentifier(property)] else { continue }
+            if let attribute = property as? NSAttributeDescription {
+                fields.append(Field(slot: slot, column: column, kind: .attribute(attribute.attributeType, external: attribute.allowsExternalBinaryDataStorage)))
+            } else if let relationship = property as? NSRelationshipDescription {
+                fields.append(Field(slot: slot, column: column,
+                                    kind: .toOne(entityColumn: table.entityColumnByRelationship[ObjectIdentifier(relationship)],
+                                                 destination: relationship.destinationEntity?.entityNumber ?? 0)))
+            }
+        }
+        self.fields = fields
+        fieldBySlot = Dictionary(fields.map { ($0.slot, $0) }, uniquingKeysWith: { a, _ in a })
+        selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { q($0.name) }).map { "\(alias).\($0)" }.joined(separator: ", ")
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        for field in fields {
+            columns.append(q(table.columns[field.column].name))
+            if case .toOne(let entityColumn?, _) = field.kind { columns.append(q(table.columns[entityColumn].name)) }
+        }
+        insertSQL = "INSERT INTO \(q(table.name)) (\(columns.joined(separator: ", "))) VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))"
+    }
+
+    /// The row in the current result of `statement`, whose first columns are `selectList`.
+    func row(from statement: SQLiteStatement, storeURL: URL?) -> StoreRow {
+        var values = [Any?](repeating: nil, count: slotCount)
+        for field in fields {
+            let column = Int32(field.column + 3)
+            switch field.kind {
+            case .attribute(let type, let external):
+                values[field.slot] = SQLValueCoding.decode(statement, column, as: type, externalStorage: external, storeURL: storeURL)
+            case .toOne(let entityColumn, let destination):
+                guard !statement.isNull(at: column) else { continue }
+                let number = entityColumn.map { Int32(truncatingIfNeeded: statement.int64(at: Int32($0 + 3))) } ?? destination
+                values[field.slot] = ObjectKey(entityNumber: number == 0 ? destination : number, primaryKey: statement.int64(at: column))
+            }
+        }
+        return StoreRow(key: ObjectKey(entityNumber: entity.entityNumber, primaryKey: statement.int64(at: 0)),
+                        version: statement.int64(at: 2), values: values)
+    }
+
+    /// The values bound to one field's column(s), in the order of `insertSQL`.
+    func bindings(for field: Field, value: Any?) throws -> [SQLiteValue] {
+        switch field.kind {
+        case .attribute(let type, let external):
+            guard let encoded = SQLValueCoding.encode(value, as: type, externalStorage: external) else {
+                let name = entity.layout.allProperties[field.slot].name
+                throw CoreDataError.saveFailed("attribute \(name) of \(entity.name.orEmpty) holds a \(value.map { "\(Swift.type(of: $0))" } ?? "nil"), which cannot be stored as \(type)")
+            }
+            return [encoded]
+        case .toOne(let entityColumn, _):
+            let key = value as? ObjectKey
+            var result: [SQLiteValue] = [key.map { .integer($0.primaryKey) } ?? .null]
+            if entityColumn != nil { result.append(key.map { .integer(Int64($0.entityNumber)) } ?? .null) }
+            return result
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import CSQLite
+import CoreDataStoreKit
+
+extension SQLiteStore {
+    /// Deletes rows in SQL, in one transaction, and returns every deleted key.
+    ///
+    /// Cascade rules are followed and deny rules checked first (deny throws 1600 and deletes nothing). Then,
+    /// set-based: foreign keys pointing at deleted rows are set to NULL (those rows' `Z_OPT` goes up),
+    /// join-table rows of deleted objects are removed, and the rows are deleted. When nothing in the model
+    /// refers to the entity's table and the whole request translates to SQL, it is one
+    /// `DELETE … RETURNING`.
+    public func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey] {
+        try checkWritable()
+        return try connection.transaction {
+            var keys: [ObjectKey]
+            switch request {
+            case .matching(let request):
+                let (compiled, plan) = try compile(request)
+                if compiled.isComplete, request.fetchLimit == 0, request.fetchOffset == 0, !isReferenced(plan.table) {
+                    let table = q(plan.table.name)
+                    let sql = compiled.from == "\(table) t0"
+                        ? "DELETE FROM \(table) AS t0\(compiled.whereSQL) RETURNING Z_PK, Z_ENT"
+                        : "DELETE FROM \(table) WHERE Z_PK IN (SELECT t0.Z_PK FROM \(compiled.from)\(compiled.whereSQL)) RETURNING Z_PK, Z_ENT"
+                    return try connection.query(sql, compiled.bindings, cached: true) {
+                        ObjectKey(entityNumber: Int32(truncatingIfNeeded: $0.int64(at: 1)), primaryKey: $0.int64(at: 0))
+                    }
+                }
+                var keysFetch = request
+                keysFetch.result = .keys
+                guard case .keys(let found) = try fetch(keysFetch) else { return [] }
+                keys = found
+            case .keys(let given):
+                keys = try given.filter { try rowExists($0) }
+            }
+            let doomed = try closure(of: keys)
+            guard !doomed.isEmpty else { return [] }
+            try connection.execute("CREATE TEMP TABLE IF NOT EXISTS Z_BATCHDELETE (Z_ROOT INTEGER, Z_PK INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))")
+            try connection.run("DELETE FROM temp.Z_BATCHDELETE")
+            for key in doomed {
+                guard let root = model.entity(withNumber: key.entityNumber)?.rootEntity else { continue }
+                try connection.run("INSERT OR IGNORE INTO temp.Z_BATCHDELETE (Z_ROOT, Z_PK) VALUES (?1, ?2)",
+                                   [.integer(Int64(root.entityNumber)), .integer(key.primaryKey)])
+            }
+            let doomedOf = "(SELECT Z_PK FROM temp.Z_BATCHDELETE WHERE Z_ROOT = ?1)"
+            for table in schema.orderedTables {
+                let root: [SQLiteValue] = [.integer(Int64(table.root.entityNumber))]
+                // Nullify every to-one that points into this table.
+                for source in schema.orderedTables {
+                    for entity in SQLiteSchema.hierarchy(of: source.root) {
+                        for case let relationship as NSRelationshipDescription in entity.properties
+                        where !relationship.isToMany && !relationship.isTransient && relationship.destinationEntity?.rootEntity === table.root {
+                            guard let index = source.columnByProperty[ObjectIdentifier(relationship)] else { continue }
+                            let column = q(source.columns[index].name)
+                            var assignments = ["\(column) = NULL", "Z_OPT = Z_OPT + 1"]
+                            if let entityIndex = source.entityColumnByRelationship[ObjectIdentifier(relationship)] {
+                                assignments.append("\(q(source.columns[entityIndex].name)) = NULL")
+                            }
+                            try connection.run("UPDATE \(q(source.name)) SET \(assignments.joined(separator: ", ")) WHERE \(column) IN \(doomedOf)", root)
+                        }
+                    }
+                }
+                for join in schema.joinTables {
+                    if join.relationship.entity?.rootEntity === table.root {
+                        try connection.run("DELETE FROM \(q(join.name)) WHERE \(q(join.sourceColumn)) IN \(doomedOf)", root)
+                    }
+                    if join.relationship.destinationEntity?.rootEntity === table.root {
+                        try connection.run("DELETE FROM \(q(join.name)) WHERE \(q(join.destinationColumn)) IN \(doomedOf)", root)
+                    }
+                }
+                try connection.run("DELETE FROM \(q(table.name)) WHERE Z_PK IN \(doomedOf)", root)
+            }
+            try connection.run("DELETE FROM temp.Z_BATCHDELETE")
+            return doomed
+        }
+    }
+
+    private func rowExists(_ key: ObjectKey) throws -> Bool {
+        guard let plan = plan(for: key.entityNumber) else { return false }
+        return try !connection.query("SELECT 1 FROM \(q(plan.table.name)) WHERE Z_PK = ?1 AND Z_ENT = ?2",
+                                     [.integer(key.primaryKey), .integer(Int64(key.entityNumber))]) { _ in true }.isEmpty
+    }
+
+    /// Whether any relationship of the model (or any join table) refers to rows of this table, or any
+    /// entity stored in it has a relationship: then a delete needs the general path.
+    private func isReferenced(_ table: SQLiteSchema.Table) -> Bool {
+        for entity in model.entitiesInStoreOrder {
+            for case let relationship as NSRelationshipDescription in entity.properties where !relationship.isTransient {
+                if relationship.destinationEntity?.rootEntity === table.root || entity.rootEntity === table.root { return true }
+            }
+        }
+        return false
+    }
+
+    /// The keys plus everything their cascade rules reach, in order; throws 1600 when a deny rule would be
+    /// broken by a row outside the set.
+    private func closure(of keys: [ObjectKey]) throws -> [ObjectKey] {
+        var doomed = Set<ObjectKey>()
+        var order: [ObjectKey] = []
+        var pending = keys.reversed() as [ObjectKey]
+        var denials: [(ObjectKey, NSRelationshipDescription, [ObjectKey])] = []
+        while let key = pending.popLast() {
+            guard doomed.insert(key).inserted else { continue }
+            order.append(key)
+            guard let entity = model.entity(withNumber: key.entityNumber) else { continue }
+            let layout = entity.layout
+            let relationships = layout.allProperties.compactMap { $0 as? NSRelationshipDescription }
+                .filter { !$0.isTransient && ($0.deleteRule == .cascadeDeleteRule || $0.deleteRule == .denyDeleteRule) }
+            guard !relationships.isEmpty else { continue }
+            let row = try rows(for: [key]).first
+            for relationship in relationships {
+                let targets: [ObjectKey]
+                if relationship.isToMany {
+                    targets = try relatedKeys(of: key, through: relationship)
+                } else {
+                    targets = layout.slotByName[relationship.name].flatMap { row?.values[$0] as? ObjectKey }.map { [$0] } ?? []
+                }
+                if relationship.deleteRule == .cascadeDeleteRule {
+                    pending.append(contentsOf: targets)
+                } else {
+                    denials.append((key, relationship, targets))
+                }
+            }
+        }
+        for (key, relationship, targets) in denials where targets.contains(where: { !doomed.contains($0) }) {
+            throw CoreDataError.make(NSValidationRelationshipDeniedDeleteError,
+                                     "The batch delete was refused: object \(key) still has objects in \(relationship.name), whose delete rule is deny.",
+                                     userInfo: [NSValidationKeyErrorKey: relationship.name])
+        }
+        return order
+    }
+}

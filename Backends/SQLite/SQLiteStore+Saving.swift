@@ -1,0 +1,165 @@
+import CSQLite
+import CoreDataStoreKit
+
+extension SQLiteStore {
+    /// Writes a change set in one `BEGIN IMMEDIATE` transaction.
+    ///
+    /// Every update and deletion with an expected version is checked against `Z_OPT` in the same statement
+    /// that writes it; when any is stale, the transaction is rolled back and `StoreVersionConflict` lists
+    /// every stale row. Inserted rows get `Z_OPT` 1, updated rows one more than they had.
+    /// - Throws: `StoreVersionConflict`; 134030 for a read-only store; 133021 when a uniqueness constraint
+    ///   fails; 134180 for other SQLite errors.
+    public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        try checkWritable()
+        guard !changes.isEmpty else { return StoreSaveResult() }
+        var newMetadata: [String: Any]?
+        let versions: [ObjectKey: Int64] = try connection.transaction {
+            var versions: [ObjectKey: Int64] = [:]
+            var conflicts: [StoreVersionConflict.Conflict] = []
+            for update in changes.updated {
+                guard let plan = plan(for: update.row.key.entityNumber) else { continue }
+                if let version = try applyUpdate(update, plan: plan) {
+                    versions[update.row.key] = version
+                } else if let expected = update.expectedVersion {
+                    conflicts.append(.init(key: update.row.key, expectedVersion: expected, current: try rows(for: [update.row.key]).first))
+                }
+            }
+            for deletion in changes.deleted {
+                guard let plan = plan(for: deletion.key.entityNumber) else { continue }
+                var bindings: [SQLiteValue] = [.integer(deletion.key.primaryKey)]
+                var sql = "DELETE FROM \(q(plan.table.name)) WHERE Z_PK = ?1"
+                if let expected = deletion.expectedVersion {
+                    sql += " AND Z_OPT = ?2"
+                    bindings.append(.integer(expected))
+                }
+                if try connection.run(sql, bindings) == 0, let expected = deletion.expectedVersion,
+                   let current = try rows(for: [deletion.key]).first {
+                    conflicts.append(.init(key: deletion.key, expectedVersion: expected, current: current))
+                    continue
+                }
+                try deleteJoinRows(of: deletion.key, entity: plan.entity)
+            }
+            guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
+            for row in changes.inserted {
+                guard let plan = plan(for: row.key.entityNumber) else {
+                    throw CoreDataError.saveFailed("entity number \(row.key.entityNumber) is not in this store")
+                }
+                let statement = try connection.statement(plan.insertSQL)
+                defer { statement.reset() }
+                var index: Int32 = 1
+                try statement.bind(.integer(row.key.primaryKey), at: 1)
+                try statement.bind(.integer(Int64(row.key.entityNumber)), at: 2)
+                try statement.bind(.integer(1), at: 3)
+                index = 4
+                for field in plan.fields {
+                    for value in try plan.bindings(for: field, value: field.slot < row.values.count ? row.values[field.slot] : nil) {
+                        try statement.bind(value, at: index)
+                        index += 1
+                    }
+                }
+                do {
+                    while try statement.step() {}
+                } catch let error as NSError {
+                    throw Self.constraintError(error)
+                }
+                versions[row.key] = 1
+            }
+            for change in changes.toManyChanges { try applyToMany(change) }
+            if var metadata = changes.metadata {
+                metadata[NSStoreTypeKey] = NSSQLiteStoreType
+                metadata[NSStoreUUIDKey] = self.metadata[NSStoreUUIDKey]
+                try writeMetadata(metadata)
+                newMetadata = metadata
+            }
+            return versions
+        }
+        if let newMetadata { metadata = newMetadata }
+        return StoreSaveResult(versions: versions)
+    }
+
+    /// Writes the changed slots of one row and bumps `Z_OPT`; the new version, or nil when the row is gone
+    /// or (with an expected version) was changed by someone else.
+    private func applyUpdate(_ update: StoreRowUpdate, plan: SQLiteRowPlan) throws -> Int64? {
+        var assignments = ["Z_OPT = Z_OPT + 1"]
+        var values: [SQLiteValue] = []
+        for slot in Set(update.changedSlots).sorted() {
+            guard let field = plan.fieldBySlot[slot] else { continue }
+            let bound = try plan.bindings(for: field, value: slot < update.row.values.count ? update.row.values[slot] : nil)
+            var columns = [plan.table.columns[field.column].name]
+            if case .toOne(let entityColumn?, _) = field.kind { columns.append(plan.table.columns[entityColumn].name) }
+            for (column, value) in zip(columns, bound) {
+                values.append(value)
+                assignments.append("\(q(column)) = ?\(values.count)")
+            }
+        }
+        values.append(.integer(update.row.key.primaryKey))
+        var sql = "UPDATE \(q(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?\(values.count)"
+        if let expected = update.expectedVersion {
+            values.append(.integer(expected))
+            sql += " AND Z_OPT = ?\(values.count)"
+        }
+        sql += " RETURNING Z_OPT"
+        do {
+            return try connection.query(sql, values) { $0.int64(at: 0) }.first
+        } catch let error as NSError {
+            throw Self.constraintError(error)
+        }
+    }
+
+    /// Removes a deleted object from every join table it appears in.
+    private func deleteJoinRows(of key: ObjectKey, entity: NSEntityDescription) throws {
+        for join in schema.joinTables {
+            if let source = join.relationship.entity, entity.isKindOf(entity: source) {
+                try connection.run("DELETE FROM \(q(join.name)) WHERE \(q(join.sourceColumn)) = ?1", [.integer(key.primaryKey)])
+            }
+            if let destination = join.relationship.destinationEntity, entity.isKindOf(entity: destination) {
+                try connection.run("DELETE FROM \(q(join.name)) WHERE \(q(join.destinationColumn)) = ?1", [.integer(key.primaryKey)])
+            }
+        }
+    }
+
+    /// Records a to-many's new destinations: join-table rows (added, removed, reordered), or for an ordered
+    /// to-many kept by the inverse's foreign key, the `Z_FOK_` order column (2048, 3072, … as Apple's).
+    private func applyToMany(_ change: ToManyChange) throws {
+        guard let storage = schema.storage(of: change.relationship) else { return }
+        switch storage {
+        case .inverseForeignKey(let inverse):
+            guard change.relationship.isOrdered, let destination = change.relationship.destinationEntity,
+                  let table = schema.table(for: destination),
+                  let index = table.orderColumnByRelationship[ObjectIdentifier(inverse)] else { return }
+            let sql = "UPDATE \(q(table.name)) SET \(q(table.columns[index].name)) = ?1 WHERE Z_PK = ?2"
+            for (position, key) in change.destinations.enumerated() {
+                try connection.run(sql, [.integer(Int64(position + 2) * 1024), .integer(key.primaryKey)])
+            }
+        case .joinTable(let join, let ownerColumn, let destinationColumn, let orderColumn):
+            let owner = Int64(change.owner.primaryKey)
+            let current = Set(try connection.query("SELECT \(q(destinationColumn)) FROM \(q(join.name)) WHERE \(q(ownerColumn)) = ?1",
+                                                   [.integer(owner)]) { $0.int64(at: 0) })
+            let wanted = change.destinations.map(\.primaryKey)
+            let wantedSet = Set(wanted)
+            for removed in current.subtracting(wantedSet) {
+                try connection.run("DELETE FROM \(q(join.name)) WHERE \(q(ownerColumn)) = ?1 AND \(q(destinationColumn)) = ?2",
+                                   [.integer(owner), .integer(removed)])
+            }
+            for added in wanted where !current.contains(added) {
+                try connection.run("INSERT OR IGNORE INTO \(q(join.name)) (\(q(ownerColumn)), \(q(destinationColumn))) VALUES (?1, ?2)",
+                                   [.integer(owner), .integer(added)])
+            }
+            if let orderColumn {
+                let sql = "UPDATE \(q(join.name)) SET \(q(orderColumn)) = ?1 WHERE \(q(ownerColumn)) = ?2 AND \(q(destinationColumn)) = ?3"
+                for (position, key) in wanted.enumerated() {
+                    try connection.run(sql, [.integer(Int64(position + 2) * 1024), .integer(owner), .integer(key)])
+                }
+            }
+        }
+    }
+
+    /// A uniqueness-constraint failure as Apple's constraint merge error (133021); other errors unchanged.
+    static func constraintError(_ error: NSError) -> NSError {
+        guard (error.userInfo[NSSQLiteErrorDomain] as? Int) == Int(SQLITE_CONSTRAINT) else { return error }
+        var info = error.userInfo
+        info[NSUnderlyingErrorKey] = error
+        return CoreDataError.make(NSManagedObjectConstraintMergeError,
+                                  "The save violates a uniqueness constraint: \(error.localizedDescription)", userInfo: info)
+    }
+}

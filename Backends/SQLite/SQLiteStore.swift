@@ -1,0 +1,229 @@
+import CSQLite
+import CoreDataStoreKit
+
+/// The SQLite store (`NSSQLiteStoreType`): rows kept in Apple's own schema, read and written row by row.
+///
+/// Guarantees:
+/// - A store created here has the tables, columns, types and indexes Apple's Core Data creates for the same
+///   model, and a store written by Apple opens here (its schema is checked against the model, since Apple's
+///   version hashes cannot be recomputed).
+/// - A file that fails to open (not SQLite, truncated, no Core Data tables, another model) is left
+///   byte-for-byte as it was: it is checked through a read-only connection first.
+/// - Each save is one `BEGIN IMMEDIATE` transaction; `Z_OPT` is checked for every update and deletion, so
+///   two coordinators (or processes) on one file never silently overwrite each other.
+/// - Values are always bound as parameters; identifiers come from the model and are quoted when needed.
+public final class SQLiteStore: PersistentStoreBackend {
+    /// The request the store was opened with.
+    public let openRequest: StoreOpenRequest
+    public internal(set) var metadata: [String: Any]
+    public var capabilities: StoreCapabilities { [.persistsToFile, .sharedBetweenCoordinators] }
+
+    let url: URL
+    let model: NSManagedObjectModel
+    let schema: SQLiteSchema
+    var connection: SQLiteConnection
+    let isReadOnly: Bool
+    /// Per concrete entity: how its rows are read and written.
+    var plans: [Int32: SQLiteRowPlan] = [:]
+
+    public init(_ request: StoreOpenRequest) throws {
+        guard let url = request.url, url.isFileURL else {
+            throw CoreDataError.openFailed(request.url, reason: "the SQLite store needs a file URL")
+        }
+        openRequest = request
+        self.url = url
+        model = request.model
+        isReadOnly = request.isReadOnly
+        schema = SQLiteSchema(model: request.model, entities: request.entities)
+        let path = url.path
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+        if let size, size > 0 {
+            try SQLiteFileCheck.checkHeader(at: url, size: size)
+            // Check everything through a connection that cannot write, before opening for real.
+            metadata = try Self.validate(url: url, request: request, schema: schema)
+            connection = try Self.openConnection(path: path, readOnly: request.isReadOnly, options: request.options)
+        } else {
+            guard !request.isReadOnly else {
+                throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no store file at \(path) to open read-only.",
+                                         userInfo: [NSFilePathErrorKey: path])
+            }
+            do {
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            } catch {
+                throw CoreDataError.openFailed(url, reason: "its directory could not be created (\(error.localizedDescription))")
+            }
+            connection = try Self.openConnection(path: path, readOnly: false, options: request.options, creating: true)
+            metadata = ModelCompatibility.metadata(storeType: NSSQLiteStoreType, uuid: UUID().uuidString,
+                                                   entities: request.entities, model: request.model)
+            try createSchema()
+        }
+        for entity in model.entitiesInStoreOrder {
+            if let table = schema.table(for: entity) { plans[entity.entityNumber] = SQLiteRowPlan(entity: entity, table: table) }
+        }
+    }
+
+    public static func metadataForStore(at url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {
+        let path = url.path
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue else {
+            throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no store file at \(path).", userInfo: [NSFilePathErrorKey: path])
+        }
+        try SQLiteFileCheck.checkHeader(at: url, size: size)
+        let connection = try SQLiteFileCheck.readOnlyConnection(url: url)
+        defer { connection.close() }
+        return try readMetadata(connection, url: url)
+    }
+
+    public func close() { connection.close() }
+
+    deinit { connection.close() }
+
+    // MARK: Opening
+
+    /// Opens the connection the store uses, with Apple's settings: WAL unless the pragmas option says
+    /// otherwise, the busy timeout from `NSPersistentStoreTimeoutOption` (30 s by default), the functions
+    /// Apple's triggers call, and secure delete off.
+    static func openConnection(path: String, readOnly: Bool, options: [AnyHashable: Any], creating: Bool = false) throws -> SQLiteConnection {
+        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
+        let connection = try SQLiteConnection(path: path, flags: flags)
+        let timeout = (options[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue
+            ?? (options[NSPersistentStoreTimeoutOption] as? Double) ?? 30
+        if let handle = connection.handle { sqlite3_busy_timeout(handle, Int32(max(0, min(timeout, 86_400)) * 1000)) }
+        SQLiteFunctions.register(on: connection)
+        var pragmas: [String: String] = [:]
+        for (key, value) in (options[NSSQLitePragmasOption] as? [AnyHashable: Any]) ?? [:] {
+            guard let name = key as? String else { continue }
+            pragmas[name.lowercased()] = try pragmaValue(value, name: name)
+        }
+        if creating {
+            try connection.execute("PRAGMA page_size = 4096")
+            try connection.execute("PRAGMA auto_vacuum = 2")
+        }
+        if !readOnly {
+            try connection.execute("PRAGMA journal_mode = \(pragmas.removeValue(forKey: "journal_mode") ?? "WAL")")
+        } else {
+            pragmas["journal_mode"] = nil
+        }
+        try connection.execute("PRAGMA secure_delete = \(pragmas.removeValue(forKey: "secure_delete") ?? "OFF")")
+        for (name, value) in pragmas.sorted(by: { $0.key < $1.key }) {
+            try connection.execute("PRAGMA \(name) = \(value)")
+        }
+        return connection
+    }
+
+    /// A pragma value as SQL text: numbers and plain words only (pragmas take no bound parameters).
+    private static func pragmaValue(_ value: Any, name: String) throws -> String {
+        guard name.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 65 && $0 <= 90) || $0 == 95 }), !name.isEmpty else {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "\"\(name)\" is not a SQLite pragma name.")
+        }
+        let text: String
+        switch value {
+        case let number as NSNumber: text = number.stringValue
+        case let string as String: text = string
+        default: text = String(describing: value)
+        }
+        guard !text.isEmpty, text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 122) || ($0 >= 65 && $0 <= 90) || $0 == 95 || $0 == 45 || $0 == 46 }) else {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "The value \"\(text)\" of SQLite pragma \(name) is not a number or a word.")
+        }
+        return text
+    }
+
+    /// Checks an existing file through a read-only connection: Core Data's tables, the metadata, the model
+    /// (by version hash for our stores, by schema for Apple's), and returns the metadata.
+    private static func validate(url: URL, request: StoreOpenRequest, schema: SQLiteSchema) throws -> [String: Any] {
+        let connection = try SQLiteFileCheck.readOnlyConnection(url: url)
+        defer { connection.close() }
+        let metadata = try readMetadata(connection, url: url)
+        if let type = metadata[NSStoreTypeKey] as? String, type != NSSQLiteStoreType {
+            throw CoreDataError.notAStore(url, type: NSSQLiteStoreType, reason: "its metadata says it is a \(type) store")
+        }
+        if storeOptionIsSet(request.options, NSIgnorePersistentStoreVersioningOption) { return metadata }
+        if case .different(let reason) = ModelCompatibility.compare(metadata: metadata, entities: request.entities) {
+            throw CoreDataError.incompatibleModel(url, reason: reason)
+        }
+        try SQLiteSchemaCheck.check(connection, schema: schema, model: request.model, url: url)
+        return metadata
+    }
+
+    /// The metadata in `Z_METADATA`, with `NSStoreType` and `NSStoreUUID` filled in.
+    /// - Throws: 134000 when the file has no Core Data tables, 259 when the plist is damaged.
+    static func readMetadata(_ connection: SQLiteConnection, url: URL) throws -> [String: Any] {
+        for table in ["Z_METADATA", "Z_PRIMARYKEY"] where try !connection.tableExists(table) {
+            throw CoreDataError.notAStore(url, type: NSSQLiteStoreType, reason: "it is a SQLite database without Core Data's \(table) table")
+        }
+        let rows = try connection.query("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") { ($0.string(at: 0), $0.data(at: 1)) }
+        guard let (uuid, plist) = rows.first else {
+            throw CoreDataError.corruptStore(url, type: NSSQLiteStoreType, reason: "Z_METADATA has no row")
+        }
+        var metadata: [String: Any] = [:]
+        if let plist, !plist.isEmpty {
+            guard let decoded = try? PropertyListSerialization.propertyList(from: plist, options: [], format: nil) as? [String: Any] else {
+                throw CoreDataError.corruptStore(url, type: NSSQLiteStoreType, reason: "Z_METADATA.Z_PLIST is not a property list dictionary")
+            }
+            metadata = decoded
+        }
+        metadata[NSStoreTypeKey] = metadata[NSStoreTypeKey] ?? NSSQLiteStoreType
+        metadata[NSStoreUUIDKey] = uuid ?? metadata[NSStoreUUIDKey]
+        return metadata
+    }
+
+    // MARK: Creating
+
+    private func createSchema() throws {
+        try connection.transaction {
+            try connection.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+            try connection.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+            try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+            for statement in schema.createStatements { try connection.execute(statement) }
+            for entity in model.entitiesInStoreOrder {
+                try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                                   [.integer(Int64(entity.entityNumber)), .text(entity.name.orEmpty),
+                                    .integer(Int64(entity.superentity?.entityNumber ?? 0))])
+            }
+            try writeMetadata(metadata)
+        }
+    }
+
+    /// Writes the metadata row: the UUID in `Z_UUID`, everything else as a binary plist in `Z_PLIST`.
+    func writeMetadata(_ metadata: [String: Any]) throws {
+        var plist = metadata
+        plist[NSStoreUUIDKey] = nil
+        plist["_NSAutoVacuumLevel"] = plist["_NSAutoVacuumLevel"] ?? "2"
+        let data: Data
+        do {
+            data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        } catch {
+            throw CoreDataError.saveFailed("the store metadata holds a value that is not a property list", underlying: error)
+        }
+        let uuid = (metadata[NSStoreUUIDKey] as? String) ?? UUID().uuidString
+        try connection.run("DELETE FROM Z_METADATA")
+        try connection.run("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(uuid), .blob(data)])
+    }
+
+    // MARK: Keys
+
+    public func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        try checkWritable()
+        let root = entity.rootEntity
+        guard let table = schema.table(for: root) else {
+            throw CoreDataError.operation("The entity \(entity.name.orEmpty) is not in this store's configuration.")
+        }
+        // One statement, so two coordinators never hand out the same key.
+        let sql = "UPDATE Z_PRIMARYKEY SET Z_MAX = max(IFNULL(Z_MAX, 0), (SELECT IFNULL(MAX(Z_PK), 0) FROM \(q(table.name)))) + ? WHERE Z_ENT = ? RETURNING Z_MAX"
+        var last = try connection.query(sql, [.integer(Int64(count)), .integer(Int64(root.entityNumber))]) { $0.int64(at: 0) }.first
+        if last == nil {
+            let max = try connection.query("SELECT IFNULL(MAX(Z_PK), 0) FROM \(q(table.name))") { $0.int64(at: 0) }.first ?? 0
+            try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)",
+                               [.integer(Int64(root.entityNumber)), .text(root.name.orEmpty), .integer(max + Int64(count))])
+            last = max + Int64(count)
+        }
+        let end = last ?? Int64(count)
+        return Array((end - Int64(count) + 1)...end)
+    }
+
+    func checkWritable() throws {
+        if isReadOnly { throw CoreDataError.saveFailed("the store at \(url.path) was added read-only") }
+    }
+
+    func plan(for entityNumber: Int32) -> SQLiteRowPlan? { plans[entityNumber] }
+}
