@@ -18,13 +18,23 @@ public final class ConformanceEnvironment {
         self.caseName = caseName
         self.model = ConformanceModel.make()
         self.url = configuration.makeURL()
+        capabilities = try Self.capabilities(of: configuration, model: model)
+    }
+
+    /// What stores of the configuration can do, found by adding a probe store at a fresh URL.
+    static func capabilities(of configuration: ConformanceConfiguration, model: NSManagedObjectModel) throws -> StoreCapabilities {
         let probeURL = configuration.makeURL()
+        defer { removeFiles(at: probeURL) }
         let probe = NSPersistentStoreCoordinator(managedObjectModel: model)
         let store = try probe.addPersistentStore(ofType: configuration.storeType, configurationName: nil, at: probeURL,
                                                  options: configuration.options)
-        capabilities = store.capabilities
-        try probe.remove(store)
-        Self.removeFiles(at: probeURL)
+        defer { try? probe.remove(store) }
+        return store.capabilities
+    }
+
+    /// The capabilities, or nil when no probe store could be added.
+    static func probeCapabilities(_ configuration: ConformanceConfiguration) -> StoreCapabilities? {
+        try? capabilities(of: configuration, model: ConformanceModel.make())
     }
 
     /// Removes the store files the case made.

@@ -3,12 +3,13 @@ import CoreData
 import CoreDataConformance
 
 @Suite struct InMemoryConformanceTests {
-    @Test(arguments: ConformanceSuite.cases)
+    static let plan = ConformancePlan(ConformanceConfiguration(storeType: .inMemory))
+
+    @Test(arguments: plan.applicable)
     func conformance(_ testCase: ConformanceCase) throws {
-        do {
-            try testCase.run(with: ConformanceConfiguration(storeType: .inMemory))
-        } catch let skip as ConformanceSkip {
-            try Test.cancel(Comment(rawValue: skip.description))
-        }
+        try testCase.run(with: Self.plan.configuration)
     }
+
+    @Test(.disabled(if: !plan.skipped.isEmpty, Comment(rawValue: plan.skipReport)), arguments: plan.skipped)
+    func skipped(_ testCase: ConformanceCase) {}
 }
