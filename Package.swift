@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance"),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
-        .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
+        .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataInMemory", "CoreDataConformance"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CSQLite"]),
         .executableTarget(name: "coredata-benchmark", dependencies: ["CoreData", "CSQLite"], path: "Benchmarks"),
     ],

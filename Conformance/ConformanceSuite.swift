@@ -100,3 +100,39 @@ extension StoreCapabilities {
         return result
     }
 }
+
+/// The cases that apply to one store type and the ones skipped for missing capabilities, worked out once by
+/// adding a probe store. Test targets run `applicable` and report `skipped` with `skipReport`:
+/// ```swift
+/// static let plan = ConformancePlan(ConformanceConfiguration(storeType: .sqlite))
+/// @Test(arguments: plan.applicable) func conformance(_ testCase: ConformanceCase) throws {
+///     try testCase.run(with: Self.plan.configuration)
+/// }
+/// @Test(.disabled(if: !plan.skipped.isEmpty, Comment(rawValue: plan.skipReport)), arguments: plan.skipped)
+/// func skipped(_ testCase: ConformanceCase) {}
+/// ```
+public struct ConformancePlan: Sendable {
+    /// How stores are made.
+    public let configuration: ConformanceConfiguration
+    /// The cases the store can run.
+    public let applicable: [ConformanceCase]
+    /// The cases that need a capability the store lacks.
+    public let skipped: [ConformanceCase]
+    /// What the store can do (empty when the probe store could not be added, so every case runs and fails).
+    public let capabilities: StoreCapabilities
+
+    public init(_ configuration: ConformanceConfiguration) {
+        self.configuration = configuration
+        let capabilities = ConformanceEnvironment.probeCapabilities(configuration) ?? [.persistsToFile, .sharedBetweenCoordinators, .batchUpdate, .batchInsert]
+        self.capabilities = capabilities
+        applicable = ConformanceSuite.cases.filter { $0.requires.isSubset(of: capabilities) }
+        skipped = ConformanceSuite.cases.filter { !$0.requires.isSubset(of: capabilities) }
+    }
+
+    /// One line naming each skipped case and the capability it lacks.
+    public var skipReport: String {
+        "Skipped for the \(configuration.storeType) store: " + skipped.map { testCase in
+            "\(testCase.name) (needs \(testCase.requires.subtracting(capabilities).names.joined(separator: ", ")))"
+        }.joined(separator: "; ")
+    }
+}

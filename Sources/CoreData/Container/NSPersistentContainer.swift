@@ -70,7 +70,12 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
                     block(description, error)
                 }
             }
-            if description.shouldAddStoreAsynchronously { DispatchQueue.global().async(execute: add) } else { add() }
+            if description.shouldAddStoreAsynchronously {
+                let work = UncheckedSendable(add)
+                DispatchQueue.global().async { work.value() }
+            } else {
+                add()
+            }
         }
     }
 
