@@ -1,0 +1,1 @@
+print("coredata-benchmark: workloads not written yet")

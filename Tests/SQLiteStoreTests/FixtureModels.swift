@@ -1,0 +1,125 @@
+import CoreData
+import Foundation
+
+/// Models of the fixture stores, rebuilt in code from their source models (or, for programmatic models, from
+/// the stores' schemas), with properties in the order Apple's model files list them. Transformable
+/// attributes whose classes do not exist here are declared as binary data; they are BLOB columns either way.
+enum FixtureModels {
+    /// alemar11/CoreDataPlus SampleModel (version 1): Car < SportCar < ExpensiveSportCar, Person.
+    static func sampleModel(withColorAndID: Bool = true) -> NSManagedObjectModel {
+        let owner = NSRelationshipDescription(name: "owner", destination: nil, toMany: false)
+        let cars = NSRelationshipDescription(name: "cars", destination: nil, toMany: true)
+        inverse(owner, cars)
+        var carProperties: [NSPropertyDescription] = []
+        if withColorAndID { carProperties.append(attribute("color", .binaryData)) }
+        let speed = attribute("currentDrivingSpeed", .integer64)
+        speed.isTransient = true
+        carProperties += [speed, attribute("maker", .string), attribute("markedForDeletionAsOf", .date), attribute("model", .string),
+                          attribute("numberPlate", .string), owner]
+        let car = entity("Car", carProperties)
+        car.uniquenessConstraints = [["numberPlate"]]
+        let expensive = entity("ExpensiveSportCar", [attribute("isLimitedEdition", .boolean)])
+        let sport = entity("SportCar", [])
+        sport.subentities = [expensive]
+        car.subentities = [sport]
+        let driving = attribute("isDriving", .boolean)
+        driving.isTransient = true
+        var personProperties: [NSPropertyDescription] = [attribute("firstName", .string)]
+        if withColorAndID { personProperties.append(attribute("id", .uuid)) }
+        personProperties += [driving, attribute("lastName", .string), attribute("updatedAt", .date), cars]
+        let person = entity("Person", personProperties)
+        person.uniquenessConstraints = [["firstName", "lastName"]]
+        owner.destinationEntity = person
+        cars.destinationEntity = car
+        return NSManagedObjectModel(entities: [car, sport, expensive, person])
+    }
+
+    /// alemar11/CoreDataPlus SampleModel2 (programmatic): Book < GraphicNovel, Feedback, Page, Writer < Author.
+    static func sampleModel2(coverName: String = "frontCover", writerSiteURL: Bool = false) -> NSManagedObjectModel {
+        let author = NSRelationshipDescription(name: "author", destination: nil, toMany: false)
+        let books = NSRelationshipDescription(name: "books", destination: nil, toMany: true)
+        inverse(author, books)
+        let pages = NSRelationshipDescription(name: "pages", destination: nil, toMany: true, deleteRule: .cascadeDeleteRule)
+        let bookOfPage = NSRelationshipDescription(name: "book", destination: nil, toMany: false)
+        inverse(pages, bookOfPage)
+        let book = entity("Book", [attribute("pagesCount", .integer64), attribute("publishedAt", .date), attribute("price", .decimal),
+                                   attribute("title", .string), attribute("uniqueID", .uuid), attribute(coverName, .binaryData), author, pages])
+        book.uniquenessConstraints = [["uniqueID"]]
+        let novel = entity("GraphicNovel", [attribute("isBlackAndWhite", .boolean)])
+        book.subentities = [novel]
+        let feedback = entity("Feedback", [attribute("rating", .double), attribute("authorAlias", .string), attribute("comment", .string),
+                                           attribute("bookID", .uuid)])
+        let page = entity("Page", [attribute("isBookmarked", .boolean), attribute("number", .integer64), attribute("content", .binaryData), bookOfPage])
+        let writer = entity("Writer", [attribute("age", .integer16)], abstract: true)
+        var authorProperties: [NSPropertyDescription] = [attribute("alias", .string)]
+        if writerSiteURL { authorProperties.append(attribute("siteURL", .uri)) }
+        let authorEntity = entity("Author", authorProperties + [books])
+        authorEntity.uniquenessConstraints = [["alias"]]
+        writer.subentities = [authorEntity]
+        author.destinationEntity = authorEntity
+        books.destinationEntity = book
+        pages.destinationEntity = page
+        bookOfPage.destinationEntity = book
+        return NSManagedObjectModel(entities: [book, novel, feedback, page, writer, authorEntity])
+    }
+
+    /// alemar11/CoreDataPlus SampleModel3 (version 1): User.
+    static func sampleModel3() -> NSManagedObjectModel {
+        NSManagedObjectModel(entities: [entity("User", [attribute("name", .string), attribute("petName", .string)])])
+    }
+
+    /// Apple's iPhoneCoreDataRecipes: Image, Ingredient, Recipe, RecipeType.
+    static func recipes() -> NSManagedObjectModel {
+        let imageRecipe = NSRelationshipDescription(name: "recipe", destination: nil, toMany: false)
+        let recipeImage = NSRelationshipDescription(name: "image", destination: nil, toMany: false, deleteRule: .cascadeDeleteRule)
+        inverse(imageRecipe, recipeImage)
+        let ingredientRecipe = NSRelationshipDescription(name: "recipe", destination: nil, toMany: false)
+        let ingredients = NSRelationshipDescription(name: "ingredients", destination: nil, toMany: true, deleteRule: .cascadeDeleteRule)
+        inverse(ingredientRecipe, ingredients)
+        let type = NSRelationshipDescription(name: "type", destination: nil, toMany: false)
+        let recipesOfType = NSRelationshipDescription(name: "recipes", destination: nil, toMany: true)
+        inverse(type, recipesOfType)
+        let image = entity("Image", [attribute("image", .binaryData), imageRecipe])
+        let ingredient = entity("Ingredient", [attribute("displayOrder", .integer16), attribute("amount", .string), attribute("name", .string), ingredientRecipe])
+        let recipe = entity("Recipe", [attribute("prepTime", .string), attribute("name", .string), attribute("instructions", .string),
+                                       attribute("overview", .string), attribute("thumbnailImage", .binaryData), recipeImage, type, ingredients])
+        let recipeType = entity("RecipeType", [attribute("name", .string), recipesOfType])
+        imageRecipe.destinationEntity = recipe
+        recipeImage.destinationEntity = image
+        ingredientRecipe.destinationEntity = recipe
+        ingredients.destinationEntity = ingredient
+        type.destinationEntity = recipeType
+        recipesOfType.destinationEntity = recipe
+        return NSManagedObjectModel(entities: [image, ingredient, recipe, recipeType])
+    }
+
+    /// Apple's CoreDataBooks: Book.
+    static func coreDataBooks() -> NSManagedObjectModel {
+        NSManagedObjectModel(entities: [entity("Book", [attribute("copyright", .date), attribute("author", .string), attribute("title", .string)])])
+    }
+
+    /// Kodeco SurfJournal: JournalEntry.
+    static func surfJournal() -> NSManagedObjectModel {
+        NSManagedObjectModel(entities: [entity("JournalEntry", [attribute("rating", .integer16), attribute("date", .date), attribute("height", .string),
+                                                                attribute("location", .string), attribute("period", .string), attribute("wind", .string)])])
+    }
+
+    /// wibosco CoreDataMigration example, versions 1–3.
+    static func migrationExample(_ version: Int) -> NSManagedObjectModel {
+        switch version {
+        case 1:
+            return NSManagedObjectModel(entities: [entity("Post", [attribute("date", .date), attribute("color", .string), attribute("content", .string), attribute("postID", .string)])])
+        case 2:
+            return NSManagedObjectModel(entities: [entity("Post", [attribute("date", .date), attribute("content", .string), attribute("hexColor", .string), attribute("postID", .string)])])
+        default:
+            let sections = NSRelationshipDescription(name: "sections", destination: nil, toMany: true, deleteRule: .cascadeDeleteRule)
+            let post = NSRelationshipDescription(name: "post", destination: nil, toMany: false)
+            inverse(sections, post)
+            let postEntity = entity("Post", [attribute("date", .date), attribute("hexColor", .string), attribute("postID", .string), sections])
+            let section = entity("Section", [attribute("index", .integer16), attribute("body", .string), attribute("title", .string), post])
+            sections.destinationEntity = section
+            post.destinationEntity = postEntity
+            return NSManagedObjectModel(entities: [postEntity, section])
+        }
+    }
+}
