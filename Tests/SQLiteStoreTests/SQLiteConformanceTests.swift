@@ -1,0 +1,22 @@
+import Testing
+import CoreData
+import CoreDataConformance
+
+/// The shared conformance suite, every case, on the SQLite store.
+@Suite struct SQLiteConformanceTests {
+    static let plan = ConformancePlan(ConformanceConfiguration(storeType: .sqlite))
+
+    @Test(arguments: plan.applicable)
+    func conformance(_ testCase: ConformanceCase) throws {
+        do {
+            try testCase.run(with: Self.plan.configuration)
+        } catch let skip as ConformanceSkip {
+            // A case that needs something outside this store (another file-backed store type) skips at run
+            // time; it is reported, not failed.
+            print("skipped: \(skip)")
+        }
+    }
+
+    @Test(.disabled(if: !plan.skipped.isEmpty, Comment(rawValue: plan.skipReport)), arguments: plan.skipped)
+    func skipped(_ testCase: ConformanceCase) {}
+}
