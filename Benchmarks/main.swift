@@ -1,1 +1,247 @@
-print("coredata-benchmark: workloads not written yet")
+// coredata-benchmark: the SQLite store against raw SQLite (C API, prepared statements, one transaction),
+// on the same workloads, in one run. Build and run with:
+//
+//     swift run -c release coredata-benchmark [rows] [repetitions]
+//
+// Prints, per workload, the median time of each side over the repetitions and the ratio store/raw.
+import CSQLite
+import CoreData
+import Foundation
+
+let arguments = CommandLine.arguments
+let rowCount = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+let repetitions = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5
+let lookups = min(10_000, rowCount)
+
+/// The unindexed attribute's value for row `i`: a permutation of 0..<rowCount, so `a1 < k` selects k rows.
+func scrambled(_ i: Int) -> Int64 { Int64((i &* 7919) % rowCount) }
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func scratchURL(_ name: String) -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coredata-benchmark-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory.appendingPathComponent(name)
+}
+
+/// The workloads, in the order they run within one repetition.
+let workloads = ["insert + save", "fetch all, read every attribute", "predicate, indexed, 10%", "predicate, unindexed, 10%",
+                 "predicate, unindexed, 0.1%", "\(lookups) fetches by ID", "update one attribute + save", "batch delete half, then all"]
+var storeTimes: [String: [Double]] = [:]
+var rawTimes: [String: [Double]] = [:]
+var checksum: Int64 = 0
+
+// MARK: The store
+
+func benchmarkModel() -> NSManagedObjectModel {
+    let entity = NSEntityDescription(name: "Record")
+    entity.properties = (0..<10).map { index in
+        let attribute = NSAttributeDescription(name: "a\(index)", type: .integer64, defaultValue: 0)
+        attribute.isIndexed = index == 0
+        return attribute
+    }
+    return NSManagedObjectModel(entities: [entity])
+}
+
+func runStore() throws {
+    let model = benchmarkModel()
+    let url = scratchURL("store.sqlite")
+    func stack() throws -> (NSPersistentStoreCoordinator, NSManagedObjectContext) {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return (coordinator, context)
+    }
+    var (coordinator, context) = try stack()
+    let entity = model.entitiesByName["Record"]!
+    storeTimes[workloads[0], default: []].append(try seconds {
+        try context.performAndWait {
+            for i in 0..<rowCount {
+                let object = NSManagedObject(entity: entity, insertInto: context)
+                object.setValue(Int64(i), forKey: "a0")
+                object.setValue(scrambled(i), forKey: "a1")
+                for k in 2..<10 { object.setValue(Int64(i * k), forKey: "a\(k)") }
+            }
+            try context.save()
+        }
+    })
+    for store in coordinator.persistentStores { try coordinator.remove(store) }
+    (coordinator, context) = try stack()
+    var all: [NSManagedObject] = []
+    storeTimes[workloads[1], default: []].append(try seconds {
+        try context.performAndWait {
+            all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Record"))
+            var sum: Int64 = 0
+            for object in all { for k in 0..<10 { sum &+= object.value(forKey: "a\(k)") as? Int64 ?? 0 } }
+            checksum &+= sum
+        }
+    })
+    func predicateFetch(_ workload: String, _ predicate: NSPredicate) throws {
+        storeTimes[workload, default: []].append(try seconds {
+            try context.performAndWait {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Record")
+                request.predicate = predicate
+                let found = try context.fetch(request)
+                for object in found { checksum &+= object.value(forKey: "a2") as? Int64 ?? 0 }
+            }
+        })
+    }
+    try predicateFetch(workloads[2], NSPredicate(format: "a0 < %d", rowCount / 10))
+    try predicateFetch(workloads[3], NSPredicate(format: "a1 < %d", rowCount / 10))
+    try predicateFetch(workloads[4], NSPredicate(format: "a1 < %d", rowCount / 1000))
+    let ids = context.performAndWait { stride(from: 0, to: all.count, by: max(1, all.count / lookups)).prefix(lookups).map { all[$0].objectID } }
+    let (lookupCoordinator, lookupContext) = (coordinator, NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType))
+    lookupContext.persistentStoreCoordinator = lookupCoordinator
+    storeTimes[workloads[5], default: []].append(try seconds {
+        try lookupContext.performAndWait {
+            for id in ids { checksum &+= try lookupContext.existingObject(with: id).value(forKey: "a3") as? Int64 ?? 0 }
+        }
+    })
+    storeTimes[workloads[6], default: []].append(try seconds {
+        try context.performAndWait {
+            for object in all { object.setValue((object.value(forKey: "a2") as? Int64 ?? 0) + 1, forKey: "a2") }
+            try context.save()
+        }
+    })
+    storeTimes[workloads[7], default: []].append(try seconds {
+        try context.performAndWait {
+            let half = NSFetchRequest<NSFetchRequestResult>(entityName: "Record")
+            half.predicate = NSPredicate(format: "a0 < %d", rowCount / 2)
+            _ = try context.execute(NSBatchDeleteRequest(fetchRequest: half))
+            _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Record")))
+        }
+    })
+    for store in coordinator.persistentStores { try coordinator.remove(store) }
+    try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+}
+
+// MARK: Raw SQLite
+
+struct RawFailure: Error, CustomStringConvertible { let description: String }
+
+func runRaw() throws {
+    let url = scratchURL("raw.sqlite")
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else { throw RawFailure(description: "open") }
+    defer { sqlite3_close_v2(db) }
+    func exec(_ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
+    }
+    func prepare(_ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
+        return statement
+    }
+    try exec("PRAGMA journal_mode = WAL; PRAGMA secure_delete = OFF")
+    let columns = (0..<10).map { "ZA\($0)" }
+    try exec("CREATE TABLE ZRECORD ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, \(columns.map { "\($0) INTEGER" }.joined(separator: ", ")) )")
+    try exec("CREATE INDEX ZRECORD_ZA0_INDEX ON ZRECORD (ZA0)")
+    rawTimes[workloads[0], default: []].append(try seconds {
+        let insert = try prepare("INSERT INTO ZRECORD (Z_PK, Z_ENT, Z_OPT, \(columns.joined(separator: ", "))) VALUES (?, 1, 1, \(columns.map { _ in "?" }.joined(separator: ", ")))")
+        defer { sqlite3_finalize(insert) }
+        try exec("BEGIN")
+        for i in 0..<rowCount {
+            sqlite3_bind_int64(insert, 1, Int64(i + 1))
+            sqlite3_bind_int64(insert, 2, Int64(i))
+            sqlite3_bind_int64(insert, 3, scrambled(i))
+            for k in 2..<10 { sqlite3_bind_int64(insert, Int32(k + 2), Int64(i * k)) }
+            guard sqlite3_step(insert) == SQLITE_DONE else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
+            sqlite3_reset(insert)
+        }
+        try exec("COMMIT")
+    })
+    struct Row { var pk: Int64; var values: [Int64] }
+    func select(_ sql: String, _ bind: (OpaquePointer) -> Void = { _ in }) throws -> [Row] {
+        let statement = try prepare(sql)
+        defer { sqlite3_finalize(statement) }
+        bind(statement)
+        var rows: [Row] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            rows.append(Row(pk: sqlite3_column_int64(statement, 0), values: (0..<10).map { sqlite3_column_int64(statement, Int32($0 + 3)) }))
+        }
+        return rows
+    }
+    let selectAll = "SELECT Z_PK, Z_ENT, Z_OPT, \(columns.joined(separator: ", ")) FROM ZRECORD"
+    var all: [Row] = []
+    rawTimes[workloads[1], default: []].append(try seconds {
+        all = try select(selectAll)
+        var sum: Int64 = 0
+        for row in all { for value in row.values { sum &+= value } }
+        checksum &+= sum
+    })
+    func predicateFetch(_ workload: String, _ column: String, _ limit: Int) throws {
+        rawTimes[workload, default: []].append(try seconds {
+            let rows = try select(selectAll + " WHERE \(column) < ?") { sqlite3_bind_int64($0, 1, Int64(limit)) }
+            for row in rows { checksum &+= row.values[2] }
+        })
+    }
+    try predicateFetch(workloads[2], "ZA0", rowCount / 10)
+    try predicateFetch(workloads[3], "ZA1", rowCount / 10)
+    try predicateFetch(workloads[4], "ZA1", rowCount / 1000)
+    let keys = stride(from: 0, to: all.count, by: max(1, all.count / lookups)).prefix(lookups).map { all[$0].pk }
+    rawTimes[workloads[5], default: []].append(try seconds {
+        let statement = try prepare(selectAll + " WHERE Z_PK = ?")
+        defer { sqlite3_finalize(statement) }
+        for key in keys {
+            sqlite3_bind_int64(statement, 1, key)
+            if sqlite3_step(statement) == SQLITE_ROW { checksum &+= sqlite3_column_int64(statement, 6) }
+            sqlite3_reset(statement)
+        }
+    })
+    rawTimes[workloads[6], default: []].append(try seconds {
+        let update = try prepare("UPDATE ZRECORD SET ZA2 = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?")
+        defer { sqlite3_finalize(update) }
+        try exec("BEGIN")
+        for row in all {
+            sqlite3_bind_int64(update, 1, row.values[2] + 1)
+            sqlite3_bind_int64(update, 2, row.pk)
+            guard sqlite3_step(update) == SQLITE_DONE else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
+            sqlite3_reset(update)
+        }
+        try exec("COMMIT")
+    })
+    rawTimes[workloads[7], default: []].append(try seconds {
+        try exec("BEGIN")
+        let half = try prepare("DELETE FROM ZRECORD WHERE ZA0 < ?")
+        sqlite3_bind_int64(half, 1, Int64(rowCount / 2))
+        _ = sqlite3_step(half)
+        sqlite3_finalize(half)
+        try exec("COMMIT")
+        try exec("BEGIN; DELETE FROM ZRECORD; COMMIT")
+    })
+    sqlite3_close_v2(db)
+    try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+}
+
+// MARK: Run and report
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+print("coredata-benchmark: \(rowCount) rows, \(repetitions) repetitions, SQLite \(String(cString: sqlite3_libversion()))")
+do {
+    for repetition in 1...repetitions {
+        // Alternate which side runs first, so neither always meets a warm or a cold cache.
+        if repetition % 2 == 1 { try runRaw(); try runStore() } else { try runStore(); try runRaw() }
+        print("  repetition \(repetition) done")
+    }
+} catch {
+    print("benchmark failed: \(error)")
+    exit(1)
+}
+func ms(_ value: Double) -> String { String(format: "%9.1f ms", value * 1000) }
+print("\n| workload | SQLite store (median) | raw SQLite (median) | ratio |")
+print("|---|---:|---:|---:|")
+for workload in workloads {
+    let store = median(storeTimes[workload] ?? []), raw = median(rawTimes[workload] ?? [])
+    print("| \(workload) | \(ms(store)) | \(ms(raw)) | \(String(format: "%.2f×", store / raw)) |")
+}
+print("\n(checksum \(checksum))")
