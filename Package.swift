@@ -25,7 +25,7 @@ let package = Package(
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataInMemory", "CoreDataConformance"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CSQLite"]),
-        .executableTarget(name: "coredata-benchmark", dependencies: ["CoreData", "CSQLite"], path: "Benchmarks"),
+        .executableTarget(name: "coredata-benchmark", dependencies: ["CoreData", "CoreDataSQLite", "CSQLite"], path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v5]
 )

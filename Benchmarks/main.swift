@@ -6,6 +6,7 @@
 // Prints, per workload, the median time of each side over the repetitions and the ratio store/raw.
 import CSQLite
 import CoreData
+import CoreDataSQLite
 import Foundation
 
 let arguments = CommandLine.arguments
@@ -32,6 +33,7 @@ func scratchURL(_ name: String) -> URL {
 let workloads = ["insert + save", "fetch all, read every attribute", "predicate, indexed, 10%", "predicate, unindexed, 10%",
                  "predicate, unindexed, 0.1%", "\(lookups) fetches by ID", "update one attribute + save", "batch delete half, then all"]
 var storeTimes: [String: [Double]] = [:]
+var backendTimes: [String: [Double]] = [:]
 var rawTimes: [String: [Double]] = [:]
 var checksum: Int64 = 0
 
@@ -120,6 +122,66 @@ func runStore() throws {
     try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
 }
 
+// MARK: The store contract, without contexts
+
+/// The same workloads against `SQLiteStore` directly (rows, keys and change sets): what the store itself
+/// costs, apart from the managed-object layer above it.
+func runBackend() throws {
+    let model = benchmarkModel()
+    let entity = model.entitiesByName["Record"]!
+    let url = scratchURL("backend.sqlite")
+    let store = try SQLiteStore(StoreOpenRequest(model: model, configurationName: nil, url: url, options: [:]))
+    defer { store.close() }
+    var keys: [ObjectKey] = []
+    backendTimes[workloads[0], default: []].append(try seconds {
+        var changes = StoreChangeSet()
+        let primaryKeys = try store.allocatePrimaryKeys(for: entity, count: rowCount)
+        changes.inserted.reserveCapacity(rowCount)
+        for (i, primaryKey) in primaryKeys.enumerated() {
+            var values: [Any?] = [Int64(i), scrambled(i)]
+            for k in 2..<10 { values.append(Int64(i * k)) }
+            changes.inserted.append(StoreRow(key: ObjectKey(entityNumber: entity.entityNumber, primaryKey: primaryKey), version: 0, values: values))
+        }
+        keys = changes.inserted.map(\.key)
+        _ = try store.save(changes)
+    })
+    var all: [StoreRow] = []
+    backendTimes[workloads[1], default: []].append(try seconds {
+        guard case .rows(let rows) = try store.fetch(StoreFetchRequest(entity: entity)) else { return }
+        all = rows
+        var sum: Int64 = 0
+        for row in rows { for value in row.values { sum &+= value as? Int64 ?? 0 } }
+        checksum &+= sum
+    })
+    func predicateFetch(_ workload: String, _ predicate: NSPredicate) throws {
+        backendTimes[workload, default: []].append(try seconds {
+            guard case .rows(let rows) = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate)) else { return }
+            for row in rows { checksum &+= row.values[2] as? Int64 ?? 0 }
+        })
+    }
+    try predicateFetch(workloads[2], NSPredicate(format: "a0 < %d", rowCount / 10))
+    try predicateFetch(workloads[3], NSPredicate(format: "a1 < %d", rowCount / 10))
+    try predicateFetch(workloads[4], NSPredicate(format: "a1 < %d", rowCount / 1000))
+    let sample = stride(from: 0, to: keys.count, by: max(1, keys.count / lookups)).prefix(lookups).map { keys[$0] }
+    backendTimes[workloads[5], default: []].append(try seconds {
+        for key in sample { checksum &+= try store.rows(for: [key]).first?.values[3] as? Int64 ?? 0 }
+    })
+    backendTimes[workloads[6], default: []].append(try seconds {
+        var changes = StoreChangeSet()
+        changes.updated = all.map { row in
+            var row = row
+            row.values[2] = (row.values[2] as? Int64 ?? 0) + 1
+            return StoreRowUpdate(row: row, expectedVersion: row.version, changedSlots: [2])
+        }
+        _ = try store.save(changes)
+    })
+    backendTimes[workloads[7], default: []].append(try seconds {
+        _ = try store.batchDelete(.matching(StoreFetchRequest(entity: entity, predicate: NSPredicate(format: "a0 < %d", rowCount / 2), result: .keys)))
+        _ = try store.batchDelete(.matching(StoreFetchRequest(entity: entity, result: .keys)))
+    })
+    try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+}
+
 // MARK: Raw SQLite
 
 struct RawFailure: Error, CustomStringConvertible { let description: String }
@@ -137,6 +199,8 @@ func runRaw() throws {
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
         return statement
     }
+    // With BENCHMARK_RAW_APPLE_FORMAT=1 the raw file gets the store's file settings (incremental auto-vacuum).
+    if ProcessInfo.processInfo.environment["BENCHMARK_RAW_APPLE_FORMAT"] == "1" { try exec("PRAGMA auto_vacuum = 2") }
     try exec("PRAGMA journal_mode = WAL; PRAGMA secure_delete = OFF")
     let columns = (0..<10).map { "ZA\($0)" }
     try exec("CREATE TABLE ZRECORD ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, \(columns.map { "\($0) INTEGER" }.joined(separator: ", ")) )")
@@ -230,7 +294,7 @@ print("coredata-benchmark: \(rowCount) rows, \(repetitions) repetitions, SQLite 
 do {
     for repetition in 1...repetitions {
         // Alternate which side runs first, so neither always meets a warm or a cold cache.
-        if repetition % 2 == 1 { try runRaw(); try runStore() } else { try runStore(); try runRaw() }
+        if repetition % 2 == 1 { try runRaw(); try runBackend(); try runStore() } else { try runStore(); try runBackend(); try runRaw() }
         print("  repetition \(repetition) done")
     }
 } catch {
@@ -238,10 +302,10 @@ do {
     exit(1)
 }
 func ms(_ value: Double) -> String { String(format: "%9.1f ms", value * 1000) }
-print("\n| workload | SQLite store (median) | raw SQLite (median) | ratio |")
-print("|---|---:|---:|---:|")
+print("\n| workload | public API (contexts) | store contract (SQLiteStore) | raw SQLite | API / raw | store / raw |")
+print("|---|---:|---:|---:|---:|---:|")
 for workload in workloads {
-    let store = median(storeTimes[workload] ?? []), raw = median(rawTimes[workload] ?? [])
-    print("| \(workload) | \(ms(store)) | \(ms(raw)) | \(String(format: "%.2f×", store / raw)) |")
+    let store = median(storeTimes[workload] ?? []), backend = median(backendTimes[workload] ?? []), raw = median(rawTimes[workload] ?? [])
+    print("| \(workload) | \(ms(store)) | \(ms(backend)) | \(ms(raw)) | \(String(format: "%.2f×", store / raw)) | \(String(format: "%.2f×", backend / raw)) |")
 }
 print("\n(checksum \(checksum))")

@@ -76,13 +76,46 @@ final class SQLiteRowPlan {
                         version: statement.int64(at: 2), values: values)
     }
 
+    private func unstorable(_ field: Field, _ value: Any?, _ type: NSAttributeType) -> NSError {
+        let name = entity.layout.allProperties[field.slot].name
+        return CoreDataError.saveFailed("attribute \(name) of \(entity.name.orEmpty) holds a \(value.map { "\(Swift.type(of: $0))" } ?? "nil"), which cannot be stored as \(type)")
+    }
+
+    /// Binds one field's value to its column(s) starting at parameter `index`; returns the next index.
+    /// Integers, Booleans, doubles, strings and keys take a direct path; the rest go through `SQLValueCoding`.
+    func bind(_ field: Field, value: Any?, to statement: SQLiteStatement, at index: Int32) throws -> Int32 {
+        switch field.kind {
+        case .attribute(let type, let external):
+            switch (type, value) {
+            case (_, nil): try statement.bind(.null, at: index)
+            case (.integer64AttributeType, let v as Int64): statement.bind(v, at: index)
+            case (.integer32AttributeType, let v as Int32): statement.bind(Int64(v), at: index)
+            case (.integer16AttributeType, let v as Int16): statement.bind(Int64(v), at: index)
+            case (.booleanAttributeType, let v as Bool): statement.bind(v ? 1 : 0, at: index)
+            case (.doubleAttributeType, let v as Double): try statement.bind(.real(v), at: index)
+            case (.stringAttributeType, let v as String): try statement.bind(.text(v), at: index)
+            default:
+                guard let encoded = SQLValueCoding.encode(value, as: type, externalStorage: external) else {
+                    throw unstorable(field, value, type)
+                }
+                try statement.bind(encoded, at: index)
+            }
+            return index + 1
+        case .toOne(let entityColumn, _):
+            let key = value as? ObjectKey
+            if let key { statement.bind(key.primaryKey, at: index) } else { try statement.bind(.null, at: index) }
+            guard entityColumn != nil else { return index + 1 }
+            if let key { statement.bind(Int64(key.entityNumber), at: index + 1) } else { try statement.bind(.null, at: index + 1) }
+            return index + 2
+        }
+    }
+
     /// The values bound to one field's column(s), in the order of `insertSQL`.
     func bindings(for field: Field, value: Any?) throws -> [SQLiteValue] {
         switch field.kind {
         case .attribute(let type, let external):
             guard let encoded = SQLValueCoding.encode(value, as: type, externalStorage: external) else {
-                let name = entity.layout.allProperties[field.slot].name
-                throw CoreDataError.saveFailed("attribute \(name) of \(entity.name.orEmpty) holds a \(value.map { "\(Swift.type(of: $0))" } ?? "nil"), which cannot be stored as \(type)")
+                throw unstorable(field, value, type)
             }
             return [encoded]
         case .toOne(let entityColumn, _):

@@ -18,6 +18,14 @@ extension SQLiteStore {
                 let (compiled, plan) = try compile(request)
                 if compiled.isComplete, request.fetchLimit == 0, request.fetchOffset == 0, !isReferenced(plan.table) {
                     let table = q(plan.table.name)
+                    if compiled.whereSQL.isEmpty && compiled.from == "\(table) t0" {
+                        // Every row: read the keys, then a plain DELETE, which SQLite runs as a truncation.
+                        let keys = try connection.query("SELECT Z_PK, Z_ENT FROM \(table)") {
+                            ObjectKey(entityNumber: Int32(truncatingIfNeeded: $0.int64(at: 1)), primaryKey: $0.int64(at: 0))
+                        }
+                        try connection.run("DELETE FROM \(table)")
+                        return keys
+                    }
                     let sql = compiled.from == "\(table) t0"
                         ? "DELETE FROM \(table) AS t0\(compiled.whereSQL) RETURNING Z_PK, Z_ENT"
                         : "DELETE FROM \(table) WHERE Z_PK IN (SELECT t0.Z_PK FROM \(compiled.from)\(compiled.whereSQL)) RETURNING Z_PK, Z_ENT"

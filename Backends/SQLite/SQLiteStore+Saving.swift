@@ -1,6 +1,13 @@
 import CSQLite
 import CoreDataStoreKit
 
+/// The shape of an UPDATE statement: which entity, which slots, whether `Z_OPT` is checked.
+struct UpdateShape: Hashable {
+    var entity: Int32
+    var slots: [Int]
+    var checksVersion: Bool
+}
+
 extension SQLiteStore {
     /// Writes a change set in one `BEGIN IMMEDIATE` transaction.
     ///
@@ -46,16 +53,12 @@ extension SQLiteStore {
                 }
                 let statement = try connection.statement(plan.insertSQL)
                 defer { statement.reset() }
-                var index: Int32 = 1
-                try statement.bind(.integer(row.key.primaryKey), at: 1)
-                try statement.bind(.integer(Int64(row.key.entityNumber)), at: 2)
-                try statement.bind(.integer(1), at: 3)
-                index = 4
+                statement.bind(row.key.primaryKey, at: 1)
+                statement.bind(Int64(row.key.entityNumber), at: 2)
+                statement.bind(1, at: 3)
+                var index: Int32 = 4
                 for field in plan.fields {
-                    for value in try plan.bindings(for: field, value: field.slot < row.values.count ? row.values[field.slot] : nil) {
-                        try statement.bind(value, at: index)
-                        index += 1
-                    }
+                    index = try plan.bind(field, value: field.slot < row.values.count ? row.values[field.slot] : nil, to: statement, at: index)
                 }
                 do {
                     while try statement.step() {}
@@ -80,27 +83,41 @@ extension SQLiteStore {
     /// Writes the changed slots of one row and bumps `Z_OPT`; the new version, or nil when the row is gone
     /// or (with an expected version) was changed by someone else.
     private func applyUpdate(_ update: StoreRowUpdate, plan: SQLiteRowPlan) throws -> Int64? {
-        var assignments = ["Z_OPT = Z_OPT + 1"]
-        var values: [SQLiteValue] = []
-        for slot in Set(update.changedSlots).sorted() {
-            guard let field = plan.fieldBySlot[slot] else { continue }
-            let bound = try plan.bindings(for: field, value: slot < update.row.values.count ? update.row.values[slot] : nil)
-            var columns = [plan.table.columns[field.column].name]
-            if case .toOne(let entityColumn?, _) = field.kind { columns.append(plan.table.columns[entityColumn].name) }
-            for (column, value) in zip(columns, bound) {
-                values.append(value)
-                assignments.append("\(q(column)) = ?\(values.count)")
+        let slots = update.changedSlots.count > 1 ? Array(Set(update.changedSlots)).sorted() : update.changedSlots
+        let fields = slots.compactMap { plan.fieldBySlot[$0] }
+        let shape = UpdateShape(entity: plan.entity.entityNumber, slots: fields.map(\.slot), checksVersion: update.expectedVersion != nil)
+        let sql: String
+        if let cached = updateSQL[shape] {
+            sql = cached
+        } else {
+            var assignments = ["Z_OPT = Z_OPT + 1"]
+            var parameter = 0
+            for field in fields {
+                var columns = [plan.table.columns[field.column].name]
+                if case .toOne(let entityColumn?, _) = field.kind { columns.append(plan.table.columns[entityColumn].name) }
+                for column in columns {
+                    parameter += 1
+                    assignments.append("\(q(column)) = ?\(parameter)")
+                }
             }
+            var text = "UPDATE \(q(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?\(parameter + 1)"
+            if shape.checksVersion { text += " AND Z_OPT = ?\(parameter + 2)" }
+            sql = text + " RETURNING Z_OPT"
+            updateSQL[shape] = sql
         }
-        values.append(.integer(update.row.key.primaryKey))
-        var sql = "UPDATE \(q(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?\(values.count)"
-        if let expected = update.expectedVersion {
-            values.append(.integer(expected))
-            sql += " AND Z_OPT = ?\(values.count)"
+        let statement = try connection.statement(sql)
+        defer { statement.reset() }
+        var index: Int32 = 1
+        for field in fields {
+            index = try plan.bind(field, value: field.slot < update.row.values.count ? update.row.values[field.slot] : nil, to: statement, at: index)
         }
-        sql += " RETURNING Z_OPT"
+        statement.bind(update.row.key.primaryKey, at: index)
+        if let expected = update.expectedVersion { statement.bind(expected, at: index + 1) }
         do {
-            return try connection.query(sql, values) { $0.int64(at: 0) }.first
+            guard try statement.step() else { return nil }
+            let version = statement.int64(at: 0)
+            while try statement.step() {}
+            return version
         } catch let error as NSError {
             throw Self.constraintError(error)
         }

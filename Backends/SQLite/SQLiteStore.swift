@@ -25,6 +25,8 @@ public final class SQLiteStore: PersistentStoreBackend {
     let isReadOnly: Bool
     /// Per concrete entity: how its rows are read and written.
     var plans: [Int32: SQLiteRowPlan] = [:]
+    /// UPDATE statements' SQL by shape, so a save does not rebuild the text for every row.
+    var updateSQL: [UpdateShape: String] = [:]
 
     public init(_ request: StoreOpenRequest) throws {
         guard let url = request.url, url.isFileURL else {
