@@ -101,8 +101,8 @@ extension SQLiteStore {
                 }
             }
             var text = "UPDATE \(q(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?\(parameter + 1)"
-            if shape.checksVersion { text += " AND Z_OPT = ?\(parameter + 2)" }
-            sql = text + " RETURNING Z_OPT"
+            // With a version check the new version is known (expected + 1); only unchecked updates read it back.
+            sql = shape.checksVersion ? text + " AND Z_OPT = ?\(parameter + 2)" : text + " RETURNING Z_OPT"
             updateSQL[shape] = sql
         }
         let statement = try connection.statement(sql)
@@ -114,6 +114,10 @@ extension SQLiteStore {
         statement.bind(update.row.key.primaryKey, at: index)
         if let expected = update.expectedVersion { statement.bind(expected, at: index + 1) }
         do {
+            if let expected = update.expectedVersion {
+                while try statement.step() {}
+                return connection.changes == 1 ? expected + 1 : nil
+            }
             guard try statement.step() else { return nil }
             let version = statement.int64(at: 0)
             while try statement.step() {}
