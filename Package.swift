@@ -22,6 +22,7 @@ let package = Package(
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
+        .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit"]),
     ],
     swiftLanguageModes: [.v5]
 )
