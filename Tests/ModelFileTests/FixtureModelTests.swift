@@ -167,7 +167,7 @@ struct FixtureModelTests {
         #expect(magical.entitiesByName["ConcreteRelatedEntity"]?.superentity?.name == "AbstractRelatedEntity")
         let plain = try #require(magical.entitiesByName["SingleEntityWithNoRelationships"])
         #expect(plain.attributesByName["nullTestAttribute"]?.defaultValue as? Int64 == 100)
-        #expect(plain.attributesByName["notImportedAttribute"]?.defaultValue as? Bool == true)
+        #expect(magical.entitiesByName["SingleEntityRelatedToMappedEntityWithSecondaryMappings"]?.attributesByName["notImportedAttribute"]?.defaultValue as? Bool == true)
         #expect(plain.attributesByName["floatTestAttribute"]?.defaultValue as? Float == 0)
         #expect(plain.attributesByName["notInJsonAttribute"]?.defaultValue as? String == "Set From Core Data Model Editor")
     }

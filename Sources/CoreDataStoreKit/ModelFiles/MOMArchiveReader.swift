@@ -73,10 +73,37 @@ enum MOMArchiveReader {
                 draft.fetchRequestTemplates.append(.init(name: name, entityName: entityName, request: request, predicateFormat: format))
             }
             draft.fetchRequestTemplates.sort { $0.name < $1.name }
+            dropInheritedCopies()
 
             let identifiers = (archive.elements(root.fields["NSVersionIdentifiers"]) ?? []).compactMap { archive.plainValue($0) as? AnyHashable }
             draft.versionIdentifiers = Set(identifiers.filter { ($0 as? String) != "" })
             return draft
+        }
+
+        /// Models cached in a store (`Z_MODELCACHE`) repeat inherited properties in each subentity, and the
+        /// compiler repeats each fetch index as a compound index; both are dropped so that the model equals
+        /// its source.
+        mutating func dropInheritedCopies() {
+            let parents = Dictionary(draft.entities.map { ($0.entity.name ?? "", $0.parentName) }, uniquingKeysWith: { first, _ in first })
+            let declared = Dictionary(draft.entities.map { ($0.entity.name ?? "", Set($0.entity.properties.map(\.name))) },
+                                      uniquingKeysWith: { first, _ in first })
+            for index in draft.entities.indices {
+                let entity = draft.entities[index].entity
+                var inherited = Set<String>()
+                var ancestor = draft.entities[index].parentName
+                var steps = 0
+                while let name = ancestor, steps <= draft.entities.count {
+                    inherited.formUnion(declared[name] ?? [])
+                    ancestor = parents[name] ?? nil
+                    steps += 1
+                }
+                if !inherited.isEmpty {
+                    entity.properties = entity.properties.filter { !inherited.contains($0.name) }
+                    draft.entities[index].relationships.removeAll { inherited.contains($0.relationship.name) }
+                }
+                let fetchIndexLists = Set(entity.indexes.map { $0.elements.compactMap(\.propertyName) })
+                entity.compoundIndexes.removeAll { group in fetchIndexLists.contains(group.map { "\($0)" }) }
+            }
         }
 
         mutating func readEntity(_ name: String, _ object: KeyedArchive.Object) throws {
