@@ -1,7 +1,3 @@
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
 /// Reads the `contents` XML of one `.xcdatamodel` (Xcode 4 and later) into a `ModelDraft`.
 ///
 /// Covers the whole grammar Xcode writes: entities, attributes (every type, defaults, validation limits,
@@ -31,11 +27,12 @@ enum XCDataModelReader {
 
     /// Parses `contents` XML; `file` names the source in errors.
     static func parse(_ data: Data, file: URL) throws -> (ModelDraft, ModelCodegenHints) {
-        let document: XMLDocument
-        do { document = try XMLDocument(data: data, options: []) } catch {
-            throw CoreDataError.invalidModelFile(.init(file: file), reason: "malformed XML (\(error.localizedDescription))")
+        let root: ModelXML.Element
+        do { root = try ModelXML.parse(data) } catch let error as ModelXML.SyntaxError {
+            throw CoreDataError.invalidModelFile(.init(file: file, entity: error.entity, property: error.property),
+                                                 reason: "malformed XML at line \(error.line), column \(error.column): \(error.message)")
         }
-        guard let root = document.rootElement(), root.name == "model" else {
+        guard root.name == "model" else {
             throw CoreDataError.invalidModelFile(.init(file: file), reason: "the root element is not <model>")
         }
         var reader = Reader(file: file)
@@ -58,7 +55,7 @@ enum XCDataModelReader {
             CoreDataError.invalidModelFile(.init(file: file, entity: entity, property: property), reason: reason)
         }
 
-        mutating func readModel(_ root: XMLElement) throws {
+        mutating func readModel(_ root: ModelXML.Element) throws {
             if let identifier = root.string("userDefinedModelVersionIdentifier"), !identifier.isEmpty {
                 draft.versionIdentifiers = [identifier]
             }
@@ -78,7 +75,7 @@ enum XCDataModelReader {
             }
         }
 
-        mutating func readEntity(_ element: XMLElement) throws {
+        mutating func readEntity(_ element: ModelXML.Element) throws {
             guard let name = element.string("name"), !name.isEmpty else { throw fail(nil, nil, "an entity has no name") }
             let entity = NSEntityDescription()
             entity.name = name
@@ -127,7 +124,7 @@ enum XCDataModelReader {
             return name.isEmpty ? "NSManagedObject" : name
         }
 
-        func readCommon(_ element: XMLElement, into property: NSPropertyDescription) {
+        func readCommon(_ element: ModelXML.Element, into property: NSPropertyDescription) {
             property.isOptional = element.bool("optional")
             property.isTransient = element.bool("transient")
             property.isIndexed = element.bool("indexed")
@@ -136,7 +133,7 @@ enum XCDataModelReader {
             if let info = element.childElements.first(where: { $0.name == "userInfo" }) { property.userInfo = readUserInfo(info) }
         }
 
-        mutating func readAttribute(_ element: XMLElement, entity: String) throws -> NSAttributeDescription {
+        mutating func readAttribute(_ element: ModelXML.Element, entity: String) throws -> NSAttributeDescription {
             guard let name = element.string("name"), !name.isEmpty else { throw fail(entity, nil, "an attribute has no name") }
             guard let typeName = element.string("attributeType") else { throw fail(entity, name, "the attribute has no attributeType") }
             guard let type = XCDataModelAttributeType.type(named: typeName) else {
@@ -163,12 +160,12 @@ enum XCDataModelReader {
             attribute.validationPredicateFormats = formats
             attribute.validationPredicateFormatWarnings = warnings
             hints.attributes[entity, default: [:]][name] = .init(
-                usesScalarValueType: element.attribute(forName: "usesScalarValueType") == nil ? nil : element.bool("usesScalarValueType"),
+                usesScalarValueType: element.string("usesScalarValueType") == nil ? nil : element.bool("usesScalarValueType"),
                 customClassName: element.string("customClassName"))
             return attribute
         }
 
-        func defaultValue(_ element: XMLElement, type: NSAttributeType, entity: String, property: String) throws -> Any? {
+        func defaultValue(_ element: ModelXML.Element, type: NSAttributeType, entity: String, property: String) throws -> Any? {
             if type == .dateAttributeType, let interval = element.string("defaultDateTimeInterval") {
                 guard let seconds = Double(interval) else { throw fail(entity, property, "invalid defaultDateTimeInterval \"\(interval)\"") }
                 return Date(timeIntervalSinceReferenceDate: seconds)
@@ -179,7 +176,7 @@ enum XCDataModelReader {
         }
 
         /// Xcode's minimum/maximum and regular expression settings, as the predicates Apple compiles them to.
-        func validation(_ element: XMLElement, type: NSAttributeType, entity: String, property: String) throws -> ([String], [String]) {
+        func validation(_ element: ModelXML.Element, type: NSAttributeType, entity: String, property: String) throws -> ([String], [String]) {
             var formats: [String] = []
             var warnings: [String] = []
             func add(_ format: String, _ code: Int) {
@@ -210,7 +207,7 @@ enum XCDataModelReader {
             return (formats, warnings)
         }
 
-        func readRelationship(_ element: XMLElement, entity: String) throws -> ModelDraft.Relationship {
+        func readRelationship(_ element: ModelXML.Element, entity: String) throws -> ModelDraft.Relationship {
             guard let name = element.string("name"), !name.isEmpty else { throw fail(entity, nil, "a relationship has no name") }
             let relationship = NSRelationshipDescription()
             relationship.name = name
@@ -234,13 +231,13 @@ enum XCDataModelReader {
                          inverseName: element.string("inverseName"), inverseEntityName: element.string("inverseEntity"))
         }
 
-        func count(_ element: XMLElement, _ key: String, entity: String, property: String) throws -> Int? {
+        func count(_ element: ModelXML.Element, _ key: String, entity: String, property: String) throws -> Int? {
             guard let text = element.string(key) else { return nil }
             guard let value = Int(text), value >= 0 else { throw fail(entity, property, "invalid \(key) \"\(text)\"") }
             return value
         }
 
-        func readFetchedProperty(_ element: XMLElement, entity: String) throws -> NSFetchedPropertyDescription {
+        func readFetchedProperty(_ element: ModelXML.Element, entity: String) throws -> NSFetchedPropertyDescription {
             guard let name = element.string("name"), !name.isEmpty else { throw fail(entity, nil, "a fetched property has no name") }
             let property = NSFetchedPropertyDescription()
             property.name = name
@@ -257,7 +254,7 @@ enum XCDataModelReader {
             return property
         }
 
-        func readFetchRequest(_ element: XMLElement, entity: String?, property: String?) throws
+        func readFetchRequest(_ element: ModelXML.Element, entity: String?, property: String?) throws
             -> (String, String, NSFetchRequest<NSFetchRequestResult>, String?) {
             guard let name = element.string("name"), !name.isEmpty else { throw fail(entity, property, "a fetch request has no name") }
             guard let entityName = element.string("entity"), !entityName.isEmpty else {
@@ -281,7 +278,7 @@ enum XCDataModelReader {
             return (name, entityName, request, element.string("predicateString"))
         }
 
-        func readFetchIndex(_ element: XMLElement, entity: String) throws -> NSFetchIndexDescription {
+        func readFetchIndex(_ element: ModelXML.Element, entity: String) throws -> NSFetchIndexDescription {
             guard let name = element.string("name"), !name.isEmpty else { throw fail(entity, nil, "a fetch index has no name") }
             var elements: [NSFetchIndexElementDescription] = []
             for child in element.childElements where child.name == "fetchIndexElement" {
@@ -300,26 +297,12 @@ enum XCDataModelReader {
             return NSFetchIndexDescription(name: name, elements: elements)
         }
 
-        func readUserInfo(_ element: XMLElement) -> [AnyHashable: Any] {
+        func readUserInfo(_ element: ModelXML.Element) -> [AnyHashable: Any] {
             var info: [AnyHashable: Any] = [:]
             for entry in element.childElements where entry.name == "entry" {
                 if let key = entry.string("key") { info[key] = entry.string("value") ?? "" }
             }
             return info
         }
-    }
-}
-
-extension XMLElement {
-    /// The element's child elements, in order.
-    var childElements: [XMLElement] { (children ?? []).compactMap { $0 as? XMLElement } }
-
-    /// The value of an XML attribute, or nil.
-    func string(_ name: String) -> String? { attribute(forName: name)?.stringValue }
-
-    /// An XML attribute read as Xcode's "YES"/"NO".
-    func bool(_ name: String, default defaultValue: Bool = false) -> Bool {
-        guard let text = string(name) else { return defaultValue }
-        return text == "YES" || text == "1" || text.lowercased() == "true"
     }
 }
