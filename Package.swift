@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CoreDataStoreKit", targets: ["CoreDataStoreKit"]),
         .library(name: "CoreDataConformance", targets: ["CoreDataConformance"]),
         .executable(name: "coredata", targets: ["coredata"]),
+        .plugin(name: "CoreDataModelPlugin", targets: ["CoreDataModelPlugin"]),
     ],
     targets: [
         .target(name: "CoreDataStoreKit", path: "Sources/CoreDataStoreKit"),
@@ -21,6 +22,7 @@ let package = Package(
         .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory"], path: "Sources/CoreData"),
         .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance"),
         .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataStoreKit"], path: "Sources/coredata"),
+        .plugin(name: "CoreDataModelPlugin", capability: .buildTool(), dependencies: ["coredata"], path: "Plugins/CoreDataModelPlugin"),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
