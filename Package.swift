@@ -23,6 +23,8 @@ let package = Package(
         .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance"),
         .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataStoreKit"], path: "Sources/coredata"),
         .plugin(name: "CoreDataModelPlugin", capability: .buildTool(), dependencies: ["coredata"], path: "Plugins/CoreDataModelPlugin"),
+        .executableTarget(name: "ModelResourceExample", dependencies: ["CoreData", "CoreDataStoreKit"],
+                          path: "Examples/ModelResourceExample", resources: [.copy("Library.xcdatamodeld")]),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
