@@ -34,6 +34,9 @@ struct CompiledModelTests {
         let source = try NSManagedObjectModel.load(contentsOf: Fixtures.model(
             "alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
         #expect(ModelComparison.differences(cache, source) == [])
+        let url = Fixtures.apple("mom/from_Z_MODELCACHE/alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel_V1.sqlite.Z_MODELCACHE.mom")
+        let fromData = try ModelFileLoader.model(fromCompiledData: Data(contentsOf: url), source: url)
+        #expect(ModelComparison.differences(fromData, source) == [])
     }
 
     @Test(arguments: [

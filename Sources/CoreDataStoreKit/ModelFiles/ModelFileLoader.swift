@@ -11,6 +11,17 @@ public enum ModelFileLoader {
         try draft.link(into: model)
     }
 
+    /// The model in compiled-model bytes: an Apple `.mom` keyed archive (also a store's inflated
+    /// `Z_MODELCACHE`) or this package's format. `source` names where the bytes came from in errors.
+    /// - Throws: 259 for damaged or invalid data, 3328 for unsupported predicate classes or newer formats.
+    public static func model(fromCompiledData data: Data, source: URL) throws -> NSManagedObjectModel {
+        let draft = CompiledModelFormat.isCompiledModel(data)
+            ? try CompiledModelFormat.decode(data, file: source) : try MOMArchiveReader.read(data, file: source)
+        let model = NSManagedObjectModel()
+        try draft.link(into: model)
+        return model
+    }
+
     /// What the source model at `url` says about code generation (empty for compiled models).
     /// - Throws: as `load(_:into:)`.
     public static func codegenHints(contentsOf url: URL) throws -> ModelCodegenHints {
