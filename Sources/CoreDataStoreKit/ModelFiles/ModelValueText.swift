@@ -22,7 +22,16 @@ enum ModelValueText {
         case .stringAttributeType: return text
         case .UUIDAttributeType: return UUID(uuidString: trimmed)
         case .URIAttributeType: return URL(string: trimmed)
-        case .dateAttributeType: return Double(trimmed).map { Date(timeIntervalSinceReferenceDate: $0) }
+        case .dateAttributeType:
+            if let seconds = Double(trimmed) { return Date(timeIntervalSinceReferenceDate: seconds) }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            for format in ["yyyy-MM-dd HH:mm:ss Z", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd"] {
+                formatter.dateFormat = format
+                if let date = formatter.date(from: trimmed) { return date }
+            }
+            return nil
         default: return nil
         }
     }
