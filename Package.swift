@@ -27,7 +27,7 @@ let package = Package(
                           path: "Examples/ModelResourceExample", resources: [.copy("Library.xcdatamodeld")]),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
-        .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
+        .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataInMemory", "CoreDataConformance"]),
         .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit"]),
     ],
     swiftLanguageModes: [.v5]

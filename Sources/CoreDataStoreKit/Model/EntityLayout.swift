@@ -18,6 +18,8 @@ public final class EntityLayout: @unchecked Sendable {
     public let storedSlots: [Int]
     /// The slots of non-transient to-many relationships (kept by stores apart from rows).
     public let toManySlots: [Int]
+    /// The slots of non-transient transformable attributes (stored as data).
+    public let transformableSlots: [Int]
 
     init(entity: NSEntityDescription) {
         var chain: [NSEntityDescription] = []
@@ -41,11 +43,13 @@ public final class EntityLayout: @unchecked Sendable {
         var relationships: [String: NSRelationshipDescription] = [:]
         var stored: [Int] = []
         var toMany: [Int] = []
+        var transformable: [Int] = []
         for (slot, property) in all.enumerated() {
             byName[property.name] = property
             if let attribute = property as? NSAttributeDescription {
                 attributes[property.name] = attribute
                 if !attribute.isTransient { stored.append(slot) }
+                if !attribute.isTransient, attribute.attributeType == .transformableAttributeType { transformable.append(slot) }
             } else if let relationship = property as? NSRelationshipDescription {
                 relationships[property.name] = relationship
                 if !relationship.isTransient {
@@ -58,6 +62,7 @@ public final class EntityLayout: @unchecked Sendable {
         relationshipsByName = relationships
         storedSlots = stored
         toManySlots = toMany
+        transformableSlots = transformable
     }
 
     /// The number of slots (every property of the entity).

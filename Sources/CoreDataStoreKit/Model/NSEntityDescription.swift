@@ -55,6 +55,8 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         self.name = name
         self.managedObjectClassName = managedObjectClassName ?? name
         self.properties = properties
+        // Property observers do not run in an initializer of the same class.
+        for property in properties { property.entity = self }
     }
 
     // MARK: Looking up properties

@@ -26,6 +26,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     public convenience init(entities: [NSEntityDescription]) {
         self.init()
         self.entities = entities
+        entitiesDidChange()  // property observers do not run in an initializer of the same class
     }
 
     /// A model made of the entities of several models (Apple's `init(byMerging:)`); nil when two share a name.
@@ -40,6 +41,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
             }
         }
         entities = merged
+        entitiesDidChange()
     }
 
     /// The model's entities by name.

@@ -1,0 +1,113 @@
+/// A whole Core Data stack: a model, a coordinator, its stores and a main-queue context
+/// (Apple's class of the same name).
+open class NSPersistentContainer: NSObject, @unchecked Sendable {
+    /// The container's name; the default store file is `<name>.sqlite`.
+    public let name: String
+    /// The model.
+    public let managedObjectModel: NSManagedObjectModel
+    /// The coordinator.
+    public let persistentStoreCoordinator: NSPersistentStoreCoordinator
+    /// The stores `loadPersistentStores` adds: by default one SQLite store in `defaultDirectoryURL()`.
+    open var persistentStoreDescriptions: [NSPersistentStoreDescription]
+    /// The error that finding the model by name produced, reported by `loadPersistentStores`.
+    private let modelLoadingError: NSError?
+
+    /// A container whose model is the one named `name` (`<name>.momd`, `.mom` or `.xcdatamodeld`), found
+    /// where an app on Linux keeps resources: the main bundle, SwiftPM resource bundles, the working directory.
+    /// When no model is found, the container has an empty model and `loadPersistentStores` reports an error
+    /// that lists where it looked.
+    public convenience init(name: String) {
+        do {
+            let model = try NSPersistentContainer.findModel(named: name)
+            self.init(name: name, managedObjectModel: model, modelLoadingError: nil)
+        } catch let error as NSError {
+            self.init(name: name, managedObjectModel: NSManagedObjectModel(), modelLoadingError: error)
+        }
+    }
+
+    /// A container with this model.
+    public convenience init(name: String, managedObjectModel model: NSManagedObjectModel) {
+        self.init(name: name, managedObjectModel: model, modelLoadingError: nil)
+    }
+
+    private init(name: String, managedObjectModel model: NSManagedObjectModel, modelLoadingError: NSError?) {
+        self.name = name
+        self.managedObjectModel = model
+        self.modelLoadingError = modelLoadingError
+        self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let description = NSPersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))
+        self.persistentStoreDescriptions = [description]
+        super.init()
+        ManagedObjectClassRegistry.shared.noteModel(model)
+    }
+
+    /// Where default stores live: the user's application support directory (`$XDG_DATA_HOME` or
+    /// `~/.local/share` on Linux), created if missing.
+    open class func defaultDirectoryURL() -> URL {
+        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSTemporaryDirectory())
+        try? FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        return base
+    }
+
+    /// Adds every described store, calling `block` once per store with the error, if any.
+    /// Stores described with `shouldAddStoreAsynchronously` are added on a background queue.
+    open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
+        for description in persistentStoreDescriptions {
+            let add = { [self] in
+                if let modelLoadingError {
+                    block(description, modelLoadingError)
+                    return
+                }
+                do {
+                    guard let url = description.url else {
+                        throw CoreDataError.operation("The store description has no URL.")
+                    }
+                    try persistentStoreCoordinator.addPersistentStore(ofType: description.type, configurationName: description.configuration,
+                                                                     at: url, options: description.storeOptions)
+                    block(description, nil)
+                } catch {
+                    block(description, error)
+                }
+            }
+            if description.shouldAddStoreAsynchronously {
+                let work = UncheckedSendable(add)
+                DispatchQueue.global().async { work.value() }
+            } else {
+                add()
+            }
+        }
+    }
+
+    private lazy var mainContext: NSManagedObjectContext = {
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        return context
+    }()
+
+    /// The main-queue context.
+    open var viewContext: NSManagedObjectContext { mainContext }
+
+    /// A new private-queue context on the container's coordinator.
+    open func newBackgroundContext() -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        return context
+    }
+
+    /// Runs `block` with a new private-queue context, on that context's queue.
+    open func performBackgroundTask(_ block: @escaping (NSManagedObjectContext) -> Void) {
+        let context = newBackgroundContext()
+        context.perform { block(context) }
+    }
+
+    /// Runs `block` with a new private-queue context and returns its result.
+    public func performBackgroundTask<T>(_ block: @escaping (NSManagedObjectContext) throws -> T) async throws -> T {
+        let context = newBackgroundContext()
+        return try await context.perform { try block(context) }
+    }
+
+    static func findModel(named name: String) throws -> NSManagedObjectModel {
+        throw CoreDataError.make(NSFileReadNoSuchFileError, "Finding a model named \(name) by name is not available yet.")
+    }
+}

@@ -1,0 +1,255 @@
+/// Fetching, counting and executing store requests, with unsaved changes taken into account.
+extension NSManagedObjectContext {
+    /// The objects (or IDs, dictionaries, or a count) a fetch request selects.
+    ///
+    /// With `includesPendingChanges` (the default), unsaved inserts that match are included, deleted objects
+    /// are left out, and changed objects are matched on their current values; dictionary results show only
+    /// saved values, as on Apple's platforms.
+    /// - Throws: 134060 for a request without a known entity or with a malformed predicate; a store error.
+    public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        let results = try fetchResults(request)
+        var typed: [T] = []
+        typed.reserveCapacity(results.count)
+        for item in results {
+            guard let value = item as? T else {
+                throw CoreDataError.make(NSCoreDataError,
+                                         "The fetch returned \(type(of: item)) values, which are not \(T.self); check the request's resultType.")
+            }
+            typed.append(value)
+        }
+        return typed
+    }
+
+    /// The number of objects a fetch request would return.
+    /// - Throws: as `fetch(_:)`.
+    public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
+        let (entity, stores) = try prepare(request)
+        if usesPendingChanges(request, entity: entity) {
+            return try fetchObjects(request, entity: entity, stores: stores).count
+        }
+        let single = stores.count == 1
+        var total = 0
+        for store in stores {
+            let storeRequest = storeFetchRequest(request, entity: entity, result: .count, pushLimits: single)
+            if case .count(let count) = try coordinatorFetch(storeRequest, store: store) { total += count }
+        }
+        if !single { total = max(0, total - request.fetchOffset); if request.fetchLimit > 0 { total = min(total, request.fetchLimit) } }
+        return total
+    }
+
+    /// Runs a store request: a fetch (returns `NSAsynchronousFetchResult`-like results through `fetch`) or a
+    /// batch delete (returns `NSBatchDeleteResult`).
+    /// - Throws: 134091 for request types not supported yet.
+    public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        if let delete = request as? NSBatchDeleteRequest { return try executeBatchDelete(delete) }
+        throw CoreDataError.unsupported("executing \(type(of: request)) requests")
+    }
+
+    // MARK: The pieces
+
+    private func fetchResults<T>(_ request: NSFetchRequest<T>) throws -> [Any] {
+        if let objectClass = T.self as? NSManagedObject.Type, let entity = try? resolveEntity(request) {
+            ManagedObjectClassRegistry.shared.register(objectClass, for: entity)
+        }
+        let (entity, stores) = try prepare(request)
+        switch request.resultType {
+        case .countResultType:
+            return [NSNumber(value: try count(for: request))]
+        case .dictionaryResultType:
+            return try fetchDictionaries(request, entity: entity, stores: stores)
+        case .managedObjectIDResultType:
+            if usesPendingChanges(request, entity: entity) {
+                return try fetchObjects(request, entity: entity, stores: stores).map(\.objectID)
+            }
+            return try fetchIDs(request, entity: entity, stores: stores)
+        default:
+            return try fetchObjects(request, entity: entity, stores: stores)
+        }
+    }
+
+    /// The request's entity and the stores that hold it.
+    private func prepare<T>(_ request: NSFetchRequest<T>) throws -> (NSEntityDescription, [NSPersistentStore]) {
+        let entity = try resolveEntity(request)
+        try InMemoryQuery.validate(request.predicate, entity: entity)
+        if request.propertiesToGroupBy != nil || request.havingPredicate != nil {
+            throw CoreDataError.unsupported("fetch requests with propertiesToGroupBy or havingPredicate")
+        }
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.operation("The context has no persistent store coordinator to fetch from.")
+        }
+        var stores = coordinator.persistentStores.filter { $0.holds(entity) }
+        if let affected = request.affectedStores { stores = stores.filter { store in affected.contains { $0 === store } } }
+        return (entity, stores)
+    }
+
+    func resolveEntity<T>(_ request: NSFetchRequest<T>) throws -> NSEntityDescription {
+        let model = persistentStoreCoordinator?.managedObjectModel
+        if let entity = request.entity, let name = entity.name, let inModel = model?.entitiesByName[name] {
+            return inModel
+        }
+        if let name = request.entityName, let entity = model?.entitiesByName[name] { return entity }
+        throw CoreDataError.make(NSCoreDataError,
+                                 "The fetch request names entity \"\(request.entityName ?? "nil")\", which the context's model does not have.")
+    }
+
+    private func usesPendingChanges<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) -> Bool {
+        guard request.includesPendingChanges, hasChanges else { return false }
+        let related = { (object: NSManagedObject) in object.entity.isKindOf(entity: entity) }
+        return insertedSet.values.contains(where: related) || updatedSet.values.contains(where: related) || deletedSet.values.contains(where: related)
+    }
+
+    private func storeFetchRequest<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription,
+                                      result: StoreFetchRequest.ResultKind, pushLimits: Bool) -> StoreFetchRequest {
+        StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+                          sortDescriptors: request.sortDescriptors ?? [],
+                          fetchLimit: pushLimits ? request.fetchLimit : 0, fetchOffset: pushLimits ? request.fetchOffset : 0,
+                          result: result)
+    }
+
+    private func coordinatorFetch(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> StoreFetchResult {
+        guard let coordinator = persistentStoreCoordinator else { return .rows([]) }
+        return try coordinator.withLock { try store.backend.fetch(request) }
+    }
+
+    private func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObject] {
+        let pending = usesPendingChanges(request, entity: entity)
+        let pushLimits = stores.count == 1 && !pending
+        var objects: [NSManagedObject] = []
+        for store in stores {
+            if request.includesPropertyValues {
+                let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
+                guard case .rows(let rows) = try coordinatorFetch(storeRequest, store: store) else { continue }
+                objects.reserveCapacity(objects.count + rows.count)
+                for row in rows { objects.append(materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects)) }
+            } else {
+                let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
+                guard case .keys(let keys) = try coordinatorFetch(storeRequest, store: store) else { continue }
+                for key in keys {
+                    guard let keyEntity = persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber) else { continue }
+                    objects.append(object(with: store.objectID(for: key, entity: keyEntity)))
+                }
+            }
+        }
+        if pushLimits { return objects }
+        if pending {
+            let matches = { (object: NSManagedObject) throws -> Bool in
+                guard object.entity === entity || (request.includesSubentities && object.entity.isKindOf(entity: entity)) else { return false }
+                return try InMemoryQuery.matches(request.predicate, object)
+            }
+            var seen = Set<ObjectIdentifier>()
+            var merged: [NSManagedObject] = []
+            for object in objects where !object.deleted {
+                if updatedSet[ObjectIdentifier(object)] != nil, try !matches(object) { continue }
+                if seen.insert(ObjectIdentifier(object)).inserted { merged.append(object) }
+            }
+            for object in updatedSet.values where !object.deleted && !seen.contains(ObjectIdentifier(object)) {
+                if try matches(object) { seen.insert(ObjectIdentifier(object)); merged.append(object) }
+            }
+            for object in insertionOrder where object.inserted {
+                if try matches(object) { merged.append(object) }
+            }
+            objects = merged
+        }
+        if let sorts = request.sortDescriptors, !sorts.isEmpty {
+            try InMemoryQuery.sort(&objects, by: sorts)
+        }
+        var slice = ArraySlice(objects)
+        if request.fetchOffset > 0 { slice = slice.dropFirst(request.fetchOffset) }
+        if request.fetchLimit > 0 { slice = slice.prefix(request.fetchLimit) }
+        return Array(slice)
+    }
+
+    private func fetchIDs<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObjectID] {
+        guard stores.count == 1, let store = stores.first, let model = persistentStoreCoordinator?.managedObjectModel else {
+            return try fetchObjects(request, entity: entity, stores: stores).map(\.objectID)
+        }
+        let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: true)
+        guard case .keys(let keys) = try coordinatorFetch(storeRequest, store: store) else { return [] }
+        return keys.compactMap { key in model.entity(withNumber: key.entityNumber).map { store.objectID(for: key, entity: $0) } }
+    }
+
+    private func fetchDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSDictionary] {
+        let layout = entity.layout
+        var properties: [NSPropertyDescription] = []
+        for item in request.propertiesToFetch ?? layout.allProperties.filter({ !$0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) }) {
+            let name = (item as? NSPropertyDescription)?.name ?? (item as? String)
+            guard let name, let property = layout.propertiesByName[name], !property.isTransient,
+                  !((property as? NSRelationshipDescription)?.isToMany ?? false) else {
+                throw CoreDataError.make(NSCoreDataError, "propertiesToFetch names \"\(item)\", which is not an attribute or to-one relationship of \(entity.name ?? "").")
+            }
+            properties.append(property)
+        }
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return [] }
+        var result: [NSDictionary] = []
+        for store in stores {
+            let storeRequest = storeFetchRequest(request, entity: entity, result: .dictionaries(properties: properties, distinct: request.returnsDistinctResults),
+                                                 pushLimits: stores.count == 1)
+            guard case .dictionaries(let rows) = try coordinatorFetch(storeRequest, store: store) else { continue }
+            for row in rows {
+                var dictionary: [String: Any] = [:]
+                for property in properties {
+                    guard let value = row[property.name] else { continue }
+                    if let key = value as? ObjectKey, let keyEntity = model.entity(withNumber: key.entityNumber) {
+                        dictionary[property.name] = store.objectID(for: key, entity: keyEntity)
+                    } else if let attribute = property as? NSAttributeDescription {
+                        var stored = value
+                        if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
+                            stored = TransformableStorage.value(from: data, attribute: attribute)
+                        }
+                        dictionary[property.name] = NSManagedObject.publicForm(stored, attribute)
+                    }
+                }
+                result.append(NSDictionary(dictionary: dictionary))
+            }
+        }
+        return result
+    }
+
+    private func executeBatchDelete(_ request: NSBatchDeleteRequest) throws -> NSBatchDeleteResult {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.operation("The context has no persistent store coordinator.")
+        }
+        var deleted: [NSManagedObjectID] = []
+        let model = coordinator.managedObjectModel
+        if let ids = request.objectIDs {
+            for store in coordinator.persistentStores {
+                let keys = ids.filter { $0.storeIdentity === store.identity }.compactMap(\.key)
+                guard !keys.isEmpty else { continue }
+                if store.isReadOnly { throw CoreDataError.saveFailed("the store at \(store.url?.path ?? "") was added read-only") }
+                let removed = try coordinator.withLock { try store.backend.batchDelete(.keys(keys)) }
+                deleted += removed.compactMap { key in model.entity(withNumber: key.entityNumber).map { store.objectID(for: key, entity: $0) } }
+            }
+        } else {
+            let fetch = request.fetchRequest
+            let (entity, stores) = try prepare(fetch)
+            for store in stores {
+                if store.isReadOnly { throw CoreDataError.saveFailed("the store at \(store.url?.path ?? "") was added read-only") }
+                let storeRequest = storeFetchRequest(fetch, entity: entity, result: .keys, pushLimits: stores.count == 1)
+                let removed = try coordinator.withLock { try store.backend.batchDelete(.matching(storeRequest)) }
+                deleted += removed.compactMap { key in model.entity(withNumber: key.entityNumber).map { store.objectID(for: key, entity: $0) } }
+            }
+        }
+        switch request.resultType {
+        case .resultTypeStatusOnly: return NSBatchDeleteResult(result: NSNumber(value: true), resultType: .resultTypeStatusOnly)
+        case .resultTypeCount: return NSBatchDeleteResult(result: NSNumber(value: deleted.count), resultType: .resultTypeCount)
+        case .resultTypeObjectIDs: return NSBatchDeleteResult(result: deleted, resultType: .resultTypeObjectIDs)
+        }
+    }
+}
+
+extension NSEntityDescription {
+    /// The entity named `entityName` in the model of `context`'s coordinator.
+    public class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
+        context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName]
+    }
+
+    /// Makes an object of the named entity and inserts it into `context`. An entity the model lacks is a
+    /// programming error, as on Apple's platforms.
+    public class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
+        guard let entity = entity(forEntityName: entityName, in: context) else {
+            preconditionFailure("The context's model has no entity named \"\(entityName)\".")
+        }
+        let objectClass = ManagedObjectClassRegistry.shared.objectClass(for: entity)
+        return objectClass.init(entity: entity, insertInto: context)
+    }
+}

@@ -1,0 +1,73 @@
+/// Taking in changes made elsewhere: other contexts' saves and batch requests.
+extension NSManagedObjectContext {
+    /// Applies changes saved by another context or made by a batch request to these contexts: deleted objects
+    /// leave them, updated objects are reloaded (keeping their unsaved changes). `changeNotificationData` maps
+    /// `NSInsertedObjectsKey`, `NSUpdatedObjectsKey` and `NSDeletedObjectsKey` to object IDs (arrays or sets) or
+    /// to URIs of object IDs.
+    public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
+        for context in contexts {
+            context.performAndWait {
+                context.mergeIDs(
+                    updated: context.objectIDs(in: changeNotificationData[NSUpdatedObjectsKey]),
+                    deleted: context.objectIDs(in: changeNotificationData[NSDeletedObjectsKey]))
+            }
+        }
+    }
+
+    /// Applies the changes of another context's save notification to this context.
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        guard let info = notification.userInfo, (notification.object as? NSManagedObjectContext) !== self else { return }
+        mergeIDs(updated: objectIDs(in: info[NSUpdatedObjectsKey]), deleted: objectIDs(in: info[NSDeletedObjectsKey]))
+    }
+
+    private func objectIDs(in value: Any?) -> [NSManagedObjectID] {
+        let items: [Any]
+        switch value {
+        case let array as [Any]: items = array
+        case let set as Set<NSManagedObject>: items = Array(set)
+        case let set as Set<NSManagedObjectID>: items = Array(set)
+        case let set as NSSet: items = set.allObjects
+        default: items = []
+        }
+        return items.compactMap { item in
+            switch item {
+            case let id as NSManagedObjectID: return id
+            case let object as NSManagedObject: return object.assignedID
+            case let url as URL: return persistentStoreCoordinator?.managedObjectID(forURIRepresentation: url)
+            default: return nil
+            }
+        }
+    }
+
+    private func mergeIDs(updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
+        for id in deleted {
+            guard let object = registered[id] else { continue }
+            registered[id] = nil
+            updatedSet[ObjectIdentifier(object)] = nil
+            deletedSet[ObjectIdentifier(object)] = nil
+            object.deleted = false
+            object.managedObjectContext = nil
+        }
+        for id in updated {
+            guard let object = registered[id], !object.faulted else { continue }
+            refresh(object, mergeChanges: object.hasChanges)
+        }
+    }
+
+    /// Starts or stops merging the saves of other contexts of the same coordinator.
+    func updateAutomaticMerging() {
+        if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
+        mergeObserver = nil
+        guard automaticallyMergesChangesFromParent else { return }
+        mergeObserver = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: nil, queue: nil) { [weak self] notification in
+            guard let self, let source = notification.object as? NSManagedObjectContext, source !== self,
+                  source.persistentStoreCoordinator === self.persistentStoreCoordinator else { return }
+            let info = notification.userInfo ?? [:]
+            let ids: [AnyHashable: Any] = [
+                NSUpdatedObjectsKey: (info[NSUpdatedObjectsKey] as? Set<NSManagedObject> ?? []).compactMap(\.assignedID),
+                NSDeletedObjectsKey: (info[NSDeletedObjectsKey] as? Set<NSManagedObject> ?? []).compactMap(\.assignedID),
+            ]
+            self.perform { NSManagedObjectContext.mergeChanges(fromRemoteContextSave: ids, into: [self]) }
+        }
+    }
+}

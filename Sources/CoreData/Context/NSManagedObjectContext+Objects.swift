@@ -1,0 +1,150 @@
+/// Looking objects up by ID, making and filling faults, and loading to-many relationships.
+extension NSManagedObjectContext {
+    /// The object with this ID: the registered one, or a new fault (which fails to load if the object does not
+    /// exist). Use `existingObject(with:)` to find out.
+    public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        if let object = registered[objectID] { return object }
+        let object = makeObject(entity: objectID.entity)
+        object.assignedID = objectID
+        object.faulted = true
+        register(object)
+        return object
+    }
+
+    /// The object with this ID, loaded from its store if needed.
+    /// - Throws: 133000 when no store has the object.
+    public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        if let object = registered[objectID] {
+            if object.faulted { try fulfillFaultThrowing(object) }
+            return object
+        }
+        guard let key = objectID.key, let store = persistentStoreCoordinator?.store(for: objectID) else {
+            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in this context's stores.")
+        }
+        let rows = try persistentStoreCoordinator!.withLock { try store.backend.rows(for: [key]) }
+        guard let row = rows.first else {
+            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in its store.")
+        }
+        return materialize(row: row, store: store)
+    }
+
+    /// A new object of the entity's class, outside any context.
+    func makeObject(entity: NSEntityDescription) -> NSManagedObject {
+        ManagedObjectClassRegistry.shared.objectClass(for: entity).init(entity: entity, insertInto: nil)
+    }
+
+    /// The registered object for a row of `store`, filled from the row unless it has unsaved changes.
+    func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool = false) -> NSManagedObject {
+        let model = persistentStoreCoordinator?.managedObjectModel
+        let entity = model?.entity(withNumber: row.key.entityNumber) ?? NSEntityDescription()
+        let id = store.objectID(for: row.key, entity: entity)
+        if let object = registered[id] {
+            if object.faulted || (refresh && !object.hasChanges) {
+                fill(object, with: row)
+                object.awakeFromFetch()
+            }
+            return object
+        }
+        let object = makeObject(entity: entity)
+        object.assignedID = id
+        fill(object, with: row)
+        register(object)
+        object.awakeFromFetch()
+        return object
+    }
+
+    /// Puts a row's values into an object and marks it saved and unchanged.
+    func fill(_ object: NSManagedObject, with row: StoreRow) {
+        var values = row.values
+        if values.count != object.layout.slotCount {
+            values = Array(values.prefix(object.layout.slotCount)) + [Any?](repeating: nil, count: max(0, object.layout.slotCount - values.count))
+        }
+        object.committed = values
+        for slot in object.layout.transformableSlots {
+            guard let data = values[slot] as? Data, let attribute = object.layout.allProperties[slot] as? NSAttributeDescription else { continue }
+            values[slot] = TransformableStorage.value(from: data, attribute: attribute)
+        }
+        object.slots = values
+        object.version = row.version
+        object.changedSlots = []
+        object.faulted = false
+    }
+
+    /// Loads a fault's values; an object its store no longer has keeps empty values.
+    func fulfillFault(of object: NSManagedObject) {
+        try? fulfillFaultThrowing(object)
+    }
+
+    func fulfillFaultThrowing(_ object: NSManagedObject) throws {
+        object.faulted = false
+        guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
+              let store = coordinator.store(for: id) else { return }
+        let rows = try coordinator.withLock { try store.backend.rows(for: [key]) }
+        guard let row = rows.first else {
+            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
+                                     "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): the object was deleted from its store.")
+        }
+        fill(object, with: row)
+        object.awakeFromFetch()
+    }
+
+    /// The object a to-one key of `near`'s store names (registered, or a new fault).
+    func object(for key: ObjectKey, near other: NSManagedObject) -> NSManagedObject? {
+        guard let store = other.assignedID?.persistentStore,
+              let entity = persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber) else { return nil }
+        return object(with: store.objectID(for: key, entity: entity))
+    }
+
+    /// The destinations of a saved object's to-many relationship, from its store.
+    func loadToMany(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObject] {
+        guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
+              let store = coordinator.store(for: id) else { return [] }
+        let keys = (try? coordinator.withLock { try store.backend.relatedKeys(of: key, through: relationship) }) ?? []
+        return keys.compactMap { self.object(for: $0, near: object) }
+    }
+
+    /// Gives permanent IDs to objects that have temporary ones, allocating keys in their stores.
+    /// - Throws: 134070 when an object's entity is in no store, or a store error.
+    public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.operation("The context has no persistent store coordinator.")
+        }
+        struct Group: Hashable { let store: ObjectIdentifier; let root: ObjectIdentifier }
+        var groups: [Group: (NSPersistentStore, NSEntityDescription, [NSManagedObject])] = [:]
+        for object in objects where object.objectID.isTemporaryID {
+            let store = try self.store(forNew: object)
+            let root = object.entity.rootEntity
+            groups[Group(store: ObjectIdentifier(store), root: ObjectIdentifier(root)), default: (store, root, [])].2.append(object)
+        }
+        try coordinator.withLock {
+            for (_, group) in groups {
+                let (store, root, members) = group
+                let keys = try store.backend.allocatePrimaryKeys(for: root, count: members.count)
+                guard keys.count == members.count else {
+                    throw CoreDataError.saveFailed("the store gave \(keys.count) keys for \(members.count) objects")
+                }
+                for (object, primaryKey) in zip(members, keys) {
+                    let oldID = object.objectID
+                    let newID = store.objectID(for: ObjectKey(entityNumber: object.entity.entityNumber, primaryKey: primaryKey), entity: object.entity)
+                    object.assignedID = newID
+                    if registered[oldID] === object {
+                        registered[oldID] = nil
+                        registered[newID] = object
+                    }
+                }
+            }
+        }
+    }
+
+    /// The store a new object goes to: the assigned one, else the first store whose configuration holds its entity.
+    func store(forNew object: NSManagedObject) throws -> NSPersistentStore {
+        if let id = object.assignedID, let store = id.persistentStore { return store }
+        if let assigned = assignedStores[ObjectIdentifier(object)] { return assigned }
+        guard let store = persistentStoreCoordinator?.persistentStores.first(where: { $0.holds(object.entity) }) else {
+            throw CoreDataError.make(NSPersistentStoreOperationError,
+                                     "No persistent store of this context's coordinator holds entity \(object.entity.name ?? ""); add a store before saving.",
+                                     userInfo: [NSAffectedObjectsErrorKey: [object]])
+        }
+        return store
+    }
+}

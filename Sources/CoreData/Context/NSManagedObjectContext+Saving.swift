@@ -1,0 +1,300 @@
+/// The name of the notification a context posts after a save, with Apple's value.
+public extension NSNotification.Name {
+    static let NSManagedObjectContextDidSave = NSNotification.Name("NSManagingContextDidSaveChangesNotification")
+    static let NSManagedObjectContextWillSave = NSNotification.Name("NSManagingContextWillSaveChangesNotification")
+    static let NSManagedObjectContextObjectsDidChange = NSNotification.Name("NSObjectsChangedInManagingContextNotification")
+}
+
+/// userInfo keys of the save and change notifications, with Apple's values.
+public let NSInsertedObjectsKey = "inserted"
+public let NSUpdatedObjectsKey = "updated"
+public let NSDeletedObjectsKey = "deleted"
+public let NSRefreshedObjectsKey = "refreshed"
+public let NSInvalidatedObjectsKey = "invalidated"
+public let NSInvalidatedAllObjectsKey = "invalidatedAll"
+
+/// Saving: validation, permanent IDs, one change set per store, conflicts resolved by the merge policy.
+extension NSManagedObjectContext {
+    /// Writes every unsaved change to the stores.
+    ///
+    /// Objects are validated first (required values, value types, relationship counts, deny rules); failures
+    /// throw 1550–1600 (1560 with `NSDetailedErrorsKey` for several) and nothing is written. Each store receives
+    /// its changes as one atomic change set. Objects changed in a store since they were read are conflicts,
+    /// resolved by `mergePolicy` or thrown as 133020 with the conflicts under "conflictList". Saving to a
+    /// read-only store throws 134030. A context without changes does nothing.
+    public func save() throws {
+        guard hasChanges else { return }
+        guard parent == nil else { throw CoreDataError.unsupported("saving a child context into its parent context") }
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.operation("The context has no persistent store coordinator to save to.")
+        }
+        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        for object in changedObjectsInSaveOrder() { object.willSave() }
+
+        let inserted = insertionOrder.filter { $0.inserted }
+        let deleted = deletedSet.values.filter { !$0.inserted }
+        let updated = updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
+
+        var errors: [NSError] = []
+        for object in inserted { collect(&errors) { try object.validateForInsert() } }
+        for object in updated where object.hasPersistentChangedValues { collect(&errors) { try object.validateForUpdate() } }
+        for object in deleted { collect(&errors) { try object.validateForDelete() } }
+        try throwCombined(errors)
+
+        try obtainPermanentIDs(for: inserted)
+        let written = updated.filter(\.hasPersistentChangedValues)
+        var plans: [ObjectIdentifier: StoreSavePlan] = [:]
+        func plan(for object: NSManagedObject) throws -> StoreSavePlan {
+            guard let store = object.assignedID?.persistentStore else {
+                throw CoreDataError.saveFailed("object \(object.objectID.uriRepresentation().absoluteString) belongs to no added store")
+            }
+            if let existing = plans[ObjectIdentifier(store)] { return existing }
+            guard !store.isReadOnly else {
+                throw CoreDataError.saveFailed("the store at \(store.url?.path ?? "") was added read-only",
+                                               underlying: nil)
+            }
+            let created = StoreSavePlan(store: store)
+            plans[ObjectIdentifier(store)] = created
+            return created
+        }
+        for object in inserted { try plan(for: object).inserted.append(object) }
+        for object in written { try plan(for: object).updated.append(object) }
+        for object in deleted { try plan(for: object).deleted.append(object) }
+        for store in coordinator.persistentStores where plans[ObjectIdentifier(store)] == nil && store.hasPendingMetadata {
+            plans[ObjectIdentifier(store)] = StoreSavePlan(store: store)
+        }
+
+        for plan in plans.values.sorted(by: { $0.order < $1.order }) {
+            try write(plan, coordinator: coordinator)
+        }
+        finishSave(inserted: inserted, updated: updated, deleted: deleted)
+    }
+
+    private func collect(_ errors: inout [NSError], _ body: () throws -> Void) {
+        do { try body() } catch let error as NSError { errors.append(error) }
+    }
+
+    private func changedObjectsInSaveOrder() -> [NSManagedObject] {
+        insertionOrder.filter(\.inserted) + updatedSet.values.filter { !$0.inserted && !$0.deleted } + deletedSet.values.filter { !$0.inserted }
+    }
+
+    /// Writes one store's part of the save, resolving conflicts with the merge policy.
+    private func write(_ plan: StoreSavePlan, coordinator: NSPersistentStoreCoordinator) throws {
+        let policy = NSMergePolicy.resolve(mergePolicy)
+        var overwrite = Set<ObjectIdentifier>()
+        for _ in 0..<4 {
+            var changes = try changeSet(for: plan, skippingVersionCheckFor: overwrite)
+            changes.metadata = plan.store.peekPendingMetadata()
+            do {
+                let result = try coordinator.withLock { try plan.store.backend.save(changes) }
+                plan.store.clearPendingMetadata()
+                for object in plan.inserted + plan.updated {
+                    if let key = object.assignedID?.key, let version = result.versions[key] { object.version = version }
+                }
+                plan.writtenRows = changes
+                return
+            } catch let conflict as StoreVersionConflict {
+                let objects = conflict.conflicts.compactMap { item -> (NSManagedObject, StoreVersionConflict.Conflict)? in
+                    guard let object = (plan.updated + plan.deleted).first(where: { $0.assignedID?.key == item.key }) else { return nil }
+                    return (object, item)
+                }
+                switch policy.mergeType {
+                case .errorMergePolicyType:
+                    throw mergeError(objects)
+                case .overwriteMergePolicyType:
+                    for (object, _) in objects { overwrite.insert(ObjectIdentifier(object)) }
+                case .rollbackMergePolicyType:
+                    for (object, item) in objects {
+                        plan.updated.removeAll { $0 === object }
+                        plan.deleted.removeAll { $0 === object }
+                        if let current = item.current { fill(object, with: current) }
+                        object.deleted = false
+                        deletedSet[ObjectIdentifier(object)] = nil
+                        updatedSet[ObjectIdentifier(object)] = nil
+                    }
+                case .mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType:
+                    let storeWins = policy.mergeType == .mergeByPropertyStoreTrumpMergePolicyType
+                    for (object, item) in objects {
+                        guard let current = item.current else { throw mergeError(objects) }
+                        mergeProperties(of: object, with: current, storeWins: storeWins)
+                    }
+                }
+            }
+        }
+        throw CoreDataError.make(NSManagedObjectMergeError, "The save kept conflicting with concurrent changes to the store; it was abandoned.")
+    }
+
+    /// Puts the store's current values under the object's changes (or over them when the store wins).
+    private func mergeProperties(of object: NSManagedObject, with current: StoreRow, storeWins: Bool) {
+        let committed = object.committed ?? []
+        var values = current.values
+        for slot in object.layout.storedSlots where slot < values.count {
+            let storeChanged = slot < committed.count && !StoreValueEquality.equal(committed[slot], current.values[slot])
+            if object.changedSlots.contains(slot), !(storeWins && storeChanged) {
+                values[slot] = nil
+                continue
+            }
+            object.changedSlots.remove(slot)
+            var value = current.values[slot]
+            if let data = value as? Data, let attribute = object.layout.allProperties[slot] as? NSAttributeDescription,
+               attribute.attributeType == .transformableAttributeType {
+                value = TransformableStorage.value(from: data, attribute: attribute)
+            }
+            object.slots[slot] = value
+            values[slot] = current.values[slot]
+        }
+        object.committed = current.values
+        object.version = current.version
+        object.changedSlots.formUnion(object.layout.storedSlots.filter { !StoreValueEquality.equal(object.committed?[$0], rowValue(object, slot: $0)) })
+    }
+
+    private func mergeError(_ objects: [(NSManagedObject, StoreVersionConflict.Conflict)]) -> NSError {
+        let conflicts = objects.map { object, item in
+            NSMergeConflict(source: object, newVersion: Int(item.current?.version ?? 0), oldVersion: Int(item.expectedVersion),
+                            cachedSnapshot: object.committedValues(forKeys: nil),
+                            persistedSnapshot: item.current.map { row in
+                                var snapshot: [String: Any] = [:]
+                                for slot in object.layout.storedSlots where slot < row.values.count {
+                                    snapshot[object.layout.allProperties[slot].name] = row.values[slot] ?? NSNull()
+                                }
+                                return snapshot
+                            })
+        }
+        let names = objects.map { $0.0.objectID.uriRepresentation().absoluteString }.joined(separator: ", ")
+        return CoreDataError.make(NSManagedObjectMergeError,
+                                  "Could not merge changes: \(objects.count) object(s) changed in the store since they were read (\(names)).",
+                                  userInfo: ["conflictList": conflicts])
+    }
+
+    /// The change set for one store's part of the save.
+    private func changeSet(for plan: StoreSavePlan, skippingVersionCheckFor overwrite: Set<ObjectIdentifier>) throws -> StoreChangeSet {
+        var changes = StoreChangeSet()
+        for object in plan.inserted {
+            guard let key = object.assignedID?.key else { continue }
+            changes.inserted.append(StoreRow(key: key, version: 0, values: try rowValues(object, store: plan.store)))
+            changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: plan.store)
+        }
+        for object in plan.updated {
+            guard let key = object.assignedID?.key else { continue }
+            let row = StoreRow(key: key, version: object.version, values: try rowValues(object, store: plan.store))
+            let expected: Int64? = overwrite.contains(ObjectIdentifier(object)) ? nil : object.version
+            let changed = object.changedSlots.filter { object.layout.storedSlots.contains($0) }.sorted()
+            changes.updated.append(StoreRowUpdate(row: row, expectedVersion: expected, changedSlots: changed))
+            let changedToMany = object.layout.toManySlots.filter { object.changedSlots.contains($0) }
+            changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: plan.store)
+        }
+        for object in plan.deleted {
+            guard let key = object.assignedID?.key else { continue }
+            let expected: Int64? = overwrite.contains(ObjectIdentifier(object)) ? nil : object.version
+            changes.deleted.append(StoreRowDeletion(key: key, expectedVersion: expected))
+        }
+        return changes
+    }
+
+    /// An object's values as a store row: attributes (transformable ones as data), to-one as keys.
+    func rowValues(_ object: NSManagedObject, store: NSPersistentStore) throws -> [Any?] {
+        var values = [Any?](repeating: nil, count: object.layout.slotCount)
+        for slot in object.layout.storedSlots {
+            values[slot] = try rowValue(object, slot: slot, store: store)
+        }
+        return values
+    }
+
+    private func rowValue(_ object: NSManagedObject, slot: Int) -> Any? {
+        guard let store = object.assignedID?.persistentStore else { return nil }
+        return try? rowValue(object, slot: slot, store: store)
+    }
+
+    private func rowValue(_ object: NSManagedObject, slot: Int, store: NSPersistentStore) throws -> Any? {
+        let property = object.layout.allProperties[slot]
+        if property is NSRelationshipDescription {
+            if let key = object.slots[slot] as? ObjectKey { return key }
+            guard let target = object.slots[slot] as? NSManagedObject, !target.deleted else { return nil }
+            return try key(of: target, from: object, relationship: property.name, store: store)
+        }
+        guard let value = object.slots[slot], let attribute = property as? NSAttributeDescription else { return nil }
+        if attribute.attributeType == .transformableAttributeType {
+            return try TransformableStorage.data(for: value, attribute: attribute)
+        }
+        return value
+    }
+
+    private func toManyChanges(_ object: NSManagedObject, slots: [Int], store: NSPersistentStore) throws -> [ToManyChange] {
+        guard let owner = object.assignedID?.key else { return [] }
+        var result: [ToManyChange] = []
+        for slot in slots {
+            guard let relationship = object.layout.allProperties[slot] as? NSRelationshipDescription else { continue }
+            let targets = (object.slots[slot] as? ToManyStorage)?.objects ?? (object.inserted ? [] : object.toManyObjects(slot: slot))
+            let keys = try targets.filter { !$0.deleted }.map { try key(of: $0, from: object, relationship: relationship.name, store: store) }
+            result.append(ToManyChange(owner: owner, relationship: relationship, destinations: keys))
+        }
+        return result
+    }
+
+    private func key(of target: NSManagedObject, from object: NSManagedObject, relationship: String, store: NSPersistentStore) throws -> ObjectKey {
+        guard let id = target.assignedID, let key = id.key else {
+            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
+                                     "\(object.entity.name ?? "").\(relationship) points at an object that is not inserted in a context.")
+        }
+        guard id.storeIdentity === store.identity else {
+            throw CoreDataError.make(NSManagedObjectExternalRelationshipError,
+                                     "\(object.entity.name ?? "").\(relationship) points at an object in another store; relationships cannot cross stores.")
+        }
+        return key
+    }
+
+    /// Marks everything saved, calls `didSave` and posts the save notification.
+    private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        for object in inserted + updated {
+            object.inserted = false
+            object.changedSlots = []
+            if let store = object.assignedID?.persistentStore {
+                object.committed = try? rowValues(object, store: store)
+            }
+        }
+        for object in deleted {
+            registered[object.objectID] = nil
+            object.deleted = false
+        }
+        insertedSet = [:]
+        updatedSet = [:]
+        deletedSet = [:]
+        insertionOrder = []
+        assignedStores = [:]
+        for object in inserted + updated + deleted { object.didSave() }
+        for object in deleted { object.managedObjectContext = nil }
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
+            NSInsertedObjectsKey: Set(inserted),
+            NSUpdatedObjectsKey: Set(updated),
+            NSDeletedObjectsKey: Set(deleted),
+        ])
+    }
+}
+
+/// One store's part of a save.
+final class StoreSavePlan {
+    let store: NSPersistentStore
+    let order: Int
+    var inserted: [NSManagedObject] = []
+    var updated: [NSManagedObject] = []
+    var deleted: [NSManagedObject] = []
+    var writtenRows: StoreChangeSet?
+
+    init(store: NSPersistentStore) {
+        self.store = store
+        self.order = store.persistentStoreCoordinator?.persistentStores.firstIndex { $0 === store } ?? 0
+    }
+}
+
+/// Compares two row values (attribute values or keys) for equality.
+enum StoreValueEquality {
+    static func equal(_ lhs: Any?, _ rhs: Any?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): return true
+        case (nil, _), (_, nil): return false
+        case let (l as ObjectKey, r as ObjectKey): return l == r
+        case let (l as AnyHashable, r as AnyHashable): return l == r
+        default: return false
+        }
+    }
+}

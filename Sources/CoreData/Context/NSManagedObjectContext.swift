@@ -1,0 +1,290 @@
+import Dispatch
+
+/// The concurrency kind of a context, with Apple's raw values.
+public enum NSManagedObjectContextConcurrencyType: UInt, Sendable {
+    /// Deprecated by Apple; treated like a private queue.
+    case confinementConcurrencyType = 0
+    /// The context has a private serial queue; use `perform` and `performAndWait`.
+    case privateQueueConcurrencyType = 1
+    /// The context belongs to the main queue.
+    case mainQueueConcurrencyType = 2
+}
+
+/// A scratch pad of managed objects: it registers the objects it fetched or inserted, records their changes,
+/// and saves them to its coordinator's stores (Apple's class of the same name).
+///
+/// A context is used from its own queue: the main queue for `.mainQueueConcurrencyType`, a private serial
+/// queue otherwise, reached with `perform` or `performAndWait`. Objects belong to one context.
+open class NSManagedObjectContext: NSObject, @unchecked Sendable {
+    /// The context's concurrency kind.
+    public let concurrencyType: NSManagedObjectContextConcurrencyType
+    /// The coordinator whose stores the context fetches from and saves to.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        didSet { if let model = persistentStoreCoordinator?.managedObjectModel { ManagedObjectClassRegistry.shared.noteModel(model) } }
+    }
+    /// A parent context (nested contexts are not supported yet: saving a child context throws).
+    open var parent: NSManagedObjectContext?
+    /// A name for debugging.
+    open var name: String?
+    /// How conflicts found by a save are resolved; `NSErrorMergePolicy` (the default) throws them.
+    open var mergePolicy: Any = NSErrorMergePolicy
+    /// Whether the context merges saves of other contexts of its coordinator by itself.
+    open var automaticallyMergesChangesFromParent: Bool = false {
+        didSet { updateAutomaticMerging() }
+    }
+    /// The author recorded with saves (kept; persistent history is not recorded yet).
+    open var transactionAuthor: String?
+    /// Whether objects with unsaved changes are kept alive by the context (they always are here).
+    open var retainsRegisteredObjects: Bool = false
+    /// Whether the context takes part in undo (no undo manager exists on Linux).
+    open var shouldDeleteInaccessibleFaults: Bool = true
+    /// Free-form information.
+    open var userInfo: NSMutableDictionary = NSMutableDictionary()
+
+    let queue: DispatchQueue?
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    var registered: [NSManagedObjectID: NSManagedObject] = [:]
+    var insertedSet: [ObjectIdentifier: NSManagedObject] = [:]
+    var updatedSet: [ObjectIdentifier: NSManagedObject] = [:]
+    var deletedSet: [ObjectIdentifier: NSManagedObject] = [:]
+    var insertionOrder: [NSManagedObject] = []
+    var mergeObserver: NSObjectProtocol?
+
+    /// A context of the given concurrency kind, with no coordinator yet.
+    public init(concurrencyType type: NSManagedObjectContextConcurrencyType) {
+        concurrencyType = type
+        switch type {
+        case .mainQueueConcurrencyType: queue = nil
+        case .privateQueueConcurrencyType, .confinementConcurrencyType:
+            queue = DispatchQueue(label: "NSManagedObjectContext.private")
+        }
+        super.init()
+        queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+    }
+
+    deinit {
+        if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
+    }
+
+    // MARK: Queues
+
+    /// Whether the calling code already runs on the context's queue.
+    var isOnQueue: Bool {
+        if queue != nil { return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) }
+        return Thread.isMainThread
+    }
+
+    /// Runs `block` on the context's queue, later.
+    open func perform(_ block: @escaping () -> Void) {
+        let work = UncheckedSendable(block)
+        if let queue { queue.async { work.value() } } else { DispatchQueue.main.async { work.value() } }
+    }
+
+    /// Runs `block` on the context's queue and waits for it; runs it at once when already on the queue.
+    open func performAndWait(_ block: () -> Void) {
+        if isOnQueue { block(); return }
+        if let queue { queue.sync(execute: block) } else { DispatchQueue.main.sync(execute: block) }
+    }
+
+    /// Runs `block` on the context's queue, waits, and returns its result or rethrows its error.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if isOnQueue { return try block() }
+        if let queue { return try queue.sync(execute: block) }
+        return try DispatchQueue.main.sync(execute: block)
+    }
+
+    /// How `perform` schedules an async block (Apple's `NSManagedObjectContext.ScheduledTaskType`).
+    public enum ScheduledTaskType: Sendable {
+        case immediate
+        case enqueued
+    }
+
+    /// Runs `block` on the context's queue and returns its result.
+    public func perform<T>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws -> T) async throws -> T {
+        if schedule == .immediate, isOnQueue { return try block() }
+        return try await withCheckedThrowingContinuation { continuation in
+            perform {
+                do { continuation.resume(returning: try block()) } catch { continuation.resume(throwing: error) }
+            }
+        }
+    }
+
+    // MARK: Registered objects and changes
+
+    /// Whether any object is inserted, updated or deleted.
+    open var hasChanges: Bool { !insertedSet.isEmpty || !updatedSet.isEmpty || !deletedSet.isEmpty }
+    /// The objects inserted and not saved yet.
+    open var insertedObjects: Set<NSManagedObject> { Set(insertedSet.values) }
+    /// The objects with unsaved changes.
+    open var updatedObjects: Set<NSManagedObject> { Set(updatedSet.values.filter { !$0.inserted && !$0.deleted }) }
+    /// The objects deleted and not saved yet.
+    open var deletedObjects: Set<NSManagedObject> { Set(deletedSet.values) }
+    /// Every object the context holds.
+    open var registeredObjects: Set<NSManagedObject> { Set(registered.values) }
+
+    /// The registered object with this ID, or nil (never a fault made for the call).
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registered[objectID] }
+
+    func noteUpdated(_ object: NSManagedObject) {
+        updatedSet[ObjectIdentifier(object)] = object
+    }
+
+    func register(_ object: NSManagedObject) {
+        registered[object.objectID] = object
+        object.managedObjectContext = self
+    }
+
+    /// Inserts a new object; it is saved with the next `save()`. Inserting an object of another context, or
+    /// a saved one, does nothing.
+    open func insert(_ object: NSManagedObject) {
+        if let owner = object.managedObjectContext, owner !== self { return }
+        if object.deleted, object.inserted == false, deletedSet[ObjectIdentifier(object)] != nil {
+            // Re-inserting a deleted object undoes the deletion.
+            deletedSet[ObjectIdentifier(object)] = nil
+            object.deleted = false
+            return
+        }
+        guard !object.inserted, object.assignedID?.isTemporaryID ?? true else { return }
+        let isNew = object.managedObjectContext == nil
+        object.inserted = true
+        register(object)
+        insertedSet[ObjectIdentifier(object)] = object
+        insertionOrder.append(object)
+        if isNew {
+            for (slot, property) in object.layout.allProperties.enumerated() {
+                if let attribute = property as? NSAttributeDescription, object.slots[slot] == nil, let value = attribute.defaultValue {
+                    object.slots[slot] = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
+                } else if let relationship = property as? NSRelationshipDescription, relationship.isToMany, object.slots[slot] == nil {
+                    object.slots[slot] = ToManyStorage()
+                }
+            }
+            object.awakeFromInsert()
+        }
+    }
+
+    /// Marks an object deleted: its delete rules run now, and the deletion is saved with the next `save()`.
+    /// Deleting an unsaved object simply removes it.
+    open func delete(_ object: NSManagedObject) {
+        guard object.managedObjectContext === self, !object.deleted else { return }
+        object.fireFaultIfNeeded()
+        object.prepareForDeletion()
+        object.deleted = true
+        deletedSet[ObjectIdentifier(object)] = object
+        applyDeleteRules(of: object)
+        if object.inserted {
+            object.inserted = false
+            insertedSet[ObjectIdentifier(object)] = nil
+            deletedSet[ObjectIdentifier(object)] = nil
+            updatedSet[ObjectIdentifier(object)] = nil
+            insertionOrder.removeAll { $0 === object }
+            registered[object.objectID] = nil
+            object.managedObjectContext = nil
+        }
+    }
+
+    /// Cascades and nullifies a deleted object's relationships (deny is checked when saving).
+    private func applyDeleteRules(of object: NSManagedObject) {
+        for case let relationship as NSRelationshipDescription in object.layout.allProperties {
+            guard let slot = object.layout.slotByName[relationship.name] else { continue }
+            let targets = relationship.isToMany ? object.toManyObjects(slot: slot) : [object.toOneObject(slot: slot)].compactMap { $0 }
+            switch relationship.deleteRule {
+            case .cascadeDeleteRule:
+                for target in targets { delete(target) }
+                fallthrough
+            case .nullifyDeleteRule:
+                guard let inverse = relationship.inverseRelationship else { continue }
+                for target in targets {
+                    guard let inverseSlot = target.layout.slotByName[inverse.name] else { continue }
+                    target.fireFaultIfNeeded()
+                    if inverse.isToMany {
+                        if target.toManyStorage(slot: inverseSlot).remove(object) { target.noteChange(slot: inverseSlot) }
+                    } else if target.toOneObject(slot: inverseSlot) === object {
+                        target.slots[inverseSlot] = nil
+                        target.noteChange(slot: inverseSlot)
+                    }
+                }
+            case .denyDeleteRule, .noActionDeleteRule:
+                continue
+            }
+        }
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context, updated and deleted ones get their
+    /// saved values back.
+    open func rollback() {
+        for object in insertionOrder {
+            registered[object.objectID] = nil
+            object.inserted = false
+            object.managedObjectContext = nil
+        }
+        for object in Array(updatedSet.values) + Array(deletedSet.values) where object.managedObjectContext === self {
+            object.deleted = false
+            revertToCommitted(object)
+        }
+        insertedSet = [:]
+        updatedSet = [:]
+        deletedSet = [:]
+        insertionOrder = []
+    }
+
+    /// Forgets every registered object; objects held elsewhere become unusable.
+    open func reset() {
+        for object in registered.values {
+            object.managedObjectContext = nil
+        }
+        registered = [:]
+        insertedSet = [:]
+        updatedSet = [:]
+        deletedSet = [:]
+        insertionOrder = []
+    }
+
+    /// Turns an object into a fault, or with `mergeChanges` reloads its saved values under its unsaved changes.
+    open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        guard object.managedObjectContext === self, !object.inserted else { return }
+        if flag {
+            let changed = object.changedSlots.map { ($0, object.slots[$0]) }
+            object.faulted = true
+            fulfillFault(of: object)
+            for (slot, value) in changed { object.slots[slot] = value; object.changedSlots.insert(slot) }
+        } else {
+            object.willTurnIntoFault()
+            updatedSet[ObjectIdentifier(object)] = nil
+            object.changedSlots = []
+            object.slots = [Any?](repeating: nil, count: object.layout.slotCount)
+            object.faulted = true
+            object.didTurnIntoFault()
+        }
+    }
+
+    /// Turns every registered object without changes into a fault.
+    open func refreshAllObjects() {
+        for object in registered.values where !object.hasChanges { refresh(object, mergeChanges: false) }
+    }
+
+    /// Processes pending changes (delete rules already run when `delete(_:)` is called, so nothing waits here).
+    open func processPendingChanges() {}
+
+    /// Gives store `store` to newly inserted `object` (Apple's `assign(_:to:)`).
+    open func assign(_ object: Any, to store: NSPersistentStore) {
+        guard let object = object as? NSManagedObject else { return }
+        assignedStores[ObjectIdentifier(object)] = store
+    }
+
+    var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
+
+    private func revertToCommitted(_ object: NSManagedObject) {
+        object.changedSlots = []
+        if object.committed != nil {
+            object.slots = [Any?](repeating: nil, count: object.layout.slotCount)
+            object.faulted = true
+        }
+    }
+}
+
+/// Carries a value across a concurrency boundary that the context's queue discipline makes safe.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,107 @@
+import CoreDataInMemory
+
+/// A store added to a coordinator: its type, location, options and metadata (Apple's class of the same name).
+///
+/// The store's data is handled by a backend that implements the store contract (`PersistentStoreBackend`);
+/// this object is the public handle that object IDs, requests and the coordinator refer to.
+open class NSPersistentStore: NSObject, @unchecked Sendable {
+    /// A store type name (Apple's `NSPersistentStore.StoreType`).
+    public struct StoreType: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The SQLite store (`NSSQLiteStoreType`).
+        public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
+        /// The XML store (`NSXMLStoreType`).
+        public static let xml = StoreType(rawValue: NSXMLStoreType)
+        /// The binary store (`NSBinaryStoreType`).
+        public static let binary = StoreType(rawValue: NSBinaryStoreType)
+        /// The in-memory store (`NSInMemoryStoreType`).
+        public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+    }
+
+    /// The backend holding the store's data.
+    let backend: PersistentStoreBackend
+    /// Object IDs of this store point here.
+    let identity: StoreIdentity
+
+    /// The coordinator the store is added to.
+    open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// The store type name.
+    public let type: String
+    /// The configuration whose entities the store holds, or nil for all.
+    public let configurationName: String
+    /// The options the store was added with.
+    public let options: [AnyHashable: Any]?
+    /// The store's location (for the in-memory store, only a name).
+    open var url: URL?
+    private var pendingMetadata: [String: Any]?
+
+    init(backend: PersistentStoreBackend, type: String, configurationName: String?, url: URL?, options: [AnyHashable: Any]?) {
+        self.backend = backend
+        self.type = type
+        self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"
+        self.url = url
+        self.options = options
+        let uuid = backend.metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
+        self.identity = StoreIdentity(identifier: uuid)
+        super.init()
+        identity.handle = self
+    }
+
+    /// The store's UUID (`NSStoreUUID`), used in object ID URIs.
+    open var identifier: String! { identity.identifier }
+
+    /// What the store's backend can do beyond the contract's core (an addition to Apple's API, used by the
+    /// conformance suite).
+    public var capabilities: StoreCapabilities { backend.capabilities }
+
+    /// Whether saving to the store is refused.
+    open var isReadOnly: Bool { storeOptionIsSet(options, NSReadOnlyPersistentStoreOption) }
+
+    /// The store's metadata, including changes from `setMetadata` not yet saved.
+    open var metadata: [String: Any]! {
+        get { pendingMetadata ?? backend.metadata }
+        set { pendingMetadata = newValue }
+    }
+
+    /// Whether metadata was set since the last save.
+    var hasPendingMetadata: Bool { pendingMetadata != nil }
+
+    /// Metadata set since the last save, handed to the store with the next save.
+    func peekPendingMetadata() -> [String: Any]? { pendingMetadata }
+
+    /// Forgets the pending metadata once a save wrote it.
+    func clearPendingMetadata() { pendingMetadata = nil }
+
+    /// Whether this store holds objects of `entity`.
+    func holds(_ entity: NSEntityDescription) -> Bool {
+        guard configurationName != "PF_DEFAULT_CONFIGURATION_NAME",
+              let model = persistentStoreCoordinator?.managedObjectModel,
+              let entities = model.entities(forConfigurationName: configurationName)
+        else { return true }
+        return entities.contains { $0 === entity }
+    }
+
+    /// An object ID of this store.
+    func objectID(for key: ObjectKey, entity: NSEntityDescription) -> NSManagedObjectID {
+        NSManagedObjectID(entity: entity, key: key, store: identity)
+    }
+
+    open override var description: String {
+        "<NSPersistentStore \(type) \(url?.path ?? "") \(identity.identifier)>"
+    }
+}
+
+extension NSManagedObjectID {
+    /// The store that holds the object; nil for a temporary ID or a removed store.
+    public var persistentStore: NSPersistentStore? { storeIdentity?.handle as? NSPersistentStore }
+}
+
+extension NSPersistentStoreRequest {
+    /// The stores the request goes to; nil means every store.
+    public var affectedStores: [NSPersistentStore]? {
+        get { _affectedStoreHandles?.compactMap { $0 as? NSPersistentStore } }
+        set { _affectedStoreHandles = newValue }
+    }
+}

@@ -1,0 +1,181 @@
+/// Connects a model to the stores that hold its objects, and serializes access to them
+/// (Apple's class of the same name).
+///
+/// Store types are plugins: the coordinator finds the backend for a type name in a registry, where the
+/// built-in SQLite, XML, binary and in-memory stores are registered, and where users register their own.
+open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
+    /// The model the coordinator's stores hold objects of.
+    public let managedObjectModel: NSManagedObjectModel
+    /// A name for debugging.
+    open var name: String?
+    /// The stores, in the order they were added.
+    open private(set) var persistentStores: [NSPersistentStore] = []
+
+    /// Serializes every call into the stores.
+    let lock = NSRecursiveLock()
+
+    /// A coordinator for `model`.
+    public init(managedObjectModel model: NSManagedObjectModel) {
+        self.managedObjectModel = model
+        super.init()
+    }
+
+    // MARK: The registry
+
+    /// The registered store types and their classes, built-in ones included. Apple wraps each class in an
+    /// `NSValue`; Foundation on Linux cannot, so the classes are given directly.
+    open class var registeredStoreTypes: [String: AnyClass] {
+        StoreRegistry.shared.registeredTypes
+    }
+
+    /// Registers `storeClass` for `storeType`; nil removes the registration. The class must implement the store
+    /// contract (`PersistentStoreBackend`), which adding a store of the type checks.
+    open class func registerStoreClass(_ storeClass: AnyClass?, type storeType: NSPersistentStore.StoreType) {
+        StoreRegistry.shared.register(storeClass, for: storeType.rawValue)
+    }
+
+    /// Apple's older spelling of `registerStoreClass(_:type:)`.
+    open class func registerStoreClass(_ storeClass: AnyClass?, forStoreType storeType: String) {
+        StoreRegistry.shared.register(storeClass, for: storeType)
+    }
+
+    // MARK: Adding and removing stores
+
+    /// Adds a store of `type` at `url`, creating it when no file exists there.
+    ///
+    /// - Throws: 134000 for a type nobody registered or a file of another type, 259 for a damaged file,
+    ///   134100 when the store was saved with an incompatible model, 134070 when a store at `url` is
+    ///   already added. A file that fails to open is left as it was.
+    @discardableResult
+    open func addPersistentStore(type: NSPersistentStore.StoreType, configuration: String? = nil, at url: URL,
+                                 options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try addStore(type: type.rawValue, configuration: configuration, url: url, options: options)
+    }
+
+    /// Apple's older spelling of `addPersistentStore(type:configuration:at:options:)`; `url` may be nil for
+    /// the in-memory store.
+    @discardableResult
+    open func addPersistentStore(ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+                                 options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try addStore(type: storeType, configuration: configuration, url: storeURL, options: options)
+    }
+
+    private func addStore(type: String, configuration: String?, url: URL?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
+        let backendType = try StoreRegistry.shared.backendType(for: type)
+        if let configuration, configuration != "PF_DEFAULT_CONFIGURATION_NAME",
+           managedObjectModel.entities(forConfigurationName: configuration) == nil {
+            throw CoreDataError.make(NSPersistentStoreOperationError,
+                                     "The model has no configuration named \"\(configuration)\".")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        if let url, type != NSInMemoryStoreType,
+           persistentStores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+            throw CoreDataError.operation("The store at \(url.path) is already added to this coordinator.")
+        }
+        let request = StoreOpenRequest(model: managedObjectModel, configurationName: configuration, url: url, options: options ?? [:])
+        let backend = try backendType.init(request)
+        let store = NSPersistentStore(backend: backend, type: type, configurationName: configuration, url: url, options: options)
+        store.persistentStoreCoordinator = self
+        persistentStores.append(store)
+        return store
+    }
+
+    /// Removes a store; its objects can no longer be fetched or saved through this coordinator.
+    /// - Throws: 134070 when the store is not added to this coordinator.
+    open func remove(_ store: NSPersistentStore) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = persistentStores.firstIndex(where: { $0 === store }) else {
+            throw CoreDataError.operation("The store \(store) is not added to this coordinator.")
+        }
+        persistentStores.remove(at: index)
+        store.backend.close()
+        store.persistentStoreCoordinator = nil
+    }
+
+    /// The added store at `url`, or nil.
+    open func persistentStore(for url: URL) -> NSPersistentStore? {
+        lock.lock()
+        defer { lock.unlock() }
+        return persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    // MARK: Metadata
+
+    /// The metadata of an added store, including changes made with `setMetadata(_:for:)`.
+    open func metadata(for store: NSPersistentStore) -> [String: Any] {
+        lock.lock()
+        defer { lock.unlock() }
+        return store.metadata
+    }
+
+    /// Replaces an added store's metadata; written with the next save. `NSStoreType` and `NSStoreUUID` are kept.
+    open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
+        lock.lock()
+        defer { lock.unlock() }
+        var updated = metadata ?? [:]
+        updated[NSStoreTypeKey] = store.backend.metadata[NSStoreTypeKey]
+        updated[NSStoreUUIDKey] = store.backend.metadata[NSStoreUUIDKey]
+        store.metadata = updated
+    }
+
+    /// The metadata of the store file at `url`, read without adding it.
+    /// - Throws: 134000 for an unregistered type or a file of another type, 260 when there is no file.
+    open class func metadataForPersistentStore(type: NSPersistentStore.StoreType, at url: URL,
+                                               options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
+        try StoreRegistry.shared.backendType(for: type.rawValue).metadataForStore(at: url, options: options)
+    }
+
+    /// Apple's older spelling of `metadataForPersistentStore(type:at:options:)`.
+    open class func metadataForPersistentStore(ofType storeType: String, at url: URL,
+                                               options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
+        try StoreRegistry.shared.backendType(for: storeType).metadataForStore(at: url, options: options)
+    }
+
+    // MARK: Object IDs
+
+    /// The object ID a URI from `NSManagedObjectID.uriRepresentation()` names, or nil when no added store,
+    /// entity or key matches it. Temporary IDs' URIs give nil.
+    open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard url.scheme == "x-coredata", let host = url.host, !host.isEmpty else { return nil }
+        let parts = url.path.split(separator: "/").map(String.init)
+        guard parts.count == 2, let entity = managedObjectModel.entitiesByName[parts[0]],
+              parts[1].hasPrefix("p"), let primaryKey = Int64(parts[1].dropFirst()), primaryKey > 0 else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let store = persistentStores.first(where: { $0.identity.identifier == host }) else { return nil }
+        return store.objectID(for: ObjectKey(entityNumber: entity.entityNumber, primaryKey: primaryKey), entity: entity)
+    }
+
+    /// The store holding the object with this ID, for contexts.
+    func store(for objectID: NSManagedObjectID) -> NSPersistentStore? {
+        guard let identity = objectID.storeIdentity else { return nil }
+        return persistentStores.first { $0.identity === identity }
+    }
+
+    // MARK: Serialized access
+
+    /// Runs `block` while holding the coordinator's lock.
+    open func performAndWait(_ block: () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        block()
+    }
+
+    /// Runs `block` on a background queue while holding the coordinator's lock.
+    open func perform(_ block: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async { [self] in
+            lock.lock()
+            defer { lock.unlock() }
+            block()
+        }
+    }
+
+    /// Runs `body` holding the lock, for the coordinator's own use.
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,2 @@
+@_exported import CoreDataStoreKit
+@_exported import Foundation

@@ -1,0 +1,95 @@
+/// A typed property of a managed object, backed by the entity's property of the same name
+/// (the Linux spelling of Apple's `@NSManaged`, which does not link on Linux).
+///
+/// ```swift
+/// final class Person: NSManagedObject {
+///     @Managed var name: String?
+///     @Managed var age: Int64
+///     @Managed var pets: Set<Pet>
+///     @Managed("owner") var household: Household?
+/// }
+/// ```
+/// Reading and writing go through the object exactly like `value(forKey:)` and `setValue(_:forKey:)`: faults
+/// load, inverses stay in step and changes are recorded. Attributes may use any Swift number type (converted
+/// to and from the attribute's type), `Bool`, `Decimal`, `String`, `Date`, `Data`, `UUID`, `URL`, or any type
+/// for transformable attributes; to-one relationships an optional subclass; to-many relationships `Set<T>` or
+/// `[T]`, and ordered ones `NSOrderedSet` or `[T]`. A non-optional property whose value is nil reads as zero,
+/// false or empty.
+@propertyWrapper
+public struct Managed<Value> {
+    let explicitName: String?
+
+    /// A property named like the Swift property.
+    public init() { explicitName = nil }
+
+    /// A property backed by the model property `name`.
+    public init(_ name: String) { explicitName = name }
+
+    @available(*, unavailable, message: "@Managed properties are only available on NSManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable") }
+        set { fatalError("unavailable") }
+    }
+
+    public static subscript<Object: NSManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Managed<Value>>
+    ) -> Value {
+        get {
+            let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, explicitName: object[keyPath: storageKeyPath].explicitName)
+            return ManagedValueConversion.read(object, slot: slot, as: Value.self)
+        }
+        set {
+            let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, explicitName: object[keyPath: storageKeyPath].explicitName)
+            ManagedValueConversion.write(newValue, to: object, slot: slot)
+        }
+    }
+}
+
+/// What the class registry reads off a `@Managed` property by reflection.
+protocol ManagedPropertyReflecting {
+    var explicitPropertyName: String? { get }
+    var destinationClass: NSManagedObject.Type? { get }
+}
+
+extension Managed: ManagedPropertyReflecting {
+    var explicitPropertyName: String? { explicitName }
+    var destinationClass: NSManagedObject.Type? { ManagedValueConversion.destinationClass(of: Value.self) }
+}
+
+/// Maps a `@Managed` property (by its storage key path) and an entity layout to a slot, computed once.
+final class ManagedSlotCache: @unchecked Sendable {
+    static let shared = ManagedSlotCache()
+
+    private struct Key: Hashable {
+        let keyPath: ObjectIdentifier
+        let layout: ObjectIdentifier
+    }
+
+    private let lock = NSLock()
+    private var slots: [Key: Int] = [:]
+
+    /// The slot of the property, or nil when the entity has no property of that name.
+    func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: String?) -> Int? {
+        let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(object.layout))
+        lock.lock()
+        let cached = slots[key]
+        lock.unlock()
+        if let cached { return cached }
+        let name = explicitName ?? Self.propertyName(of: keyPath)
+        guard let slot = object.layout.slotByName[name] else { return nil }
+        lock.lock()
+        slots[key] = slot
+        lock.unlock()
+        return slot
+    }
+
+    /// The property name of a storage key path such as `\Person._name`: `name`.
+    static func propertyName(of keyPath: AnyKeyPath) -> String {
+        var name = String(describing: keyPath)
+        if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }
+        if name.hasPrefix("_") { name.removeFirst() }
+        return name
+    }
+}

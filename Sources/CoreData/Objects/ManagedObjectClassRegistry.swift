@@ -1,0 +1,108 @@
+/// Which `NSManagedObject` subclass represents which entity.
+///
+/// Swift on Linux cannot look a class up by an unqualified name, so classes are learned as they are used: an
+/// instance made with `init(context:)` or `init(entity:insertInto:)`, a typed fetch request
+/// (`NSFetchRequest<Person>`), and the `@Managed` relationship properties of a class seen before (whose element
+/// types name their destinations' classes). A class named by `managedObjectClassName` with its module prefix
+/// is also tried by name. Until a class is learned, objects of the entity are plain `NSManagedObject`s.
+final class ManagedObjectClassRegistry: @unchecked Sendable {
+    static let shared = ManagedObjectClassRegistry()
+
+    private let lock = NSLock()
+    private var classByEntity: [ObjectIdentifier: NSManagedObject.Type] = [:]
+    private var reflectedClasses = Set<ObjectIdentifier>()
+    private var models: [WeakModel] = []
+
+    private struct WeakModel { weak var model: NSManagedObjectModel? }
+
+    /// Remembers a model, so `NSManagedObject.entity()` can search it.
+    func noteModel(_ model: NSManagedObjectModel) {
+        lock.lock()
+        defer { lock.unlock() }
+        models.removeAll { $0.model == nil }
+        if !models.contains(where: { $0.model === model }) { models.append(WeakModel(model: model)) }
+    }
+
+    /// Records that `objectClass` represents `entity` (plain `NSManagedObject` records nothing).
+    func register(_ objectClass: NSManagedObject.Type, for entity: NSEntityDescription) {
+        guard objectClass != NSManagedObject.self else { return }
+        lock.lock()
+        classByEntity[ObjectIdentifier(entity)] = objectClass
+        lock.unlock()
+    }
+
+    /// Records the class of a new instance, and the classes its `@Managed` relationships name.
+    func noteInstance(of objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
+        guard objectClass != NSManagedObject.self else { return }
+        lock.lock()
+        let known = classByEntity[ObjectIdentifier(entity)] == objectClass
+        let reflected = reflectedClasses.contains(ObjectIdentifier(objectClass))
+        lock.unlock()
+        if !known { register(objectClass, for: entity) }
+        if !reflected { reflectRelationships(of: objectClass, entity: entity) }
+    }
+
+    private func reflectRelationships(of objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
+        lock.lock()
+        reflectedClasses.insert(ObjectIdentifier(objectClass))
+        lock.unlock()
+        // Reflection needs an instance; a throwaway one outside any context has no side effects.
+        let probe = objectClass.init(entity: entity, insertInto: nil)
+        var mirror: Mirror? = Mirror(reflecting: probe)
+        while let current = mirror {
+            for child in current.children {
+                guard let property = child.value as? ManagedPropertyReflecting, var label = child.label else { continue }
+                if label.hasPrefix("_") { label.removeFirst() }
+                let name = property.explicitPropertyName ?? label
+                guard let relationship = entity.relationshipsByName[name], let destination = relationship.destinationEntity,
+                      let destinationClass = property.destinationClass else { continue }
+                lock.lock()
+                let missing = classByEntity[ObjectIdentifier(destination)] == nil
+                lock.unlock()
+                if missing { register(destinationClass, for: destination) }
+            }
+            mirror = current.superclassMirror
+        }
+    }
+
+    /// The class for objects of `entity`.
+    func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        lock.lock()
+        let known = classByEntity[ObjectIdentifier(entity)]
+        lock.unlock()
+        if let known { return known }
+        if let name = entity.managedObjectClassName, name.contains("."), !name.hasPrefix("."),
+           let found = NSClassFromString(name) as? NSManagedObject.Type {
+            register(found, for: entity)
+            return found
+        }
+        return NSManagedObject.self
+    }
+
+    /// The entity of `model` represented by `objectClass`: a registered one, else one whose class name (without
+    /// module prefix) or entity name is the class's name.
+    func entity(for objectClass: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
+        lock.lock()
+        let registered = model.entities.first { classByEntity[ObjectIdentifier($0)] == objectClass }
+        lock.unlock()
+        if let registered { return registered }
+        let className = String(describing: objectClass)
+        let match = model.entities.first { entity in
+            let represented = entity.managedObjectClassName.map { $0.split(separator: ".").last.map(String.init) ?? $0 }
+            return represented == className
+        } ?? model.entitiesByName[className]
+        if let match { register(objectClass, for: match) }
+        return match
+    }
+
+    /// The entity represented by `objectClass` in any model a coordinator was made with.
+    func entity(for objectClass: NSManagedObject.Type) -> NSEntityDescription? {
+        lock.lock()
+        let candidates = models.compactMap(\.model)
+        lock.unlock()
+        for model in candidates.reversed() {
+            if let entity = entity(for: objectClass, in: model) { return entity }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,119 @@
+/// The checks a save runs on each object: required values, value types, relationship counts and deny rules.
+extension NSManagedObject {
+    /// Checks every property of the object; several failures are reported together (1560).
+    func validateProperties() throws {
+        var errors: [NSError] = []
+        for property in layout.allProperties where !property.isTransient {
+            do {
+                try validate(value: currentValueForValidation(property), forKey: property.name)
+            } catch let error as NSError {
+                errors.append(error)
+            }
+        }
+        try throwCombined(errors)
+    }
+
+    /// Checks deny delete rules: a deleted object may not have destinations in a deny relationship.
+    func validateDeletion() throws {
+        for case let relationship as NSRelationshipDescription in layout.allProperties where relationship.deleteRule == .denyDeleteRule {
+            guard let slot = layout.slotByName[relationship.name] else { continue }
+            let hasDestinations = relationship.isToMany
+                ? !toManyObjects(slot: slot).filter { !$0.isDeleted }.isEmpty
+                : (toOneObject(slot: slot).map { !$0.isDeleted } ?? false)
+            if hasDestinations {
+                throw validationError(NSValidationRelationshipDeniedDeleteError, key: relationship.name, value: nil,
+                                      "\(entity.name ?? "") object cannot be deleted: relationship \(relationship.name) has objects and its delete rule is deny")
+            }
+        }
+    }
+
+    /// Checks one value against the rules of the property named `key`.
+    func validate(value: Any?, forKey key: String) throws {
+        guard let property = layout.propertiesByName[key] else { return }
+        let entityName = entity.name ?? ""
+        if let attribute = property as? NSAttributeDescription {
+            guard let value, !(value is NSNull) else {
+                if !attribute.isOptional {
+                    throw validationError(NSValidationMissingMandatoryPropertyError, key: key, value: nil,
+                                          "\(key) is a required value of \(entityName)")
+                }
+                return
+            }
+            if AttributeValueCoercion.coerce(value, to: attribute.attributeType) == nil {
+                throw validationError(NSManagedObjectValidationError, key: key, value: value,
+                                      "\(key) of \(entityName) holds a \(type(of: value)), which is not a value of type \(attribute.type.name)")
+            }
+        } else if let relationship = property as? NSRelationshipDescription {
+            let count: Int
+            if relationship.isToMany {
+                count = (value as? [NSManagedObject])?.count ?? 0
+                if relationship.minCount > 0, count < relationship.minCount, !(relationship.isOptional && count == 0) {
+                    throw validationError(NSValidationRelationshipLacksMinimumCountError, key: key, value: value,
+                                          "\(key) of \(entityName) has \(count) objects, fewer than its minimum of \(relationship.minCount)")
+                }
+                if relationship.maxCount > 1, count > relationship.maxCount {
+                    throw validationError(NSValidationRelationshipExceedsMaximumCountError, key: key, value: value,
+                                          "\(key) of \(entityName) has \(count) objects, more than its maximum of \(relationship.maxCount)")
+                }
+                if count == 0, !relationship.isOptional {
+                    throw validationError(NSValidationMissingMandatoryPropertyError, key: key, value: nil,
+                                          "\(key) is a required relationship of \(entityName)")
+                }
+            } else if value == nil, !relationship.isOptional {
+                throw validationError(NSValidationMissingMandatoryPropertyError, key: key, value: nil,
+                                      "\(key) is a required relationship of \(entityName)")
+            }
+        }
+    }
+
+    private func currentValueForValidation(_ property: NSPropertyDescription) -> Any? {
+        guard let slot = layout.slotByName[property.name] else { return nil }
+        if let relationship = property as? NSRelationshipDescription {
+            if relationship.isToMany {
+                return toManyObjects(slot: slot).filter { !$0.isDeleted }
+            }
+            return toOneObject(slot: slot).flatMap { $0.isDeleted ? nil : $0 }
+        }
+        return slots[slot]
+    }
+
+    func validationError(_ code: Int, key: String, value: Any?, _ message: String) -> NSError {
+        var info: [String: Any] = [NSValidationObjectErrorKey: self, NSValidationKeyErrorKey: key]
+        if let value { info[NSValidationValueErrorKey] = value }
+        return CoreDataError.make(code, "Validation failed: \(message).", userInfo: info)
+    }
+}
+
+/// Throws nothing for no errors, the error itself for one, and 1560 with `NSDetailedErrorsKey` for several.
+func throwCombined(_ errors: [NSError]) throws {
+    if errors.count == 1 { throw errors[0] }
+    if errors.count > 1 {
+        throw CoreDataError.make(NSValidationMultipleErrorsError,
+                                 "Multiple validation errors occurred: " + errors.map(\.localizedDescription).joined(separator: " "),
+                                 userInfo: [NSDetailedErrorsKey: errors])
+    }
+}
+
+extension NSAttributeDescription.AttributeType {
+    /// The type's name as Xcode's model editor shows it.
+    var name: String {
+        switch rawValue {
+        case .integer16AttributeType: return "Integer 16"
+        case .integer32AttributeType: return "Integer 32"
+        case .integer64AttributeType: return "Integer 64"
+        case .decimalAttributeType: return "Decimal"
+        case .doubleAttributeType: return "Double"
+        case .floatAttributeType: return "Float"
+        case .stringAttributeType: return "String"
+        case .booleanAttributeType: return "Boolean"
+        case .dateAttributeType: return "Date"
+        case .binaryDataAttributeType: return "Binary"
+        case .UUIDAttributeType: return "UUID"
+        case .URIAttributeType: return "URI"
+        case .transformableAttributeType: return "Transformable"
+        case .objectIDAttributeType: return "Object ID"
+        case .compositeAttributeType: return "Composite"
+        case .undefinedAttributeType: return "Undefined"
+        }
+    }
+}

@@ -1,0 +1,180 @@
+/// Reading and writing slots: the public forms of values, faults, change recording and relationships with
+/// their inverses.
+extension NSManagedObject {
+    /// Loads the object's values if it is a fault.
+    @inline(__always)
+    func fireFaultIfNeeded() {
+        if faulted { managedObjectContext?.fulfillFault(of: self) }
+    }
+
+    /// The value of a slot in Apple's public form.
+    func publicValue(slot: Int) -> Any? {
+        let property = layout.allProperties[slot]
+        if let attribute = property as? NSAttributeDescription {
+            return slots[slot].map { Self.publicForm($0, attribute) }
+        }
+        guard let relationship = property as? NSRelationshipDescription else { return slots[slot] }
+        if relationship.isToMany {
+            let objects = toManyObjects(slot: slot)
+            return relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects)
+        }
+        return toOneObject(slot: slot)
+    }
+
+    /// Numbers as `NSNumber` and decimals as `NSDecimalNumber`, as Apple's `value(forKey:)` returns them.
+    static func publicForm(_ value: Any, _ attribute: NSAttributeDescription) -> Any {
+        switch (attribute.attributeType, value) {
+        case (.integer16AttributeType, let v as Int16): return NSNumber(value: v)
+        case (.integer32AttributeType, let v as Int32): return NSNumber(value: v)
+        case (.integer64AttributeType, let v as Int64): return NSNumber(value: v)
+        case (.doubleAttributeType, let v as Double): return NSNumber(value: v)
+        case (.floatAttributeType, let v as Float): return NSNumber(value: v)
+        case (.booleanAttributeType, let v as Bool): return NSNumber(value: v)
+        case (.decimalAttributeType, let v as Decimal): return NSDecimalNumber(decimal: v)
+        default: return value
+        }
+    }
+
+    /// Stores an attribute value (already in storage form when it could be converted) and records the change.
+    func storeAttribute(_ value: Any?, slot: Int) {
+        slots[slot] = value
+        noteChange(slot: slot)
+    }
+
+    /// Records that a slot changed, and tells the context the object is updated.
+    func noteChange(slot: Int) {
+        changedSlots.insert(slot)
+        if !inserted && !deleted { managedObjectContext?.noteUpdated(self) }
+    }
+
+    /// Managed objects in any collection form a user may pass for a to-many value.
+    func managedObjects(in value: Any?) -> [NSManagedObject] {
+        switch value {
+        case nil: return []
+        case let array as [NSManagedObject]: return array
+        case let set as Set<NSManagedObject>: return Array(set)
+        case let ordered as NSOrderedSet: return ordered.array.compactMap { $0 as? NSManagedObject }
+        case let set as NSSet: return set.allObjects.compactMap { $0 as? NSManagedObject }
+        case let array as NSArray: return array.compactMap { $0 as? NSManagedObject }
+        case let sequence as any Sequence: return sequence.compactMap { $0 as? NSManagedObject }
+        default: return []
+        }
+    }
+
+    // MARK: To-one
+
+    /// The destination of a to-one slot, looking it up in the context when only its key is known.
+    func toOneObject(slot: Int) -> NSManagedObject? {
+        switch slots[slot] {
+        case let object as NSManagedObject: return object
+        case let key as ObjectKey:
+            let object = managedObjectContext?.object(for: key, near: self)
+            slots[slot] = object
+            return object
+        default: return nil
+        }
+    }
+
+    /// Sets a to-one relationship and keeps the inverse in step.
+    func setToOne(slot: Int, relationship: NSRelationshipDescription, to target: NSManagedObject?) {
+        let old = toOneObject(slot: slot)
+        if old === target { return }
+        if let old { unrelate(relationship, slot: slot, from: old) }
+        if let target { relate(relationship, slot: slot, to: target) }
+    }
+
+    // MARK: To-many
+
+    /// The storage of a to-many slot, loading the destinations from the store the first time.
+    func toManyStorage(slot: Int) -> ToManyStorage {
+        if let storage = slots[slot] as? ToManyStorage { return storage }
+        let relationship = layout.allProperties[slot] as? NSRelationshipDescription
+        let loaded = relationship.flatMap { managedObjectContext?.loadToMany(of: self, relationship: $0) } ?? []
+        let storage = ToManyStorage(loaded)
+        slots[slot] = storage
+        return storage
+    }
+
+    func toManyObjects(slot: Int) -> [NSManagedObject] { toManyStorage(slot: slot).objects }
+
+    /// Replaces a to-many relationship's destinations and keeps the inverses in step.
+    func setToMany(slot: Int, relationship: NSRelationshipDescription, to targets: [NSManagedObject]) {
+        let storage = toManyStorage(slot: slot)
+        let keep = Set(targets.map(ObjectIdentifier.init))
+        for old in storage.objects where !keep.contains(ObjectIdentifier(old)) {
+            unrelate(relationship, slot: slot, from: old)
+        }
+        for target in targets where !storage.contains(target) {
+            relate(relationship, slot: slot, to: target)
+        }
+        if relationship.isOrdered, storage.objects.map(ObjectIdentifier.init) != targets.map(ObjectIdentifier.init) {
+            slots[slot] = ToManyStorage(targets)
+            noteChange(slot: slot)
+        }
+    }
+
+    /// Adds `target` to a relationship (to-many) or makes it the destination (to-one), and updates the inverse.
+    func relate(_ relationship: NSRelationshipDescription, slot: Int, to target: NSManagedObject, at index: Int? = nil) {
+        if relationship.isToMany {
+            guard toManyStorage(slot: slot).insert(target, at: index) else { return }
+        } else {
+            slots[slot] = target
+        }
+        noteChange(slot: slot)
+        guard let inverse = relationship.inverseRelationship, let inverseSlot = target.layout.slotByName[inverse.name] else { return }
+        target.fireFaultIfNeeded()
+        if inverse.isToMany {
+            if target.toManyStorage(slot: inverseSlot).insert(self) { target.noteChange(slot: inverseSlot) }
+        } else {
+            let previous = target.toOneObject(slot: inverseSlot)
+            if previous === self { return }
+            if let previous {
+                // `previous` pointed at `target` through `relationship`; it no longer does.
+                if let previousSlot = previous.layout.slotByName[relationship.name] {
+                    previous.fireFaultIfNeeded()
+                    if relationship.isToMany {
+                        if previous.toManyStorage(slot: previousSlot).remove(target) { previous.noteChange(slot: previousSlot) }
+                    } else if previous.toOneObject(slot: previousSlot) === target {
+                        previous.slots[previousSlot] = nil
+                        previous.noteChange(slot: previousSlot)
+                    }
+                }
+            }
+            target.slots[inverseSlot] = self
+            target.noteChange(slot: inverseSlot)
+        }
+    }
+
+    /// Removes `target` from a relationship, and `self` from the inverse.
+    func unrelate(_ relationship: NSRelationshipDescription, slot: Int, from target: NSManagedObject) {
+        if relationship.isToMany {
+            guard toManyStorage(slot: slot).remove(target) else { return }
+        } else {
+            guard toOneObject(slot: slot) === target else { return }
+            slots[slot] = nil
+        }
+        noteChange(slot: slot)
+        guard let inverse = relationship.inverseRelationship, let inverseSlot = target.layout.slotByName[inverse.name] else { return }
+        target.fireFaultIfNeeded()
+        if inverse.isToMany {
+            if target.toManyStorage(slot: inverseSlot).remove(self) { target.noteChange(slot: inverseSlot) }
+        } else if target.toOneObject(slot: inverseSlot) === self {
+            target.slots[inverseSlot] = nil
+            target.noteChange(slot: inverseSlot)
+        }
+    }
+
+    /// Adds objects to a to-many relationship by name (an addition for generated accessors such as `addToItems`).
+    public func addObjects(_ objects: [NSManagedObject], toRelationshipNamed key: String) {
+        guard let slot = layout.slotByName[key], let relationship = layout.allProperties[slot] as? NSRelationshipDescription else { return }
+        fireFaultIfNeeded()
+        for object in objects { relate(relationship, slot: slot, to: object) }
+    }
+
+    /// Removes objects from a to-many relationship by name (an addition for generated accessors).
+    public func removeObjects(_ objects: [NSManagedObject], fromRelationshipNamed key: String) {
+        guard let slot = layout.slotByName[key], let relationship = layout.allProperties[slot] as? NSRelationshipDescription else { return }
+        fireFaultIfNeeded()
+        for object in objects { unrelate(relationship, slot: slot, from: object) }
+    }
+}

@@ -1,0 +1,257 @@
+/// An object of an entity, living in a context (Apple's class of the same name).
+///
+/// Values live in a slot array laid out by the entity (`EntityLayout`). Subclasses declare typed properties
+/// with `@Managed`. An object fetched as a fault loads its values from its store on first access.
+open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueReading, StoredObjectReference {
+    /// The object's entity.
+    public let entity: NSEntityDescription
+    /// The entity's slot layout, kept for fast access.
+    let layout: EntityLayout
+    /// The context the object is registered in; nil once it is deleted and saved, or never inserted.
+    open internal(set) weak var managedObjectContext: NSManagedObjectContext?
+
+    /// Current values by slot. To-one slots hold an `NSManagedObject`, or the `ObjectKey` of a destination in
+    /// the same store not looked up yet; to-many slots hold a `ToManyStorage`, or nil while not loaded.
+    var slots: [Any?]
+    /// Values as last fetched or saved (to-one slots as `ObjectKey`); nil for an object never saved.
+    var committed: [Any?]?
+    /// The store's version of the values in `committed`.
+    var version: Int64 = 0
+    /// Slots changed since the last fetch or save.
+    var changedSlots = Set<Int>()
+    /// The ID, once one is given (lazily temporary for new objects).
+    var assignedID: NSManagedObjectID?
+    var faulted = false
+    var inserted = false
+    var deleted = false
+
+    /// Makes an object of `entity` and inserts it into `context` when one is given.
+    ///
+    /// Subclasses that declare their own designated initializers must also implement this one: contexts use it
+    /// to make objects of the entity's class when they fetch.
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        self.entity = entity
+        self.layout = entity.layout
+        self.slots = [Any?](repeating: nil, count: layout.slotCount)
+        super.init()
+        ManagedObjectClassRegistry.shared.noteInstance(of: type(of: self), entity: entity)
+        if let context { context.insert(self) }
+    }
+
+    /// Makes an object of the entity whose class is this class, and inserts it into `context`.
+    ///
+    /// The entity is the one of the context's model whose `managedObjectClassName` names this class (with or
+    /// without a module prefix), or whose name is the class's name. A class that matches no entity is a
+    /// programming error, as on Apple's platforms.
+    public convenience init(context: NSManagedObjectContext) {
+        guard let entity = Self.entity(in: context) else {
+            preconditionFailure("No entity of the context's model is represented by class \(Self.self); set the entity's managedObjectClassName to \"\(Self.self)\".")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// The entity of the model whose class is this class (Apple's `entity()`), searching every model a
+    /// coordinator was created with.
+    open class func entity() -> NSEntityDescription {
+        guard let entity = ManagedObjectClassRegistry.shared.entity(for: self) else {
+            preconditionFailure("No model loaded so far has an entity represented by class \(self).")
+        }
+        return entity
+    }
+
+    static func entity(in context: NSManagedObjectContext) -> NSEntityDescription? {
+        guard let model = context.persistentStoreCoordinator?.managedObjectModel ?? context.parent?.persistentStoreCoordinator?.managedObjectModel
+        else { return nil }
+        return ManagedObjectClassRegistry.shared.entity(for: self, in: model)
+    }
+
+    /// A fetch request for this class's entity (Apple's `fetchRequest()`).
+    open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
+        let request = NSFetchRequest<NSFetchRequestResult>()
+        if let entity = ManagedObjectClassRegistry.shared.entity(for: self) {
+            request.entity = entity
+        } else {
+            request.entityName = "\(self)"
+        }
+        return request
+    }
+
+    // MARK: Identity and state
+
+    /// The object's ID: temporary until the object is saved or given a permanent ID.
+    open var objectID: NSManagedObjectID {
+        if let assignedID { return assignedID }
+        let id = NSManagedObjectID(temporaryFor: entity)
+        assignedID = id
+        return id
+    }
+
+    public var storedObjectKey: ObjectKey? { assignedID?.key }
+
+    /// Whether the object is inserted in its context and not saved yet.
+    open var isInserted: Bool { inserted }
+    /// Whether the object has unsaved changes to its values.
+    open var isUpdated: Bool { !inserted && !deleted && !changedSlots.isEmpty }
+    /// Whether the object is deleted in its context and the deletion is not saved yet.
+    open var isDeleted: Bool { deleted }
+    /// Whether the object's values are not loaded yet.
+    open var isFault: Bool { faulted }
+    /// Whether the object is inserted, updated or deleted.
+    open var hasChanges: Bool { inserted || deleted || !changedSlots.isEmpty }
+    /// Whether the object has changes that a save would write (Apple's `hasPersistentChangedValues`).
+    open var hasPersistentChangedValues: Bool {
+        changedSlots.contains { !layout.allProperties[$0].isTransient }
+    }
+
+    // MARK: Hooks
+
+    /// Called once, when the object is first inserted into a context. Set default values here.
+    open func awakeFromInsert() {}
+    /// Called when the object's values are loaded from a store.
+    open func awakeFromFetch() {}
+    /// Called at the start of a save that writes the object.
+    open func willSave() {}
+    /// Called after a save that wrote the object.
+    open func didSave() {}
+    /// Called when the object is deleted, before its relationships are cleared.
+    open func prepareForDeletion() {}
+    /// Called before the object becomes a fault.
+    open func willTurnIntoFault() {}
+    /// Called after the object became a fault.
+    open func didTurnIntoFault() {}
+
+    /// Checks the object before an insert is saved; the default checks every property.
+    open func validateForInsert() throws { try validateProperties() }
+    /// Checks the object before an update is saved; the default checks every property.
+    open func validateForUpdate() throws { try validateProperties() }
+    /// Checks the object before a deletion is saved; the default applies deny delete rules.
+    open func validateForDelete() throws { try validateDeletion() }
+    /// Checks one value (Apple's `validateValue(_:forKey:)`, which takes an autoreleasing pointer that Linux
+    /// lacks; here the value is `inout`). The default applies the property's rules.
+    open func validateValue(_ value: inout Any?, forKey key: String) throws {
+        try validate(value: value, forKey: key)
+    }
+
+    // MARK: Key-value access
+
+    /// Called before a value is read; loads the object's values when it is a fault.
+    open func willAccessValue(forKey key: String?) { fireFaultIfNeeded() }
+    /// Called after a value is read.
+    open func didAccessValue(forKey key: String?) {}
+    /// Called before a value changes.
+    open func willChangeValue(forKey key: String) { fireFaultIfNeeded() }
+    /// Called after a value changed.
+    open func didChangeValue(forKey key: String) {}
+
+    /// The value of a property, in Apple's forms: numbers and Booleans as `NSNumber`, decimals as
+    /// `NSDecimalNumber`, a to-one as the destination object, a to-many as `Set<NSManagedObject>` (an ordered
+    /// one as `NSOrderedSet`). Nil for a key that names no property.
+    open func value(forKey key: String) -> Any? {
+        guard let slot = layout.slotByName[key] else { return nil }
+        fireFaultIfNeeded()
+        return publicValue(slot: slot)
+    }
+
+    /// Sets the value of a property, keeping the inverse relationship in step and recording the change.
+    /// Numbers are converted to the attribute's type; a value of the wrong type is kept and reported by
+    /// validation when the context saves. A key that names no property is ignored.
+    open func setValue(_ value: Any?, forKey key: String) {
+        guard let slot = layout.slotByName[key] else { return }
+        fireFaultIfNeeded()
+        let property = layout.allProperties[slot]
+        if let relationship = property as? NSRelationshipDescription {
+            if relationship.isToMany {
+                setToMany(slot: slot, relationship: relationship, to: managedObjects(in: value))
+            } else {
+                setToOne(slot: slot, relationship: relationship, to: value as? NSManagedObject)
+            }
+        } else if let attribute = property as? NSAttributeDescription {
+            let stored = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
+            storeAttribute(stored, slot: slot)
+        }
+    }
+
+    /// The value of a property without fault handling side effects beyond loading (Apple's primitive accessor).
+    open func primitiveValue(forKey key: String) -> Any? { value(forKey: key) }
+
+    /// Sets a value without maintaining the inverse relationship (Apple's primitive accessor).
+    open func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        guard let slot = layout.slotByName[key] else { return }
+        fireFaultIfNeeded()
+        let property = layout.allProperties[slot]
+        if let relationship = property as? NSRelationshipDescription {
+            if relationship.isToMany {
+                slots[slot] = ToManyStorage(managedObjects(in: value))
+            } else {
+                slots[slot] = value as? NSManagedObject
+            }
+            noteChange(slot: slot)
+        } else if let attribute = property as? NSAttributeDescription {
+            storeAttribute(AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value, slot: slot)
+        }
+    }
+
+    public func predicateValue(forKey key: String) -> Any? {
+        guard let slot = layout.slotByName[key] else { return nil }
+        fireFaultIfNeeded()
+        if let relationship = layout.allProperties[slot] as? NSRelationshipDescription, relationship.isToMany {
+            return toManyObjects(slot: slot)
+        }
+        return publicValue(slot: slot)
+    }
+
+    /// The changed persistent values since the last fetch or save, by name (nil as `NSNull`).
+    open func changedValues() -> [String: Any] {
+        var result: [String: Any] = [:]
+        for slot in changedSlots.sorted() {
+            let property = layout.allProperties[slot]
+            result[property.name] = publicValue(slot: slot) ?? NSNull()
+        }
+        return result
+    }
+
+    /// The values as last fetched or saved, for the given keys (all when nil); an unsaved object has none.
+    open func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        guard let committed else { return [:] }
+        var result: [String: Any] = [:]
+        for (slot, property) in layout.allProperties.enumerated() {
+            if let keys, !keys.contains(property.name) { continue }
+            guard slot < committed.count, layout.storedSlots.contains(slot) else { continue }
+            var value = committed[slot]
+            if let key = value as? ObjectKey { value = managedObjectContext?.object(for: key, near: self) }
+            if let attribute = property as? NSAttributeDescription { value = value.map { Self.publicForm($0, attribute) } }
+            result[property.name] = value ?? NSNull()
+        }
+        return result
+    }
+
+    /// The object IDs of a relationship's destinations, without loading them (Apple's `objectIDs(forRelationshipNamed:)`).
+    open func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
+        guard let slot = layout.slotByName[key], layout.allProperties[slot] is NSRelationshipDescription else { return [] }
+        fireFaultIfNeeded()
+        if let storage = slots[slot] as? ToManyStorage { return storage.objects.map(\.objectID) }
+        if let object = slots[slot] as? NSManagedObject { return [object.objectID] }
+        if let key = slots[slot] as? ObjectKey, let store = assignedID?.persistentStore,
+           let entity = store.persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber) {
+            return [store.objectID(for: key, entity: entity)]
+        }
+        if let relationship = layout.allProperties[slot] as? NSRelationshipDescription, relationship.isToMany {
+            return toManyObjects(slot: slot).map(\.objectID)
+        }
+        return []
+    }
+
+    open override var description: String {
+        let state = faulted ? "<fault>" : "{" + layout.allProperties.enumerated().map { slot, property in
+            let value: String
+            switch slots[slot] {
+            case let object as NSManagedObject: value = object.objectID.uriRepresentation().absoluteString
+            case let storage as ToManyStorage: value = "<\(storage.count) objects>"
+            case .some(let other): value = "\(other)"
+            case .none: value = "nil"
+            }
+            return "\(property.name) = \(value)"
+        }.joined(separator: "; ") + "}"
+        return "<\(type(of: self)): entity: \(entity.name ?? ""); id: \(objectID.uriRepresentation().absoluteString); data: \(state)>"
+    }
+}

@@ -1,0 +1,35 @@
+/// The destinations of one to-many relationship of one object, in order, without duplicates.
+final class ToManyStorage {
+    private(set) var objects: [NSManagedObject]
+    private var members: Set<ObjectIdentifier>
+
+    init(_ objects: [NSManagedObject] = []) {
+        var unique: [NSManagedObject] = []
+        var members = Set<ObjectIdentifier>()
+        for object in objects where members.insert(ObjectIdentifier(object)).inserted { unique.append(object) }
+        self.objects = unique
+        self.members = members
+    }
+
+    var count: Int { objects.count }
+
+    func contains(_ object: NSManagedObject) -> Bool { members.contains(ObjectIdentifier(object)) }
+
+    /// Adds `object` at the end (or at `index`); returns false when it was already there.
+    @discardableResult
+    func insert(_ object: NSManagedObject, at index: Int? = nil) -> Bool {
+        guard members.insert(ObjectIdentifier(object)).inserted else { return false }
+        if let index, index >= 0, index <= objects.count { objects.insert(object, at: index) } else { objects.append(object) }
+        return true
+    }
+
+    /// Removes `object`; returns false when it was not there.
+    @discardableResult
+    func remove(_ object: NSManagedObject) -> Bool {
+        guard members.remove(ObjectIdentifier(object)) != nil else { return false }
+        if let index = objects.firstIndex(where: { $0 === object }) { objects.remove(at: index) }
+        return true
+    }
+
+    func copy() -> ToManyStorage { ToManyStorage(objects) }
+}

@@ -1,0 +1,118 @@
+/// The name of a registered value transformer (Foundation's `NSValueTransformerName`, which Linux lacks).
+public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// Unarchives keyed archives of secure-coding classes (Core Data's default for transformable attributes).
+    public static let secureUnarchiveFromDataTransformerName = NSValueTransformerName("NSSecureUnarchiveFromData")
+    /// Unarchives keyed archives (Apple deprecated it; here it behaves like the secure one).
+    public static let keyedUnarchiveFromDataTransformerName = NSValueTransformerName("NSKeyedUnarchiveFromData")
+    /// Unarchives old non-keyed archives (not supported on Linux; treated as keyed).
+    public static let unarchiveFromDataTransformerName = NSValueTransformerName("NSUnarchiveFromData")
+}
+
+/// Converts values one way and, optionally, back (Foundation's `ValueTransformer`, which Linux lacks), with a
+/// registry by name that transformable attributes use.
+///
+/// Core Data stores a transformable value as the transformer's `transformedValue(_:)` and reads it back with
+/// `reverseTransformedValue(_:)`, except for the unarchiving transformers, whose direction is the opposite.
+open class ValueTransformer: NSObject, @unchecked Sendable {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var registry: [String: ValueTransformer] = [
+        NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue: NSSecureUnarchiveFromDataTransformer(),
+        NSValueTransformerName.keyedUnarchiveFromDataTransformerName.rawValue: NSSecureUnarchiveFromDataTransformer(),
+        NSValueTransformerName.unarchiveFromDataTransformerName.rawValue: NSSecureUnarchiveFromDataTransformer(),
+    ]
+
+    public override init() { super.init() }
+
+    /// Registers `transformer` under `name`; nil removes it.
+    open class func setValueTransformer(_ transformer: ValueTransformer?, forName name: NSValueTransformerName) {
+        lock.lock()
+        registry[name.rawValue] = transformer
+        lock.unlock()
+    }
+
+    /// The transformer registered under `name`.
+    open class func valueTransformer(forName name: NSValueTransformerName) -> ValueTransformer? {
+        lock.lock()
+        defer { lock.unlock() }
+        return registry[name.rawValue]
+    }
+
+    /// The names of every registered transformer.
+    open class func valueTransformerNames() -> [NSValueTransformerName] {
+        lock.lock()
+        defer { lock.unlock() }
+        return registry.keys.sorted().map(NSValueTransformerName.init(rawValue:))
+    }
+
+    /// The class of the values `transformedValue(_:)` returns.
+    open class func transformedValueClass() -> AnyClass { NSObject.self }
+    /// Whether `reverseTransformedValue(_:)` is available.
+    open class func allowsReverseTransformation() -> Bool { false }
+    /// Converts a value; the default returns it unchanged.
+    open func transformedValue(_ value: Any?) -> Any? { value }
+    /// Converts a value back; the default returns it unchanged when reversible.
+    open func reverseTransformedValue(_ value: Any?) -> Any? {
+        type(of: self).allowsReverseTransformation() ? transformedValue(value) : nil
+    }
+}
+
+/// Unarchives keyed archives (`transformedValue`) and archives values (`reverseTransformedValue`); Core Data's
+/// default transformer for transformable attributes (Apple's class of the same name).
+open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Sendable {
+    /// The classes an archive's root may have (recorded; unarchiving accepts Foundation's value classes).
+    open class var allowedTopLevelClasses: [AnyClass] {
+        [NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self, NSUUID.self, NSNull.self]
+    }
+
+    open override class func transformedValueClass() -> AnyClass { NSObject.self }
+    open override class func allowsReverseTransformation() -> Bool { true }
+
+    /// The object archived in `value` (Data), or nil when it is not a keyed archive.
+    open override func transformedValue(_ value: Any?) -> Any? {
+        guard let data = value as? Data else { return nil }
+        return try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data)
+    }
+
+    /// A keyed archive of `value`, or nil when it cannot be archived.
+    open override func reverseTransformedValue(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false)
+    }
+}
+
+/// Applies a transformable attribute's transformer in the direction Core Data uses.
+public enum TransformableStorage {
+    /// The transformer for an attribute: the named one, or the default unarchiver.
+    public static func transformer(for attribute: NSAttributeDescription) -> ValueTransformer? {
+        let name = NSValueTransformerName(attribute.valueTransformerName ?? NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue)
+        return ValueTransformer.valueTransformer(forName: name)
+    }
+
+    /// The data to store for `value`.
+    /// - Throws: 1550 when no transformer is registered under the attribute's name or it gives no data.
+    public static func data(for value: Any, attribute: NSAttributeDescription) throws -> Data {
+        guard let transformer = transformer(for: attribute) else {
+            throw CoreDataError.make(NSManagedObjectValidationError,
+                                     "No value transformer is registered under the name \"\(attribute.valueTransformerName ?? "")\" of attribute \(attribute.name).",
+                                     userInfo: [NSValidationKeyErrorKey: attribute.name])
+        }
+        let output = transformer is NSSecureUnarchiveFromDataTransformer ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
+        guard let data = output as? Data else {
+            throw CoreDataError.make(NSManagedObjectValidationError,
+                                     "The value of attribute \(attribute.name) (\(type(of: value))) could not be transformed to data.",
+                                     userInfo: [NSValidationKeyErrorKey: attribute.name, NSValidationValueErrorKey: value])
+        }
+        return data
+    }
+
+    /// The value stored as `data`, or the data itself when the transformer cannot read it.
+    public static func value(from data: Data, attribute: NSAttributeDescription) -> Any {
+        guard let transformer = transformer(for: attribute) else { return data }
+        let output = transformer is NSSecureUnarchiveFromDataTransformer ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
+        return output ?? data
+    }
+}
