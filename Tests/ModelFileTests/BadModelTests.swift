@@ -82,6 +82,16 @@ import Testing
         #expect(value?.userInfo[ModelFilePropertyErrorKey] as? String == "age")
     }
 
+    @Test func unparseablePredicate() throws {
+        let error = try loadError(model("""
+            <entity name="Person"><attribute name="name" optional="YES" attributeType="String"/>
+            <fetchedProperty name="namesakes" optional="YES"><fetchRequest name="f" entity="Person" predicateString="name == =="/></fetchedProperty></entity>
+            """))
+        #expect(error?.userInfo[ModelFileEntityErrorKey] as? String == "Person")
+        #expect(error?.userInfo[ModelFilePropertyErrorKey] as? String == "namesakes")
+        #expect(error?.localizedDescription.contains("does not parse") == true)
+    }
+
     @Test func missingFileAndDamagedArchive() throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -122,6 +122,8 @@ struct FixtureModelTests {
         #expect(date.validationPredicateFormats.count == 2)
         let int16 = try #require(entity.attributesByName["int16Attribute"])
         #expect(int16.validationPredicateFormats == ["SELF >= -3", "SELF <= 9"])
+        #expect(int16.validationPredicates.count == 2 && int16.validationWarnings.count == 2)
+        #expect(fetchedPredicateParses(entity))
         #expect(int16.defaultValue as? Int16 == 0)
         #expect(entity.attributesByName["decimalAttribute"]?.defaultValue as? Decimal == Decimal(0))
         #expect(entity.attributesByName["binaryAttribute"]?.userInfo?["binaryFoo"] as? String == "YES")
@@ -142,6 +144,10 @@ struct FixtureModelTests {
         #expect(model.entities(forConfigurationName: "UnrelatedConfiguration")?.compactMap(\.name) == ["UnrelatedEntity"])
     }
 
+    func fetchedPredicateParses(_ entity: NSEntityDescription) -> Bool {
+        (entity.propertiesByName["yesBooleans"] as? NSFetchedPropertyDescription)?.fetchPredicate?.parsedExpression != nil
+    }
+
     @Test func orderedManyToManyAndConfigurations() throws {
         let ordered = try NSManagedObjectModel.load(contentsOf: Fixtures.model("SyncDB__Sync__Tests__Sync__Models__151-ordered-many-to-many.xcdatamodeld"))
         let tags = try #require(ordered.entitiesByName["Note"]?.relationshipsByName["tags"])
@@ -159,6 +165,11 @@ struct FixtureModelTests {
         #expect(model.fetchRequestTemplatesByName.count == 5)
         #expect(model.fetchRequestTemplate(forName: "byParent")?.entityName == "Child")
         #expect(model.fetchRequestTemplatePredicateFormats["byHumanName"] == "humanName == $humanName")
+        let byName = try #require(model.fetchRequestFromTemplate(withName: "byHumanName", substitutionVariables: ["humanName": "Ada"]))
+        #expect(byName.entityName == "Human")
+        #expect(byName.predicate?.canonicalFormat == NSPredicate(format: "humanName == %@", "Ada").canonicalFormat)
+        #expect(model.fetchRequestTemplate(forName: "byHumanName")?.predicate?.canonicalFormat.contains("$humanName") == true)
+        #expect(model.fetchRequestFromTemplate(withName: "nope", substitutionVariables: [:]) == nil)
         #expect(model.entitiesByName["Child"]?.superentity?.name == "Human")
         #expect(model.entitiesByName["Human"]?.subentities.count == 3)
 

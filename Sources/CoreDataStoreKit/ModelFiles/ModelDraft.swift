@@ -34,6 +34,30 @@ struct ModelDraft {
 
     init(file: URL) { self.file = file }
 
+    /// Parses the predicate text of validation rules and fetched properties into `NSPredicate`s.
+    private func parsePredicates() throws {
+        for draft in entities {
+            let entityName = draft.entity.name
+            for property in draft.entity.properties {
+                let where_ = place(entityName, property.name)
+                if !property.validationPredicateFormats.isEmpty {
+                    let predicates = try property.validationPredicateFormats.map { try parse($0, where_, "validation predicate") }
+                    property.setValidationPredicates(predicates, withValidationWarnings: property.validationPredicateFormatWarnings)
+                }
+                if let fetched = property as? NSFetchedPropertyDescription, let format = fetched.fetchPredicateFormat {
+                    fetched.fetchPredicate = try parse(format, where_, "fetch predicate")
+                }
+            }
+        }
+    }
+
+    /// `format` parsed, or an `invalidModelFile` error naming `place` and the parser's message.
+    private func parse(_ format: String, _ place: CoreDataError.ModelFilePlace, _ what: String) throws -> NSPredicate {
+        do { return try NSPredicate.parse(format: format) } catch {
+            throw CoreDataError.invalidModelFile(place, reason: "\(what) \"\(format)\" does not parse: \(error.localizedDescription)")
+        }
+    }
+
     private func place(_ entity: String? = nil, _ property: String? = nil) -> CoreDataError.ModelFilePlace {
         CoreDataError.ModelFilePlace(file: file, entity: entity, property: property)
     }
@@ -105,6 +129,7 @@ struct ModelDraft {
             }
         }
 
+        try parsePredicates()
         model.entities = entities.map(\.entity)
 
         for configuration in configurations {
@@ -125,6 +150,9 @@ struct ModelDraft {
                                                      reason: "fetch request template \"\(template.name)\" names an entity that does not exist")
             }
             template.request.entity = entity
+            if let format = template.predicateFormat {
+                template.request.predicate = try parse(format, place(template.entityName), "fetch request template \"\(template.name)\"")
+            }
             model.setFetchRequestTemplate(template.request, forName: template.name)
             if let format = template.predicateFormat { model.fetchRequestTemplatePredicateFormats[template.name] = format }
         }
