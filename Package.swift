@@ -13,15 +13,22 @@ let package = Package(
         .library(name: "CoreData", targets: ["CoreData"]),
         .library(name: "CoreDataStoreKit", targets: ["CoreDataStoreKit"]),
         .library(name: "CoreDataConformance", targets: ["CoreDataConformance"]),
+        .executable(name: "coredata", targets: ["coredata"]),
+        .plugin(name: "CoreDataModelPlugin", targets: ["CoreDataModelPlugin"]),
     ],
     targets: [
         .target(name: "CoreDataStoreKit", path: "Sources/CoreDataStoreKit"),
         .target(name: "CoreDataInMemory", dependencies: ["CoreDataStoreKit"], path: "Backends/InMemory"),
         .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory"], path: "Sources/CoreData"),
         .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance"),
+        .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataStoreKit"], path: "Sources/coredata"),
+        .plugin(name: "CoreDataModelPlugin", capability: .buildTool(), dependencies: ["coredata"], path: "Plugins/CoreDataModelPlugin"),
+        .executableTarget(name: "ModelResourceExample", dependencies: ["CoreData", "CoreDataStoreKit"],
+                          path: "Examples/ModelResourceExample", resources: [.copy("Library.xcdatamodeld")]),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataInMemory", "CoreDataConformance"]),
+        .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit"]),
     ],
     swiftLanguageModes: [.v5]
 )
