@@ -17,11 +17,16 @@ let package = Package(
     targets: [
         .target(name: "CoreDataStoreKit", path: "Sources/CoreDataStoreKit"),
         .target(name: "CoreDataInMemory", dependencies: ["CoreDataStoreKit"], path: "Backends/InMemory"),
-        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory"], path: "Sources/CoreData"),
+        .systemLibrary(name: "CLibXML2", path: "Backends/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .target(name: "CoreDataXML", dependencies: ["CoreDataStoreKit", "CLibXML2"], path: "Backends/XML"),
+        .target(name: "CoreDataBinary", dependencies: ["CoreDataStoreKit"], path: "Backends/Binary"),
+        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory", "CoreDataXML", "CoreDataBinary"], path: "Sources/CoreData"),
         .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance"),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
+        .testTarget(name: "XMLStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
+        .testTarget(name: "BinaryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,4 +1,6 @@
 import CoreDataInMemory
+import CoreDataXML
+import CoreDataBinary
 
 /// The store types a coordinator can add, by type name. The built-in stores are registered here; users add
 /// theirs with `NSPersistentStoreCoordinator.registerStoreClass(_:type:)`.
@@ -8,6 +10,8 @@ final class StoreRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var classes: [String: AnyClass] = [
         NSInMemoryStoreType: InMemoryStore.self,
+        NSXMLStoreType: XMLStore.self,
+        NSBinaryStoreType: BinaryStore.self,
     ]
 
     func register(_ storeClass: AnyClass?, for type: String) {
