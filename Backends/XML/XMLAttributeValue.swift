@@ -78,7 +78,7 @@ enum XMLAttributeValue {
 
     /// Whole numbers without a fraction ("2", as Apple writes them), others in Swift's shortest exact form.
     private static func text<T: BinaryFloatingPoint & LosslessStringConvertible>(_ value: T) -> String {
-        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15, !(value == 0 && value.sign == .minus) { return String(Int64(value)) }
         return value.description
     }
 

@@ -43,8 +43,9 @@ struct XMLStoreWriter {
         try out.check(xmlTextWriterSetIndent(writer, 1))
         try out.withXMLString("    ") { try out.check(xmlTextWriterSetIndentString(writer, $0)) }
         try out.check(xmlTextWriterStartDocument(writer, "1.0", nil, nil))
-        try out.withXMLString("database") { name in
-            try out.withXMLString(XMLStoreFormat.dtdSystemID) { try out.check(xmlTextWriterWriteDTD(writer, name, nil, $0, nil)) }
+        // Raw, because the indenting writer would break the DOCTYPE over two lines; Apple leaves a blank line after it.
+        try out.withXMLString("<!DOCTYPE database SYSTEM \"\(XMLStoreFormat.dtdSystemID)\">\n\n") {
+            try out.check(xmlTextWriterWriteRaw(writer, $0))
         }
         try out.start("database")
         try out.start("databaseInfo")
