@@ -26,7 +26,7 @@ let package = Package(
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
         .testTarget(name: "XMLStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
-        .testTarget(name: "BinaryStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
+        .testTarget(name: "BinaryStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CoreDataBinary", "CoreDataXML"]),
     ],
     swiftLanguageModes: [.v5]
 )

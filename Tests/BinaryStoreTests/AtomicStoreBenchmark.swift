@@ -1,10 +1,12 @@
 import Testing
 import CoreData
+import CoreDataBinary
+import CoreDataXML
 
 /// Load and save times of 100,000 objects in the binary and XML stores, for `Docs/Performance.md`.
 /// Runs only when `COREDATA_BENCHMARK` is set; use a release build:
 /// `COREDATA_BENCHMARK=1 swift test -c release --filter AtomicStoreBenchmark`.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["COREDATA_BENCHMARK"] != nil, "set COREDATA_BENCHMARK=1 to run"))
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["COREDATA_BENCHMARK"] != nil, "set COREDATA_BENCHMARK=1 to run"))
 struct AtomicStoreBenchmark {
     static let objectCount = 100_000
 
@@ -53,7 +55,17 @@ struct AtomicStoreBenchmark {
             }
         }
         #expect(count == Self.objectCount)
+
+        // The file format alone: reading the file into a snapshot, and writing a snapshot to a new file.
+        let storeClass: AtomicStore.Type = typeName == NSXMLStoreType ? XMLStore.self : BinaryStore.self
+        var snapshot: AtomicStoreSnapshot?
+        let read = try seconds { snapshot = try storeClass.readSnapshot(from: url) }
+        let writer = try storeClass.init(StoreOpenRequest(model: model, configurationName: nil, url: nil, options: [:]))
+        let copy = directory.file("copy")
+        let write = try seconds { try writer.writeSnapshot(try #require(snapshot), to: copy) }
+        #expect(snapshot?.objects.count == Self.objectCount)
+
         func ms(_ value: Double) -> String { String(format: "%.0f ms", value * 1000) }
-        print("BENCHMARK \(typeName): file \(size / 1024) KiB | save 100k inserts \(ms(insertSave)) | save after 1 change (full rewrite) \(ms(rewrite)) | open (read file) \(ms(open)) | fetch all \(ms(fetch))")
+        print("BENCHMARK \(typeName): file \(size / 1024) KiB | save 100k inserts \(ms(insertSave)) | save after 1 change (full rewrite) \(ms(rewrite)) | open (read file) \(ms(open)) | fetch all \(ms(fetch)) | format only: read \(ms(read)), write \(ms(write))")
     }
 }
