@@ -81,6 +81,35 @@ func resealed(_ bytes: [UInt8]) -> Data {
         #expect(text.components(separatedBy: "count16").count == 2)
     }
 
+    /// The worked example at the end of `Docs/BinaryStoreFormat.md`, byte for byte after the metadata.
+    @Test func workedExampleMatchesTheDocumentation() throws {
+        let tag = NSEntityDescription(name: "Tag")
+        tag.properties = [NSAttributeDescription(name: "name", type: .string)]
+        let model = NSManagedObjectModel(entities: [tag])
+        let directory = TemporaryDirectory()
+        let url = directory.file("store.binary")
+        let context = try openStore(.binary, at: url, model: model)
+        try context.performAndWait { () throws -> Void in
+            NSManagedObject(entity: tag, insertInto: context).setValue("a", forKey: "name")
+            try context.save()
+        }
+        let bytes = [UInt8](try Data(contentsOf: url))
+        var offset = 40, metadataLength = 0, shift = 0
+        while true {
+            let byte = bytes[offset]; offset += 1
+            metadataLength |= Int(byte & 0x7F) << shift; shift += 7
+            if byte & 0x80 == 0 { break }
+        }
+        #expect(Array(bytes[offset..<(offset + 8)]) == Array("bplist00".utf8))
+        offset += metadataLength
+        let hash = [UInt8](tag.versionHash)
+        let expected: [UInt8] = [0x01, 0x03] + Array("Tag".utf8) + [0x20] + hash
+            + [0x01, 0x03] + Array("Tag".utf8)
+            + [0x01, 0x00, 0x01]
+            + [0x01, 0x00, 0x01, 0x00, 0x04] + Array("name".utf8) + [0x01, 0x01, 0x01, 0x07, 0x01] + Array("a".utf8)
+        #expect(Array(bytes[offset..<(bytes.count - 4)]) == expected)
+    }
+
     @Test func binaryFilesAreSmallerThanXML() throws {
         let directory = TemporaryDirectory()
         let binary = directory.file("store.binary"), xml = directory.file("store.xml")
