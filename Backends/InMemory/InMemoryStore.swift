@@ -4,8 +4,8 @@ import CoreDataStoreKit
 ///
 /// A URL given when the store is added only names it; nothing is read or written there, and the contents go
 /// away when the store is removed or the coordinator is released.
-public final class InMemoryStore: AtomicStore {
-    public override class var storeTypeName: String { NSInMemoryStoreType }
+open class InMemoryStore: AtomicStore {
+    open override class var storeTypeName: String { NSInMemoryStoreType }
 
     public required init(_ request: StoreOpenRequest) throws {
         var withoutFile = request

@@ -70,7 +70,12 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
                     block(description, error)
                 }
             }
-            if description.shouldAddStoreAsynchronously { DispatchQueue.global().async(execute: add) } else { add() }
+            if description.shouldAddStoreAsynchronously {
+                let work = UncheckedSendable(add)
+                DispatchQueue.global().async { work.value() }
+            } else {
+                add()
+            }
         }
     }
 
@@ -102,7 +107,8 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         return try await context.perform { try block(context) }
     }
 
+    /// The model named `name`, found by `ModelLocator` and loaded.
     static func findModel(named name: String) throws -> NSManagedObjectModel {
-        throw CoreDataError.make(NSFileReadNoSuchFileError, "Finding a model named \(name) by name is not available yet.")
+        try NSManagedObjectModel.load(contentsOf: ModelLocator.url(forModelNamed: name))
     }
 }

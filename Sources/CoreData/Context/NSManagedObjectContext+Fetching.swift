@@ -40,7 +40,7 @@ extension NSManagedObjectContext {
     /// Runs a store request: a fetch (returns `NSAsynchronousFetchResult`-like results through `fetch`) or a
     /// batch delete (returns `NSBatchDeleteResult`).
     /// - Throws: 134091 for request types not supported yet.
-    open func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+    public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let delete = request as? NSBatchDeleteRequest { return try executeBatchDelete(delete) }
         throw CoreDataError.unsupported("executing \(type(of: request)) requests")
     }

@@ -15,7 +15,7 @@ extension NSManagedObjectContext {
     }
 
     /// Applies the changes of another context's save notification to this context.
-    open func mergeChanges(fromContextDidSave notification: Notification) {
+    public func mergeChanges(fromContextDidSave notification: Notification) {
         guard let info = notification.userInfo, (notification.object as? NSManagedObjectContext) !== self else { return }
         mergeIDs(updated: objectIDs(in: info[NSUpdatedObjectsKey]), deleted: objectIDs(in: info[NSDeletedObjectsKey]))
     }

@@ -2,7 +2,7 @@
 extension NSManagedObjectContext {
     /// The object with this ID: the registered one, or a new fault (which fails to load if the object does not
     /// exist). Use `existingObject(with:)` to find out.
-    open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+    public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         if let object = registered[objectID] { return object }
         let object = makeObject(entity: objectID.entity)
         object.assignedID = objectID
@@ -13,7 +13,7 @@ extension NSManagedObjectContext {
 
     /// The object with this ID, loaded from its store if needed.
     /// - Throws: 133000 when no store has the object.
-    open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+    public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         if let object = registered[objectID] {
             if object.faulted { try fulfillFaultThrowing(object) }
             return object
@@ -105,7 +105,7 @@ extension NSManagedObjectContext {
 
     /// Gives permanent IDs to objects that have temporary ones, allocating keys in their stores.
     /// - Throws: 134070 when an object's entity is in no store, or a store error.
-    open func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+    public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator.")
         }

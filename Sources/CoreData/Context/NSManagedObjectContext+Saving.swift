@@ -22,7 +22,7 @@ extension NSManagedObjectContext {
     /// its changes as one atomic change set. Objects changed in a store since they were read are conflicts,
     /// resolved by `mergePolicy` or thrown as 133020 with the conflicts under "conflictList". Saving to a
     /// read-only store throws 134030. A context without changes does nothing.
-    open func save() throws {
+    public func save() throws {
         guard hasChanges else { return }
         guard parent == nil else { throw CoreDataError.unsupported("saving a child context into its parent context") }
         guard let coordinator = persistentStoreCoordinator else {

@@ -77,7 +77,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Runs `block` on the context's queue, later.
     open func perform(_ block: @escaping () -> Void) {
-        if let queue { queue.async(execute: block) } else { DispatchQueue.main.async(execute: block) }
+        let work = UncheckedSendable(block)
+        if let queue { queue.async { work.value() } } else { DispatchQueue.main.async { work.value() } }
     }
 
     /// Runs `block` on the context's queue and waits for it; runs it at once when already on the queue.
@@ -280,4 +281,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.faulted = true
         }
     }
+}
+
+/// Carries a value across a concurrency boundary that the context's queue discipline makes safe.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -52,6 +52,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The store's UUID (`NSStoreUUID`), used in object ID URIs.
     open var identifier: String! { identity.identifier }
 
+    /// What the store's backend can do beyond the contract's core (an addition to Apple's API, used by the
+    /// conformance suite).
+    public var capabilities: StoreCapabilities { backend.capabilities }
+
     /// Whether saving to the store is refused.
     open var isReadOnly: Bool { storeOptionIsSet(options, NSReadOnlyPersistentStoreOption) }
 

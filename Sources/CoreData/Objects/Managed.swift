@@ -62,25 +62,27 @@ extension Managed: ManagedPropertyReflecting {
 final class ManagedSlotCache: @unchecked Sendable {
     static let shared = ManagedSlotCache()
 
+    /// Key paths are compared by value (key path objects may be made afresh on each access); the layout is
+    /// kept alive in the entry so its identity cannot be reused.
     private struct Key: Hashable {
-        let keyPath: ObjectIdentifier
+        let keyPath: AnyKeyPath
         let layout: ObjectIdentifier
     }
 
     private let lock = NSLock()
-    private var slots: [Key: Int] = [:]
+    private var slots: [Key: (layout: EntityLayout, slot: Int)] = [:]
 
     /// The slot of the property, or nil when the entity has no property of that name.
     func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: String?) -> Int? {
-        let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(object.layout))
+        let key = Key(keyPath: keyPath, layout: ObjectIdentifier(object.layout))
         lock.lock()
         let cached = slots[key]
         lock.unlock()
-        if let cached { return cached }
+        if let cached { return cached.slot }
         let name = explicitName ?? Self.propertyName(of: keyPath)
         guard let slot = object.layout.slotByName[name] else { return nil }
         lock.lock()
-        slots[key] = slot
+        slots[key] = (object.layout, slot)
         lock.unlock()
         return slot
     }

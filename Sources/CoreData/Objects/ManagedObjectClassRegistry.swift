@@ -9,11 +9,24 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     static let shared = ManagedObjectClassRegistry()
 
     private let lock = NSLock()
-    private var classByEntity: [ObjectIdentifier: NSManagedObject.Type] = [:]
+    /// Classes by entity identity; each entry holds its entity weakly and counts only while it is that entity
+    /// (an identifier can be reused once an entity is freed).
+    private var classByEntity: [ObjectIdentifier: Entry] = [:]
     private var reflectedClasses = Set<ObjectIdentifier>()
     private var models: [WeakModel] = []
 
     private struct WeakModel { weak var model: NSManagedObjectModel? }
+
+    private struct Entry {
+        weak var entity: NSEntityDescription?
+        let objectClass: NSManagedObject.Type
+    }
+
+    /// The class recorded for `entity`; call with the lock held.
+    private func recordedClass(for entity: NSEntityDescription) -> NSManagedObject.Type? {
+        guard let entry = classByEntity[ObjectIdentifier(entity)], entry.entity === entity else { return nil }
+        return entry.objectClass
+    }
 
     /// Remembers a model, so `NSManagedObject.entity()` can search it.
     func noteModel(_ model: NSManagedObjectModel) {
@@ -27,7 +40,7 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     func register(_ objectClass: NSManagedObject.Type, for entity: NSEntityDescription) {
         guard objectClass != NSManagedObject.self else { return }
         lock.lock()
-        classByEntity[ObjectIdentifier(entity)] = objectClass
+        classByEntity[ObjectIdentifier(entity)] = Entry(entity: entity, objectClass: objectClass)
         lock.unlock()
     }
 
@@ -35,7 +48,7 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     func noteInstance(of objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
         guard objectClass != NSManagedObject.self else { return }
         lock.lock()
-        let known = classByEntity[ObjectIdentifier(entity)] == objectClass
+        let known = recordedClass(for: entity) == objectClass
         let reflected = reflectedClasses.contains(ObjectIdentifier(objectClass))
         lock.unlock()
         if !known { register(objectClass, for: entity) }
@@ -57,7 +70,7 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
                 guard let relationship = entity.relationshipsByName[name], let destination = relationship.destinationEntity,
                       let destinationClass = property.destinationClass else { continue }
                 lock.lock()
-                let missing = classByEntity[ObjectIdentifier(destination)] == nil
+                let missing = recordedClass(for: destination) == nil
                 lock.unlock()
                 if missing { register(destinationClass, for: destination) }
             }
@@ -68,7 +81,7 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     /// The class for objects of `entity`.
     func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
         lock.lock()
-        let known = classByEntity[ObjectIdentifier(entity)]
+        let known = recordedClass(for: entity)
         lock.unlock()
         if let known { return known }
         if let name = entity.managedObjectClassName, name.contains("."), !name.hasPrefix("."),
@@ -83,7 +96,7 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     /// module prefix) or entity name is the class's name.
     func entity(for objectClass: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
         lock.lock()
-        let registered = model.entities.first { classByEntity[ObjectIdentifier($0)] == objectClass }
+        let registered = model.entities.first { recordedClass(for: $0) == objectClass }
         lock.unlock()
         if let registered { return registered }
         let className = String(describing: objectClass)

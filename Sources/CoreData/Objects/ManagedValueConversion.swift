@@ -42,7 +42,7 @@ enum ManagedValueConversion {
 
     /// nil for optionals, zero, false or empty for the types that have one.
     static func emptyValue<Value>(_ type: Value.Type) -> Value {
-        if let optional = Value.self as? AnyOptional.Type, let none = optional.none as? Value { return none }
+        if let optional = Value.self as? AnyOptional.Type, let none = optional.noneValue as? Value { return none }
         if let empty = Value.self as? ManagedEmptyValue.Type, let value = empty.managedEmptyValue as? Value { return value }
         preconditionFailure("A @Managed property of type \(Value.self) is nil; declare it optional.")
     }
@@ -59,13 +59,13 @@ enum ManagedValueConversion {
 /// Optional, seen without its generic parameter.
 protocol AnyOptional {
     var wrappedAny: Any? { get }
-    static var none: Any { get }
+    static var noneValue: Any { get }
     static var wrappedType: Any.Type { get }
 }
 
 extension Optional: AnyOptional {
     var wrappedAny: Any? { self.map { $0 as Any } }
-    static var none: Any { Optional<Wrapped>.none as Any }
+    static var noneValue: Any { Wrapped?.none as Any }
     static var wrappedType: Any.Type { Wrapped.self }
 }
 

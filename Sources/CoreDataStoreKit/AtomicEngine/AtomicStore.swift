@@ -241,9 +241,8 @@ open class AtomicStore: PersistentStoreBackend {
 
     /// The records a fetch selects, filtered, sorted, offset and limited.
     private func select(_ request: StoreFetchRequest) throws -> [AtomicRecord] {
-        var views = try candidates(request)
-            .map { AtomicRowView(record: $0, store: self) }
-            .filter { try InMemoryQuery.matches(request.predicate, $0) }
+        var views = try InMemoryQuery.filter(candidates(request).map { AtomicRowView(record: $0, store: self) },
+                                             by: request.predicate)
         if request.sortDescriptors.isEmpty {
             views.sort { $0.record.key.primaryKey < $1.record.key.primaryKey }
         } else {
@@ -255,7 +254,7 @@ open class AtomicStore: PersistentStoreBackend {
         return slice.map(\.record)
     }
 
-    public func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+    open func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
         let selected = try select(request)
         switch request.result {
         case .rows: return .rows(selected.map(\.row))
@@ -280,16 +279,16 @@ open class AtomicStore: PersistentStoreBackend {
         }
     }
 
-    public func rows(for keys: [ObjectKey]) throws -> [StoreRow] {
+    open func rows(for keys: [ObjectKey]) throws -> [StoreRow] {
         keys.compactMap { records[$0]?.row }
     }
 
-    public func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription) throws -> [ObjectKey] {
+    open func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription) throws -> [ObjectKey] {
         guard let record = records[key], let slot = record.entity.layout.slotByName[relationship.name] else { return [] }
         return record.toMany[slot] ?? []
     }
 
-    public func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64] {
+    open func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64] {
         let root = entity.rootEntity.entityNumber
         let first = (Self.sharesPrimaryKeysAcrossEntities ? highWater.values.max() ?? 0 : highWater[root] ?? 0) + 1
         guard count > 0 else { return [] }
@@ -299,7 +298,7 @@ open class AtomicStore: PersistentStoreBackend {
 
     // MARK: Saving
 
-    public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+    open func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         if openRequest.isReadOnly {
             throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") was added read-only")
         }
@@ -368,7 +367,7 @@ open class AtomicStore: PersistentStoreBackend {
 
     // MARK: Batch delete
 
-    public func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey] {
+    open func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey] {
         if openRequest.isReadOnly {
             throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") was added read-only")
         }

@@ -1,21 +1,31 @@
 /// Predicate matching and sorting in memory, shared by the atomic engine and contexts.
 public enum InMemoryQuery {
     /// Whether `object` matches `predicate` (nil matches everything).
-    /// - Throws: the predicate's parse error, or an evaluation error, as an `NSError`.
-    public static func matches(_ predicate: NSPredicate?, _ object: PredicateKeyValueReading) throws -> Bool {
+    /// - Throws: the predicate's parse error (2048).
+    public static func matches(_ predicate: NSPredicate?, _ object: Any) throws -> Bool {
         guard let predicate else { return true }
-        return predicate.evaluate(with: object)
+        return try predicate.validatedExpression().evaluate(with: object)
+    }
+
+    /// The items `predicate` matches, in their order (all of them for nil).
+    /// - Throws: the predicate's parse error (2048).
+    public static func filter<T>(_ items: [T], by predicate: NSPredicate?) throws -> [T] {
+        guard let predicate else { return items }
+        let node = try predicate.validatedExpression()
+        return items.filter { node.evaluate(with: $0) }
     }
 
     /// Sorts `items` by the sort descriptors, first descriptor first; a stable sort.
-    public static func sort<T: PredicateKeyValueReading>(_ items: inout [T], by descriptors: [NSSortDescriptor]) throws {
+    public static func sort<T>(_ items: inout [T], by descriptors: [NSSortDescriptor]) throws {
         guard !descriptors.isEmpty else { return }
-        // Replaced by the predicate module's comparator when it lands.
+        items = descriptors.sorting(items)
     }
-}
 
-extension InMemoryQuery {
-    /// Throws the parse error of a predicate made from a malformed format, or the error for a key that names
-    /// no property of `entity`.
-    public static func validate(_ predicate: NSPredicate?, entity: NSEntityDescription) throws {}
+    /// Throws the parse error of a predicate made from a malformed format (2048), or the error for a key that
+    /// names no property of `entity`.
+    public static func validate(_ predicate: NSPredicate?, entity: NSEntityDescription) throws {
+        guard let predicate else { return }
+        _ = try predicate.validatedExpression()
+        try predicate.validateKeys(against: entity)
+    }
 }

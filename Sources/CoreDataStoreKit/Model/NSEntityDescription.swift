@@ -22,6 +22,8 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     open var uniquenessConstraints: [[Any]] = []
     /// Fetch indexes: each a name and the property names it covers, in order.
     open var indexes: [NSFetchIndexDescription] = []
+    /// Groups of property names indexed together (Apple's deprecated `compoundIndexes`), as `[[String]]`.
+    open var compoundIndexes: [[Any]] = []
     /// The model that holds the entity.
     open internal(set) weak var managedObjectModel: NSManagedObjectModel!
 
@@ -132,6 +134,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         copy.renamingIdentifier = renamingIdentifier
         copy.uniquenessConstraints = uniquenessConstraints
         copy.indexes = indexes
+        copy.compoundIndexes = compoundIndexes
         copy.properties = properties.map { $0.copy() as! NSPropertyDescription }
         return copy
     }

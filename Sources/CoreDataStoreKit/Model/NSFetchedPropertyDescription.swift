@@ -7,6 +7,8 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
     open var destinationEntityName: String?
     /// The predicate of the fetch.
     open var fetchPredicate: NSPredicate?
+    /// An addition to Apple's API: the fetch's predicate as a model file writes it (predicate format text).
+    open var fetchPredicateFormat: String?
 
     public override init() { super.init(); isTransient = true }
 
@@ -14,6 +16,7 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
         if let other = other as? NSFetchedPropertyDescription {
             destinationEntityName = other.destinationEntityName
             fetchPredicate = other.fetchPredicate
+            fetchPredicateFormat = other.fetchPredicateFormat
         }
         super.init(copying: other)
     }

@@ -16,6 +16,9 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     private var configurationEntities: [String: [NSEntityDescription]] = [:]
     private var configurationOrder: [String] = []
     private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
+    /// An addition to Apple's API: the predicates of fetch request templates as a model file writes them
+    /// (predicate format text), by template name.
+    public var fetchRequestTemplatePredicateFormats: [String: String] = [:]
 
     public override init() { super.init() }
 
@@ -160,6 +163,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         }
         copy.versionIdentifiers = versionIdentifiers
         copy.templates = templates
+        copy.fetchRequestTemplatePredicateFormats = fetchRequestTemplatePredicateFormats
         return copy
     }
 }

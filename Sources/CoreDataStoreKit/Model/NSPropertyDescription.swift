@@ -22,6 +22,11 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     open private(set) var validationPredicates: [NSPredicate] = []
     /// The warnings that go with `validationPredicates`, index by index.
     open private(set) var validationWarnings: [Any] = []
+    /// An addition to Apple's API: validation predicates as a model file writes them (predicate format text),
+    /// kept until `NSPredicate(format:)` parses them into `validationPredicates`.
+    open var validationPredicateFormats: [String] = []
+    /// An addition to Apple's API: the warning of each of `validationPredicateFormats`, index by index.
+    open var validationPredicateFormatWarnings: [String] = []
 
     public override init() { super.init() }
 
@@ -48,6 +53,8 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
         renamingIdentifier = other.renamingIdentifier
         validationPredicates = other.validationPredicates
         validationWarnings = other.validationWarnings
+        validationPredicateFormats = other.validationPredicateFormats
+        validationPredicateFormatWarnings = other.validationPredicateFormatWarnings
         super.init()
     }
 

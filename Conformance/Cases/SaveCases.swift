@@ -1,0 +1,305 @@
+import CoreData
+
+/// Saving: inserts, updates and deletes, every attribute type, relationships of every kind, inheritance,
+/// delete rules, validation and conflicts, each checked again after a reopen when the store has a file.
+enum SaveCases {
+    static let all: [ConformanceCase] = [
+        ConformanceCase("save/insert-update-delete") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let keep = Fixtures.item(context, "keep", rank: 1)
+            let change = Fixtures.item(context, "change", rank: 2)
+            let remove = Fixtures.item(context, "remove", rank: 3)
+            _ = Fixtures.owner(context, "Owner A")
+            try context.save()
+            try env.expect(!context.hasChanges, "no changes after save")
+            change.setValue("changed", forKey: "name")
+            change.setValue(20, forKey: "rank")
+            context.delete(remove)
+            try env.expect(change.isUpdated && remove.isDeleted, "isUpdated and isDeleted before save")
+            try context.save()
+            try env.expect(keep.managedObjectContext === context && remove.managedObjectContext == nil, "a saved deletion leaves the context")
+            let reopened = try env.reopenedContext(or: coordinator)
+            let items = try Fixtures.byName(reopened, "Item")
+            try env.expectEqual(Set(items.keys), ["keep", "changed"], "item names after save")
+            try env.expectEqual(items["changed"]?.value(forKey: "rank") as? Int64, 20, "updated rank")
+            try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")), 1, "owners")
+        },
+        ConformanceCase("save/attribute-round-trip") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            var generator = SplitMix(seed: 42)
+            let big = Data((0..<(1 << 20)).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+            let samples = AttributeSamples(big: big)
+            for (name, values) in samples.rows {
+                let item = Fixtures.item(context, name, rank: 0)
+                for (key, value) in values { item.setValue(value, forKey: key) }
+            }
+            try context.save()
+            let reopened = try env.reopenedContext(or: coordinator)
+            let items = try Fixtures.byName(reopened, "Item")
+            for (name, values) in samples.rows {
+                guard let item = items[name] else { try env.expect(false, "item \(name) was saved"); continue }
+                for (key, expected) in values {
+                    try env.expect(AttributeSamples.same(item.value(forKey: key), expected),
+                                   "\(name).\(key): expected \(String(describing: expected)), got \(String(describing: item.value(forKey: key)))")
+                }
+                for key in AttributeSamples.keys where values[key] == nil {
+                    try env.expect(item.value(forKey: key) == nil, "\(name).\(key) is nil")
+                }
+            }
+        },
+        ConformanceCase("save/permanent-ids") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let item = Fixtures.item(context, "identified", rank: 7)
+            try env.expect(item.objectID.isTemporaryID, "an inserted object has a temporary ID")
+            try context.save()
+            let id = item.objectID
+            try env.expect(!id.isTemporaryID, "the ID is permanent after save")
+            let uri = id.uriRepresentation()
+            let storeUUID = coordinator.persistentStores.first?.identifier ?? ""
+            try env.expect(uri.absoluteString.hasPrefix("x-coredata://\(storeUUID)/Item/p"), "URI form: \(uri.absoluteString)")
+            try env.expect(id.persistentStore === coordinator.persistentStores.first, "the ID's store")
+            try env.expect(coordinator.managedObjectID(forURIRepresentation: uri) == id, "managedObjectID(forURIRepresentation:)")
+            let other = Fixtures.item(context, "second", rank: 8)
+            try context.obtainPermanentIDs(for: [other])
+            try env.expect(!other.objectID.isTemporaryID, "obtainPermanentIDs gives a permanent ID")
+            let obtained = other.objectID
+            try context.save()
+            try env.expect(other.objectID == obtained, "the obtained ID stays after save")
+            let reopened = try env.reopenedContext(or: coordinator)
+            guard let again = reopened.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri) else {
+                return try env.expect(false, "the URI resolves after reopen")
+            }
+            let object = try reopened.existingObject(with: again)
+            try env.expectEqual(object.value(forKey: "name") as? String, "identified", "object found by URI after reopen")
+            try env.expectEqual(again.uriRepresentation(), uri, "the URI is stable")
+        },
+        ConformanceCase("save/to-one-and-to-many") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let ann = Fixtures.owner(context, "Ann")
+            let bob = Fixtures.owner(context, "Bob")
+            let items = (0..<3).map { Fixtures.item(context, "item \($0)", rank: Int64($0)) }
+            for item in items { item.setValue(ann, forKey: "owner") }
+            try env.expectEqual(Fixtures.names(ann.value(forKey: "items")), ["item 0", "item 1", "item 2"], "inverse to-many kept in step")
+            try context.save()
+            items[2].setValue(bob, forKey: "owner")
+            try env.expectEqual(Fixtures.names(ann.value(forKey: "items")), ["item 0", "item 1"], "moved item leaves the old owner")
+            bob.setValue(Set([items[1], items[2]]), forKey: "items")
+            try context.save()
+            let reopened = try env.reopenedContext(or: coordinator)
+            let owners = try Fixtures.byName(reopened, "Owner")
+            try env.expectEqual(Fixtures.names(owners["Ann"]?.value(forKey: "items")), ["item 0"], "Ann's items after reopen")
+            try env.expectEqual(Fixtures.names(owners["Bob"]?.value(forKey: "items")), ["item 1", "item 2"], "Bob's items after reopen")
+            let fetched = try Fixtures.byName(reopened, "Item")
+            try env.expectEqual((fetched["item 1"]?.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String, "Bob", "item 1's owner")
+        },
+        ConformanceCase("save/many-to-many") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let red = Fixtures.tag(context, "red"), blue = Fixtures.tag(context, "blue")
+            let a = Fixtures.item(context, "a", rank: 1), b = Fixtures.item(context, "b", rank: 2)
+            a.setValue(Set([red, blue]), forKey: "tags")
+            b.setValue(Set([red]), forKey: "tags")
+            try env.expectEqual(Fixtures.names(red.value(forKey: "items")), ["a", "b"], "inverse many-to-many kept in step")
+            try context.save()
+            blue.setValue(Set([b]), forKey: "items")
+            try context.save()
+            let reopened = try env.reopenedContext(or: coordinator)
+            let tags = try Fixtures.byName(reopened, "Tag", key: "label")
+            try env.expectEqual(Fixtures.names(tags["red"]?.value(forKey: "items")), ["a", "b"], "red's items")
+            try env.expectEqual(Fixtures.names(tags["blue"]?.value(forKey: "items")), ["b"], "blue's items")
+            let items = try Fixtures.byName(reopened, "Item")
+            try env.expectEqual(Fixtures.names(items["a"]?.value(forKey: "tags"), key: "label"), ["red"], "a's tags")
+            try env.expectEqual(Fixtures.names(items["b"]?.value(forKey: "tags"), key: "label"), ["blue", "red"], "b's tags")
+        },
+        ConformanceCase("save/ordered") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let owner = Fixtures.owner(context, "Writer")
+            let chapters = ["one", "two", "three", "four"].map { Fixtures.chapter(context, $0) }
+            owner.setValue(NSOrderedSet(array: chapters), forKey: "chapters")
+            try context.save()
+            var reopened = try env.reopenedContext(or: coordinator)
+            var writer = try Fixtures.byName(reopened, "Owner")["Writer"]
+            try env.expectEqual(Fixtures.orderedNames(writer?.value(forKey: "chapters"), key: "title"), ["one", "two", "three", "four"], "order after save")
+            let reordered = NSOrderedSet(array: [chapters[3], chapters[0], chapters[2]])
+            owner.setValue(reordered, forKey: "chapters")
+            try env.expect(chapters[1].value(forKey: "owner") == nil, "a chapter removed from the ordered set loses its owner")
+            try context.save()
+            reopened = try env.reopenedContext(or: coordinator)
+            writer = try Fixtures.byName(reopened, "Owner")["Writer"]
+            try env.expectEqual(Fixtures.orderedNames(writer?.value(forKey: "chapters"), key: "title"), ["four", "one", "three"], "order after reordering")
+        },
+        ConformanceCase("save/one-to-one") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let ann = Fixtures.owner(context, "Ann"), bob = Fixtures.owner(context, "Bob")
+            let profile = NSEntityDescription.insertNewObject(forEntityName: "Profile", into: context)
+            profile.setValue("bio", forKey: "bio")
+            profile.setValue(ann, forKey: "owner")
+            try env.expect(ann.value(forKey: "profile") as? NSManagedObject === profile, "inverse one-to-one set")
+            bob.setValue(profile, forKey: "profile")
+            try env.expect(ann.value(forKey: "profile") == nil, "the previous owner loses the profile")
+            try context.save()
+            let reopened = try env.reopenedContext(or: coordinator)
+            let owners = try Fixtures.byName(reopened, "Owner")
+            try env.expect(owners["Ann"]?.value(forKey: "profile") == nil, "Ann has no profile after reopen")
+            try env.expectEqual((owners["Bob"]?.value(forKey: "profile") as? NSManagedObject)?.value(forKey: "bio") as? String, "bio", "Bob's profile")
+        },
+        ConformanceCase("save/inheritance") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            _ = Fixtures.item(context, "plain", rank: 1)
+            let special = Fixtures.item(context, "special", rank: 2, special: true)
+            special.setValue(Int32(9), forKey: "level")
+            try context.save()
+            let reopened = try env.reopenedContext(or: coordinator)
+            let all = try Fixtures.byName(reopened, "Item")
+            try env.expectEqual(Set(all.keys), ["plain", "special"], "Item fetch includes subentities")
+            try env.expectEqual(all["special"]?.entity.name, "SpecialItem", "the subentity object keeps its entity")
+            try env.expectEqual(all["special"]?.value(forKey: "level") as? Int32, 9, "subentity attribute")
+            let onlyItems = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            onlyItems.includesSubentities = false
+            try env.expectEqual(try reopened.fetch(onlyItems).compactMap { $0.value(forKey: "name") as? String }, ["plain"], "includesSubentities = false")
+            try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "SpecialItem")), 1, "SpecialItem count")
+        },
+        ConformanceCase("save/delete-rules") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let owner = Fixtures.owner(context, "Doomed")
+            let item = Fixtures.item(context, "survivor", rank: 1)
+            item.setValue(owner, forKey: "owner")
+            owner.setValue(NSOrderedSet(array: [Fixtures.chapter(context, "c1"), Fixtures.chapter(context, "c2")]), forKey: "chapters")
+            let profile = NSEntityDescription.insertNewObject(forEntityName: "Profile", into: context)
+            profile.setValue(owner, forKey: "owner")
+            try context.save()
+            context.delete(owner)
+            try env.expect(item.value(forKey: "owner") == nil, "nullify clears the inverse at once")
+            try context.save()
+            let reopened = try env.reopenedContext(or: coordinator)
+            try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Chapter")), 0, "cascade deleted the chapters")
+            try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Profile")), 0, "cascade deleted the profile")
+            let survivor = try Fixtures.byName(reopened, "Item")["survivor"]
+            try env.expect(survivor != nil && survivor?.value(forKey: "owner") == nil, "nullify kept the item without an owner")
+        },
+        ConformanceCase("save/validation") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let nameless = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+            _ = Fixtures.item(context, "waiting", rank: 1)
+            let error = try env.expectError([NSValidationMissingMandatoryPropertyError], "saving an Owner without its required name") { try context.save() }
+            try env.expectEqual(error.userInfo[NSValidationKeyErrorKey] as? String, "name", "the error names the key")
+            try env.expect(error.userInfo[NSValidationObjectErrorKey] as? NSManagedObject === nameless, "the error names the object")
+            let other = env.context(coordinator)
+            try env.expectEqual(try other.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 0, "nothing was written")
+            nameless.setValue("named", forKey: "name")
+            try context.save()
+            try env.expectEqual(try other.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 1, "saved after the fix")
+        },
+        ConformanceCase("save/conflict") { env in
+            let coordinator = try env.openCoordinator()
+            let setup = env.context(coordinator)
+            _ = Fixtures.item(setup, "shared", rank: 1)
+            try setup.save()
+            let first = env.context(coordinator), second = env.context(coordinator)
+            guard let mine = try Fixtures.byName(first, "Item")["shared"], let theirs = try Fixtures.byName(second, "Item")["shared"] else {
+                return try env.expect(false, "both contexts fetch the item")
+            }
+            mine.setValue(10, forKey: "rank")
+            try first.save()
+            theirs.setValue("renamed", forKey: "name")
+            let error = try env.expectError([NSManagedObjectMergeError], "saving a stale object with the error merge policy") { try second.save() }
+            try env.expect((error.userInfo["conflictList"] as? [Any])?.count == 1, "the error lists one conflict")
+            second.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+            try second.save()
+            let check = try Fixtures.byName(env.context(coordinator), "Item")["renamed"]
+            try env.expectEqual(check?.value(forKey: "rank") as? Int64, 10, "the other context's change survives the merge")
+        },
+        ConformanceCase("save/rollback") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let item = Fixtures.item(context, "original", rank: 1)
+            try context.save()
+            item.setValue("edited", forKey: "name")
+            _ = Fixtures.item(context, "unsaved", rank: 2)
+            context.rollback()
+            try env.expect(!context.hasChanges, "no changes after rollback")
+            try env.expectEqual(item.value(forKey: "name") as? String, "original", "the value is restored")
+            try env.expectEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 1, "the insert is discarded")
+        },
+        ConformanceCase("save/shared-file", requires: .sharedBetweenCoordinators) { env in
+            let one = try env.openCoordinator()
+            let setup = env.context(one)
+            _ = Fixtures.item(setup, "shared", rank: 1)
+            try setup.save()
+            let two = try env.openCoordinator(at: nil)
+            let first = env.context(one), second = env.context(two)
+            guard let mine = try Fixtures.byName(first, "Item")["shared"], let theirs = try Fixtures.byName(second, "Item")["shared"] else {
+                return try env.expect(false, "both coordinators see the saved item")
+            }
+            mine.setValue(5, forKey: "rank")
+            try first.save()
+            try env.expectEqual(try env.context(two).count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 1, "the second coordinator sees the row")
+            theirs.setValue(6, forKey: "rank")
+            try env.expectError([NSManagedObjectMergeError], "a stale write through another coordinator") { try second.save() }
+        },
+    ]
+}
+
+/// Values of every attribute type, at their extremes, and the checks that they came back exactly.
+struct AttributeSamples {
+    static let keys = ["int16", "int32", "int64", "decimal", "double", "float", "string", "flag", "date", "data", "uuid", "uri", "transformable"]
+    let rows: [(String, [String: Any])]
+
+    init(big: Data) {
+        rows = [
+            ("minimums", [
+                "int16": Int16.min, "int32": Int32.min, "int64": Int64.min, "decimal": Decimal(string: "-12345.6789")!,
+                "double": -Double.greatestFiniteMagnitude, "float": -Float.greatestFiniteMagnitude, "string": "",
+                "flag": false, "date": Date(timeIntervalSinceReferenceDate: -978307200.5), "data": Data(),
+                "uuid": UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), "uri": URL(string: "file:///")!,
+                "transformable": ["alpha", "beta"],
+            ]),
+            ("maximums", [
+                "int16": Int16.max, "int32": Int32.max, "int64": Int64.max, "decimal": Decimal(string: "98765.4321")!,
+                "double": Double.greatestFiniteMagnitude, "float": Float.greatestFiniteMagnitude,
+                "string": "héllo 🌍 'single' \"double\" <tag> & ampersand\nnew line\ttab",
+                "flag": true, "date": Date(timeIntervalSinceReferenceDate: 700_000_000.123456), "data": big,
+                "uuid": UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, "uri": URL(string: "https://example.com/a?b=c#d")!,
+                "transformable": ["key": 1] as [String: Int],
+            ]),
+            ("ordinary", [
+                "int16": Int16(0), "int32": Int32(-1), "int64": Int64(1 << 40), "decimal": Decimal(0),
+                "double": 0.1, "float": Float(1.5), "string": "plain", "flag": true,
+                "date": Date(timeIntervalSinceReferenceDate: 0.001), "data": Data([0, 1, 2, 255]),
+                "uuid": UUID(uuidString: "00000000-0000-0000-0000-000000000001")!, "uri": URL(string: "x-coredata://store/Entity/p1")!,
+            ]),
+            ("empty", [:]),
+        ]
+    }
+
+    /// Whether a value read back equals the value saved, exactly.
+    static func same(_ actual: Any?, _ expected: Any) -> Bool {
+        guard let actual else { return false }
+        switch expected {
+        case let value as Int16: return (actual as? NSNumber)?.int16Value == value && (actual as? Int16) == value
+        case let value as Int32: return (actual as? NSNumber)?.int32Value == value
+        case let value as Int64: return (actual as? NSNumber)?.int64Value == value
+        case let value as Decimal: return (actual as? Decimal) == value
+        case let value as Double: return (actual as? NSNumber)?.doubleValue.bitPattern == value.bitPattern
+        case let value as Float: return (actual as? NSNumber)?.floatValue.bitPattern == value.bitPattern
+        case let value as Bool: return (actual as? NSNumber)?.boolValue == value && (actual as? Bool) == value
+        case let value as String: return (actual as? String) == value
+        case let value as Date: return (actual as? Date)?.timeIntervalSinceReferenceDate.bitPattern == value.timeIntervalSinceReferenceDate.bitPattern
+        case let value as Data: return (actual as? Data) == value
+        case let value as UUID: return (actual as? UUID) == value
+        case let value as URL: return (actual as? URL) == value
+        case let value as [String]: return (actual as? [String]) == value || (actual as? NSArray)?.compactMap({ $0 as? String }) == value
+        case let value as [String: Int]: return (actual as? [String: Int]) == value || ((actual as? NSDictionary).map { $0 == value as NSDictionary } ?? false)
+        default: return false
+        }
+    }
+}

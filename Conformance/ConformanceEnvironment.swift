@@ -1,0 +1,108 @@
+import CoreData
+
+/// What a case works with: the configuration, one model, one store URL, and helpers to open stores and
+/// contexts. Every coordinator it makes is closed when the case ends.
+public final class ConformanceEnvironment {
+    let configuration: ConformanceConfiguration
+    let caseName: String
+    /// The model of every coordinator in the case (one instance, so a reopen uses the same model).
+    let model: NSManagedObjectModel
+    /// The store URL of the case.
+    let url: URL
+    /// What the store under test can do.
+    let capabilities: StoreCapabilities
+    private var coordinators: [NSPersistentStoreCoordinator] = []
+
+    init(configuration: ConformanceConfiguration, caseName: String) throws {
+        self.configuration = configuration
+        self.caseName = caseName
+        self.model = ConformanceModel.make()
+        self.url = configuration.makeURL()
+        capabilities = try Self.capabilities(of: configuration, model: model)
+    }
+
+    /// What stores of the configuration can do, found by adding a probe store at a fresh URL.
+    static func capabilities(of configuration: ConformanceConfiguration, model: NSManagedObjectModel) throws -> StoreCapabilities {
+        let probeURL = configuration.makeURL()
+        defer { removeFiles(at: probeURL) }
+        let probe = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try probe.addPersistentStore(ofType: configuration.storeType, configurationName: nil, at: probeURL,
+                                                 options: configuration.options)
+        defer { try? probe.remove(store) }
+        return store.capabilities
+    }
+
+    /// The capabilities, or nil when no probe store could be added.
+    static func probeCapabilities(_ configuration: ConformanceConfiguration) -> StoreCapabilities? {
+        try? capabilities(of: configuration, model: ConformanceModel.make())
+    }
+
+    /// Removes the store files the case made.
+    func cleanUp() {
+        for coordinator in coordinators {
+            for store in coordinator.persistentStores { try? coordinator.remove(store) }
+        }
+        Self.removeFiles(at: url)
+    }
+
+    private static func removeFiles(at url: URL) {
+        guard url.isFileURL else { return }
+        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+    }
+
+    /// A new coordinator with the store at the case's URL (or at `url`), with extra options.
+    func openCoordinator(at other: URL? = nil, options extra: [AnyHashable: Any] = [:], model: NSManagedObjectModel? = nil) throws -> NSPersistentStoreCoordinator {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model ?? self.model)
+        var options = configuration.options
+        for (key, value) in extra { options[key] = value }
+        try coordinator.addPersistentStore(ofType: configuration.storeType, configurationName: nil, at: other ?? url, options: options)
+        coordinators.append(coordinator)
+        return coordinator
+    }
+
+    /// A private-queue context on `coordinator`.
+    func context(_ coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    /// A context on a new coordinator: on the same store when the store keeps its data in a file (a reopen),
+    /// otherwise on `fallback`'s store.
+    func reopenedContext(or fallback: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
+        guard capabilities.contains(.persistsToFile) else { return context(fallback) }
+        for coordinator in coordinators where coordinator === fallback {
+            for store in coordinator.persistentStores { try coordinator.remove(store) }
+        }
+        return context(try openCoordinator())
+    }
+
+    // MARK: Checks
+
+    /// Fails the case unless `condition` holds.
+    func expect(_ condition: Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) throws {
+        guard condition else { throw ConformanceFailure(caseName: caseName, message: message(), location: "\(file):\(line)") }
+    }
+
+    /// Fails the case unless the two values are equal.
+    func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ what: String, file: StaticString = #fileID, line: UInt = #line) throws {
+        try expect(actual == expected, "\(what): expected \(expected), got \(actual)", file: file, line: line)
+    }
+
+    /// Fails the case unless `body` throws an NSError in NSCocoaErrorDomain with one of `codes`.
+    @discardableResult
+    func expectError(_ codes: Set<Int>, _ what: String, file: StaticString = #fileID, line: UInt = #line, _ body: () throws -> Void) throws -> NSError {
+        do {
+            try body()
+        } catch let error as NSError {
+            try expect(error.domain == NSCocoaErrorDomain && codes.contains(error.code),
+                       "\(what): expected an NSCocoaErrorDomain error with code \(codes.sorted()), got \(error.domain) \(error.code): \(error.localizedDescription)",
+                       file: file, line: line)
+            return error
+        }
+        throw ConformanceFailure(caseName: caseName, message: "\(what): expected an error, but none was thrown", location: "\(file):\(line)")
+    }
+
+    /// The bytes of the case's store file, or nil when there is none.
+    func fileBytes(at other: URL? = nil) -> Data? { try? Data(contentsOf: other ?? url) }
+}

@@ -1,0 +1,138 @@
+import CoreData
+
+/// The store conformance suite: cases written once against the public API that every store type must pass.
+///
+/// A store's test target runs every case with one parameterised test:
+/// ```swift
+/// @Test(arguments: ConformanceSuite.cases)
+/// func conformance(_ testCase: ConformanceCase) throws {
+///     try testCase.run(with: .init(storeType: .sqlite))
+/// }
+/// ```
+/// A case that needs a capability the store lacks (see `StoreCapabilities`) reports itself skipped by throwing
+/// `ConformanceSkip`; a failed expectation throws `ConformanceFailure` naming the case and the check.
+public enum ConformanceSuite {
+    /// Every case, in a stable order.
+    public static let cases: [ConformanceCase] =
+        AddStoreCases.all + SaveCases.all + FetchCases.all + BatchDeleteCases.all
+}
+
+/// How to make stores of the type under test.
+public struct ConformanceConfiguration: @unchecked Sendable {
+    /// The store type name, as registered with the coordinator.
+    public var storeType: String
+    /// Options added to every store (cases add their own, such as read-only).
+    public var options: [AnyHashable: Any]
+    /// A fresh, unused store URL in a directory that exists and that nothing else uses.
+    public var makeURL: () -> URL
+
+    /// A configuration for a store type, with URLs in new temporary directories.
+    public init(storeType: NSPersistentStore.StoreType, options: [AnyHashable: Any] = [:], makeURL: (() -> URL)? = nil) {
+        self.init(storeTypeName: storeType.rawValue, options: options, makeURL: makeURL)
+    }
+
+    /// A configuration for a store type given by name.
+    public init(storeTypeName: String, options: [AnyHashable: Any] = [:], makeURL: (() -> URL)? = nil) {
+        self.storeType = storeTypeName
+        self.options = options
+        self.makeURL = makeURL ?? {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return directory.appendingPathComponent("store.\(storeTypeName.lowercased())")
+        }
+    }
+}
+
+/// One conformance case: a name like `save/ordered`, the capabilities it needs, and its body.
+public struct ConformanceCase: Sendable, CustomStringConvertible {
+    /// The case's name: its group and what it checks.
+    public let name: String
+    /// What the store must be able to do for the case to apply.
+    public let requires: StoreCapabilities
+    let body: @Sendable (ConformanceEnvironment) throws -> Void
+
+    init(_ name: String, requires: StoreCapabilities = [], _ body: @escaping @Sendable (ConformanceEnvironment) throws -> Void) {
+        self.name = name
+        self.requires = requires
+        self.body = body
+    }
+
+    public var description: String { name }
+
+    /// Runs the case against stores made by `configuration`.
+    /// - Throws: `ConformanceSkip` when the store lacks a required capability, `ConformanceFailure` when a check
+    ///   fails, or the unexpected error a store threw.
+    public func run(with configuration: ConformanceConfiguration) throws {
+        let environment = try ConformanceEnvironment(configuration: configuration, caseName: name)
+        defer { environment.cleanUp() }
+        let missing = requires.subtracting(environment.capabilities)
+        guard missing.isEmpty else {
+            throw ConformanceSkip(caseName: name, reason: "the \(configuration.storeType) store lacks \(missing.names.joined(separator: ", "))")
+        }
+        try body(environment)
+    }
+}
+
+/// Thrown by a case that does not apply to the store under test.
+public struct ConformanceSkip: Error, CustomStringConvertible {
+    public let caseName: String
+    public let reason: String
+    public var description: String { "\(caseName) skipped: \(reason)" }
+}
+
+/// Thrown by a failed check; says which case, which check, and where.
+public struct ConformanceFailure: Error, CustomStringConvertible, LocalizedError {
+    public let caseName: String
+    public let message: String
+    public let location: String
+    public var description: String { "\(caseName): \(message) (\(location))" }
+    public var errorDescription: String? { description }
+}
+
+extension StoreCapabilities {
+    /// Readable names of the capabilities in the set.
+    var names: [String] {
+        var result: [String] = []
+        if contains(.persistsToFile) { result.append("persistsToFile") }
+        if contains(.sharedBetweenCoordinators) { result.append("sharedBetweenCoordinators") }
+        if contains(.batchUpdate) { result.append("batchUpdate") }
+        if contains(.batchInsert) { result.append("batchInsert") }
+        return result
+    }
+}
+
+/// The cases that apply to one store type and the ones skipped for missing capabilities, worked out once by
+/// adding a probe store. Test targets run `applicable` and report `skipped` with `skipReport`:
+/// ```swift
+/// static let plan = ConformancePlan(ConformanceConfiguration(storeType: .sqlite))
+/// @Test(arguments: plan.applicable) func conformance(_ testCase: ConformanceCase) throws {
+///     try testCase.run(with: Self.plan.configuration)
+/// }
+/// @Test(.disabled(if: !plan.skipped.isEmpty, Comment(rawValue: plan.skipReport)), arguments: plan.skipped)
+/// func skipped(_ testCase: ConformanceCase) {}
+/// ```
+public struct ConformancePlan: Sendable {
+    /// How stores are made.
+    public let configuration: ConformanceConfiguration
+    /// The cases the store can run.
+    public let applicable: [ConformanceCase]
+    /// The cases that need a capability the store lacks.
+    public let skipped: [ConformanceCase]
+    /// What the store can do (empty when the probe store could not be added, so every case runs and fails).
+    public let capabilities: StoreCapabilities
+
+    public init(_ configuration: ConformanceConfiguration) {
+        self.configuration = configuration
+        let capabilities = ConformanceEnvironment.probeCapabilities(configuration) ?? [.persistsToFile, .sharedBetweenCoordinators, .batchUpdate, .batchInsert]
+        self.capabilities = capabilities
+        applicable = ConformanceSuite.cases.filter { $0.requires.isSubset(of: capabilities) }
+        skipped = ConformanceSuite.cases.filter { !$0.requires.isSubset(of: capabilities) }
+    }
+
+    /// One line naming each skipped case and the capability it lacks.
+    public var skipReport: String {
+        "Skipped for the \(configuration.storeType) store: " + skipped.map { testCase in
+            "\(testCase.name) (needs \(testCase.requires.subtracting(capabilities).names.joined(separator: ", ")))"
+        }.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,114 @@
+/// Renders archived `NSPredicate`, `NSExpression` and `NSSortDescriptor` objects of a compiled model as
+/// predicate format text (what `NSPredicate(format:)` parses back), without instantiating them.
+///
+/// Covers comparison (every operator, modifier and option), compound, true/false predicates, and
+/// self, constant, variable, key path, function and aggregate expressions. Anything else throws
+/// `KeyedArchive.ArchiveError` naming the class.
+struct ArchivedPredicateText {
+    let archive: KeyedArchive
+
+    /// The format text of the predicate a field refers to; nil for `$null`.
+    func predicate(_ value: Any?, depth: Int = 0) throws -> String? {
+        guard archive.resolve(value) != nil else { return nil }
+        guard depth < 64, let object = archive.object(value) else { throw KeyedArchive.ArchiveError("a predicate is not an archived object") }
+        switch object.className {
+        case "NSTruePredicate": return "TRUEPREDICATE"
+        case "NSFalsePredicate": return "FALSEPREDICATE"
+        case "NSCompoundPredicate":
+            let parts = try (archive.elements(object.fields["NSSubpredicates"]) ?? []).map {
+                "(" + (try predicate($0, depth: depth + 1) ?? "TRUEPREDICATE") + ")"
+            }
+            switch archive.integer(object.fields["NSCompoundPredicateType"]) ?? -1 {
+            case 0: return "NOT " + (parts.first ?? "TRUEPREDICATE")
+            case 1: return parts.isEmpty ? "TRUEPREDICATE" : parts.joined(separator: " AND ")
+            case 2: return parts.isEmpty ? "FALSEPREDICATE" : parts.joined(separator: " OR ")
+            default: throw KeyedArchive.ArchiveError("unknown compound predicate type")
+            }
+        case "NSComparisonPredicate":
+            guard let op = archive.object(object.fields["NSPredicateOperator"]) else {
+                throw KeyedArchive.ArchiveError("a comparison predicate has no operator")
+            }
+            let left = try expression(object.fields["NSLeftExpression"], depth: depth + 1)
+            let right = try expression(object.fields["NSRightExpression"], depth: depth + 1)
+            var symbol: String
+            switch archive.integer(op.fields["NSOperatorType"]) ?? -1 {
+            case 0: symbol = "<"
+            case 1: symbol = "<="
+            case 2: symbol = ">"
+            case 3: symbol = ">="
+            case 4: symbol = "=="
+            case 5: symbol = "!="
+            case 6: symbol = "MATCHES"
+            case 7: symbol = "LIKE"
+            case 8: symbol = "BEGINSWITH"
+            case 9: symbol = "ENDSWITH"
+            case 10: symbol = "IN"
+            case 99: symbol = "CONTAINS"
+            case 100: symbol = "BETWEEN"
+            default: throw KeyedArchive.ArchiveError("unsupported predicate operator in \(op.className)")
+            }
+            if archive.bool(op.fields["NSNegate"]) == true, symbol == "==" { symbol = "!=" }
+            let options = archive.integer(op.fields["NSOptions"]) ?? archive.integer(op.fields["NSFlags"]) ?? 0
+            var flags = ""
+            if options & 1 != 0 { flags += "c" }
+            if options & 2 != 0 { flags += "d" }
+            if options & 4 != 0 { flags += "n" }
+            if !flags.isEmpty { symbol += "[\(flags)]" }
+            let modifier: String
+            switch archive.integer(op.fields["NSModifier"]) ?? 0 {
+            case 1: modifier = "ALL "
+            case 2: modifier = "ANY "
+            default: modifier = ""
+            }
+            return "\(modifier)\(left) \(symbol) \(right)"
+        default:
+            throw KeyedArchive.ArchiveError("unsupported predicate class \(object.className)")
+        }
+    }
+
+    /// The format text of an archived expression.
+    func expression(_ value: Any?, depth: Int = 0) throws -> String {
+        guard depth < 64, let object = archive.object(value) else { throw KeyedArchive.ArchiveError("an expression is not an archived object") }
+        switch object.className {
+        case "NSSelfExpression": return "SELF"
+        case "NSVariableExpression": return "$" + (archive.string(object.fields["NSVariable"]) ?? "")
+        case "NSKeyPathSpecifierExpression": return archive.string(object.fields["NSKeyPath"]) ?? ""
+        case "NSConstantValueExpression":
+            return constant(object.fields["NSConstantValue"])
+        case "NSKeyPathExpression":
+            let path = try (archive.elements(object.fields["NSArguments"]) ?? []).map { try expression($0, depth: depth + 1) }.joined(separator: ".")
+            let operand = try expression(object.fields["NSOperand"], depth: depth + 1)
+            return operand == "SELF" ? path : operand + "." + path
+        case "NSFunctionExpression":
+            let selector = archive.string(object.fields["NSSelectorName"]) ?? ""
+            let arguments = try (archive.elements(object.fields["NSArguments"]) ?? []).map { try expression($0, depth: depth + 1) }
+            let name = selector.hasSuffix(":") ? String(selector.dropLast()) : selector
+            return "\(name)(\(arguments.joined(separator: ", ")))"
+        case "NSAggregateExpression":
+            let items = try (archive.elements(object.fields["NSCollection"]) ?? []).map { try expression($0, depth: depth + 1) }
+            return "{" + items.joined(separator: ", ") + "}"
+        default:
+            throw KeyedArchive.ArchiveError("unsupported expression class \(object.className)")
+        }
+    }
+
+    /// A constant as format text: quoted strings, numbers, `CAST(…, "NSDate")`, `{…}` collections, `nil`.
+    func constant(_ value: Any?) -> String {
+        guard let plain = archive.plainValue(value) else { return "nil" }
+        return Self.literal(plain)
+    }
+
+    static func literal(_ value: Any) -> String {
+        switch value {
+        case let text as String: return ModelValueText.quoted(text)
+        case let flag as Bool: return flag ? "YES" : "NO"
+        case let date as Date: return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
+        case let number as NSNumber: return number.stringValue
+        case let decimal as Decimal: return "\(decimal)"
+        case let uuid as UUID: return ModelValueText.quoted(uuid.uuidString)
+        case let list as [Any]: return "{" + list.map(literal).joined(separator: ", ") + "}"
+        default: return ModelValueText.quoted("\(value)")
+        }
+    }
+
+}

@@ -1,0 +1,193 @@
+/// A read-only view of an `NSKeyedArchiver` archive, decoded with `PropertyListSerialization` and walked by
+/// hand: no classes are instantiated, so an archive can name any class without effect.
+///
+/// Every accessor returns nil (never traps) for a missing key, a bad reference or a value of another kind.
+struct KeyedArchive {
+    /// One archived object: its class name and its keyed fields.
+    struct Object {
+        let index: Int
+        let className: String
+        let fields: [String: Any]
+    }
+
+    private let objects: [Any]
+    /// The index of the root object.
+    let rootIndex: Int
+
+    /// - Throws: a description of what is wrong when `data` is not a keyed archive.
+    init(data: Data) throws {
+        let plist: Any
+        do { plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) } catch {
+            throw ArchiveError("not a property list (\(error.localizedDescription))")
+        }
+        guard let top = Self.stringKeyed(plist), let archiver = top["$archiver"] as? String else {
+            throw ArchiveError("not a keyed archive (no $archiver)")
+        }
+        guard archiver == "NSKeyedArchiver" else { throw ArchiveError("unknown archiver \"\(archiver)\"") }
+        guard let objects = top["$objects"] as? [Any], let topDict = top["$top"].flatMap(Self.stringKeyed) else {
+            throw ArchiveError("no $objects or $top")
+        }
+        self.objects = objects
+        guard let root = topDict["root"].flatMap(Self.uid), objects.indices.contains(root), root != 0 else {
+            throw ArchiveError("no root object")
+        }
+        rootIndex = root
+    }
+
+    /// A description of a damaged archive.
+    struct ArchiveError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    // MARK: References
+
+    /// The index a keyed-archiver UID refers to, or nil when `value` is not a UID.
+    ///
+    /// Foundation gives UIDs as an opaque class (`_NSKeyedArchiverUID` on Linux, `__NSCFType` on Apple
+    /// platforms) whose only public trace is its reflection (`value`) or its description (`{value = N}`).
+    static func uid(_ value: Any) -> Int? {
+        if value is String || value is NSNumber || value is [Any] || value is Data { return nil }
+        let typeName = String(describing: type(of: value))
+        guard typeName.contains("UID") || typeName.contains("CFType") else { return nil }
+        for child in Mirror(reflecting: value).children where child.label == "value" {
+            if let number = child.value as? any BinaryInteger { return Int(exactly: number) }
+        }
+        let text = String(describing: value)
+        if let range = text.range(of: "value = ") {
+            let digits = text[range.upperBound...].prefix { $0.isNumber }
+            return Int(digits)
+        }
+        return nil
+    }
+
+    private static func stringKeyed(_ value: Any) -> [String: Any]? {
+        if let dictionary = value as? [String: Any] { return dictionary }
+        guard let dictionary = value as? [AnyHashable: Any] else { return nil }
+        var out: [String: Any] = [:]
+        for (key, item) in dictionary { if let key = key as? String { out[key] = item } }
+        return out
+    }
+
+    /// The raw value a field holds after following a UID; nil for `$null` and bad references.
+    func resolve(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        guard let index = Self.uid(value) else { return value }
+        guard index != 0, objects.indices.contains(index) else { return nil }
+        let target = objects[index]
+        if let text = target as? String, text == "$null" { return nil }
+        return target
+    }
+
+    /// The archived object at `index`, when it is a keyed object with a class.
+    func object(at index: Int) -> Object? {
+        guard index != 0, objects.indices.contains(index), let fields = Self.stringKeyed(objects[index]),
+              let classRef = fields["$class"], let classIndex = Self.uid(classRef), objects.indices.contains(classIndex),
+              let classInfo = Self.stringKeyed(objects[classIndex]), let className = classInfo["$classname"] as? String
+        else { return nil }
+        return Object(index: index, className: className, fields: fields)
+    }
+
+    /// The keyed object a field refers to.
+    func object(_ value: Any?) -> Object? {
+        guard let value, let index = Self.uid(value) else { return nil }
+        return object(at: index)
+    }
+
+    // MARK: Typed values
+
+    /// A string field: a plain string, or an archived `NSString`/`NSMutableString`.
+    func string(_ value: Any?) -> String? {
+        guard let target = resolve(value) else { return nil }
+        if let text = target as? String { return text }
+        if let object = object(value), let text = object.fields["NS.string"] as? String { return text }
+        return nil
+    }
+
+    /// An integer field.
+    func integer(_ value: Any?) -> Int? {
+        guard let target = resolve(value) else { return nil }
+        if let number = target as? Int { return number }
+        if let number = target as? NSNumber { return Int(exactly: number.doubleValue) }
+        return nil
+    }
+
+    /// A Boolean field.
+    func bool(_ value: Any?) -> Bool? {
+        guard let target = resolve(value) else { return nil }
+        if let flag = target as? Bool { return flag }
+        if let number = target as? NSNumber { return number.boolValue }
+        return nil
+    }
+
+    /// The elements of an archived array or set (`NS.objects`), as raw values.
+    func elements(_ value: Any?) -> [Any]? {
+        guard let object = object(value) else { return nil }
+        return object.fields["NS.objects"] as? [Any]
+    }
+
+    /// The entries of an archived dictionary (`NS.keys`/`NS.objects`, or `NSKnownKeysDictionary1`), in
+    /// archive order, as raw keys and values.
+    func entries(_ value: Any?) -> [(key: Any, value: Any)]? {
+        guard let object = object(value) else { return nil }
+        if object.className == "NSKnownKeysDictionary1" {
+            guard let mapping = self.object(object.fields["searchMapping"]),
+                  let keys = elements(mapping.fields["keys"]), let values = elements(object.fields["values"]),
+                  keys.count == values.count else { return nil }
+            return Array(zip(keys, values)).map { (key: $0.0, value: $0.1) }
+        }
+        guard let keys = object.fields["NS.keys"] as? [Any], let values = object.fields["NS.objects"] as? [Any],
+              keys.count == values.count else { return nil }
+        return Array(zip(keys, values)).map { (key: $0.0, value: $0.1) }
+    }
+
+    /// A plain value (string, number, date, data, UUID, array, dictionary) decoded from an archived field;
+    /// nil for `$null` or an object of another class.
+    func plainValue(_ value: Any?, depth: Int = 0) -> Any? {
+        guard depth < 32, let target = resolve(value) else { return nil }
+        guard let object = object(value) else { return target }
+        switch object.className {
+        case "NSString", "NSMutableString": return object.fields["NS.string"] as? String
+        case "NSDate":
+            return (object.fields["NS.time"] as? Double).map { Date(timeIntervalSinceReferenceDate: $0) }
+        case "NSUUID":
+            guard let bytes = object.fields["NS.uuidbytes"] as? Data, bytes.count == 16 else { return nil }
+            return UUID(uuidString: Self.uuidString(bytes))
+        case "NSURL":
+            guard let relative = string(object.fields["NS.relative"]) else { return nil }
+            if let base = string(object.fields["NS.base"]), let baseURL = URL(string: base) { return URL(string: relative, relativeTo: baseURL) }
+            return URL(string: relative)
+        case "NSDecimalNumber", "NSDecimalNumberPlaceholder":
+            return Self.decimal(object.fields)
+        case "NSData", "NSMutableData": return object.fields["NS.data"] as? Data
+        case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet":
+            return (elements(value) ?? []).compactMap { plainValue($0, depth: depth + 1) }
+        case "NSDictionary", "NSMutableDictionary":
+            var out: [AnyHashable: Any] = [:]
+            for entry in entries(value) ?? [] {
+                if let key = plainValue(entry.key, depth: depth + 1) as? AnyHashable, let item = plainValue(entry.value, depth: depth + 1) {
+                    out[key] = item
+                }
+            }
+            return out
+        default: return nil
+        }
+    }
+
+    private static func uuidString(_ bytes: Data) -> String {
+        let hex = bytes.map { String(format: "%02X", $0) }
+        let groups = [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }
+        return groups.joined(separator: "-")
+    }
+
+    /// An archived `NSDecimalNumber`: mantissa bytes (little-endian), exponent, sign.
+    private static func decimal(_ fields: [String: Any]) -> Decimal? {
+        guard let exponent = fields["NS.exponent"] as? Int, let mantissa = fields["NS.mantissa"] as? Data else { return nil }
+        let negative = (fields["NS.negative"] as? Bool) ?? false
+        var value = Decimal(0)
+        for byte in mantissa.reversed() { value = value * 256 + Decimal(Int(byte)) }
+        var result = Decimal(sign: negative ? .minus : .plus, exponent: exponent, significand: value)
+        if result.isNaN { result = 0 }
+        return result
+    }
+}

@@ -1,0 +1,70 @@
+/// A value expression inside a predicate: what a comparison compares.
+///
+/// An addition to Apple's API, standing for Apple's `NSExpression`. Key paths are split on dots; collection
+/// operators (`@count`, `@sum`, …) become ``aggregate(_:_:)`` nodes wrapping the collection they apply to, so
+/// `items.@sum.price` is `.aggregate(.sum, .keyPath(["items", "price"]))` and `SUBQUERY(…).@count` is
+/// `.aggregate(.count, .subquery(…))`.
+public indirect enum PredicateOperand: Hashable, @unchecked Sendable {
+    /// A literal or an argument (`%@`, `%d`, …): a string, number, date, array given as one value, …
+    case constant(PredicateConstant)
+    /// The object being evaluated: `SELF`.
+    case evaluatedObject
+    /// A key path read from the evaluated object: `name`, `author.name`. Never empty. Crossing a nil to-one
+    /// gives nil; crossing a to-many gives the collection of values.
+    case keyPath([String])
+    /// A key path read from another operand: `$x.name` inside a subquery, `SUBQUERY(…).name`.
+    case member(PredicateOperand, [String])
+    /// A substitution or subquery variable: `$name`.
+    case variable(String)
+    /// A collection operator applied to a collection operand.
+    case aggregate(Aggregate, PredicateOperand)
+    /// `SUBQUERY(collection, $variable, predicate)`: the elements of the collection for which the predicate
+    /// holds, with `$variable` bound to each element.
+    case subquery(collection: PredicateOperand, variable: String, predicate: PredicateNode)
+    /// An array literal: `{1, 2, 3}`.
+    case array([PredicateOperand])
+    /// Arithmetic: `a + b`, `a - b`, `a * b`, `a / b`, `a ** b`.
+    case arithmetic(ArithmeticOperator, PredicateOperand, PredicateOperand)
+    /// Unary minus of a non-constant operand: `-price` (a minus before a number literal folds into it).
+    case negate(PredicateOperand)
+    /// `CAST(value, "Type")`, with Apple's type names (`NSDate`, `NSNumber`, `NSString`, `NSDecimalNumber`)
+    /// and ours (`NSUUID`, `NSData` from Base64, `NSURL`). Casts of literals fold into constants at parse time.
+    case cast(PredicateOperand, type: String)
+    /// An index into a collection: `items[FIRST]`, `items[LAST]`, `items[SIZE]` or `items[2]`.
+    case index(PredicateOperand, CollectionIndex)
+
+    /// Collection operators.
+    public enum Aggregate: String, Hashable, Sendable, CaseIterable {
+        /// `@count`: the number of elements (0 for nil).
+        case count = "@count"
+        /// `@sum`: the sum of the numeric elements (0 when none).
+        case sum = "@sum"
+        /// `@avg`: the average of the numeric elements (nil when none).
+        case average = "@avg"
+        /// `@min`: the smallest element (nil when none).
+        case min = "@min"
+        /// `@max`: the largest element (nil when none).
+        case max = "@max"
+    }
+
+    /// Arithmetic operators.
+    public enum ArithmeticOperator: String, Hashable, Sendable, CaseIterable {
+        case add = "+"
+        case subtract = "-"
+        case multiply = "*"
+        case divide = "/"
+        case power = "**"
+    }
+
+    /// The forms of `[…]` after a collection.
+    public enum CollectionIndex: Hashable, Sendable {
+        /// `[FIRST]`: the first element, or nil.
+        case first
+        /// `[LAST]`: the last element, or nil.
+        case last
+        /// `[SIZE]`: the element count.
+        case size
+        /// `[n]`: the element at a zero-based position, or nil when out of range.
+        case position(Int)
+    }
+}

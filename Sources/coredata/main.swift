@@ -1,0 +1,3 @@
+import Foundation
+
+exit(Commands.dispatch(CommandLine.arguments))

@@ -1,0 +1,67 @@
+import Testing
+import CoreData
+import CoreDataConformance
+import CoreDataInMemory
+
+/// An in-memory store that ignores sort descriptors: the suite must catch it.
+final class UnsortedStore: InMemoryStore {
+    override class var storeTypeName: String { "UnsortedTest" }
+    override func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        var unsorted = request
+        unsorted.sortDescriptors = []
+        return try super.fetch(unsorted)
+    }
+}
+
+/// An in-memory store that forgets to-many relationships on save.
+final class ForgetfulStore: InMemoryStore {
+    override class var storeTypeName: String { "ForgetfulTest" }
+    override func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        var withoutToMany = changes
+        withoutToMany.toManyChanges = []
+        return try super.save(withoutToMany)
+    }
+}
+
+@Suite struct BrokenStoreTests {
+    static func failures(of storeClass: AnyClass, type: String) -> [String] {
+        NSPersistentStoreCoordinator.registerStoreClass(storeClass, forStoreType: type)
+        var failed: [String] = []
+        for testCase in ConformanceSuite.cases {
+            do {
+                try testCase.run(with: ConformanceConfiguration(storeTypeName: type))
+            } catch is ConformanceSkip {
+                continue
+            } catch {
+                failed.append(testCase.name)
+            }
+        }
+        return failed
+    }
+
+    @Test func suiteCatchesAStoreThatIgnoresSortOrder() {
+        let failed = Self.failures(of: UnsortedStore.self, type: "UnsortedTest")
+        #expect(failed.contains("fetch/sort-limit-offset"))
+        #expect(failed.contains("fetch/key-paths-through-relationships"))
+        #expect(!failed.contains("save/insert-update-delete"))
+    }
+
+    @Test func suiteCatchesAStoreThatLosesToManyRelationships() {
+        let failed = Self.failures(of: ForgetfulStore.self, type: "ForgetfulTest")
+        #expect(failed.contains("save/many-to-many"))
+        #expect(failed.contains("save/ordered"))
+    }
+
+    @Test func unregisteredClassGivesAppleError() throws {
+        NSPersistentStoreCoordinator.registerStoreClass(NSObject.self, forStoreType: "NotAStore")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
+        #expect(throws: NSError.self) {
+            try coordinator.addPersistentStore(ofType: "NotAStore", configurationName: nil, at: nil, options: nil)
+        }
+        do {
+            try coordinator.addPersistentStore(ofType: "NotAStore", configurationName: nil, at: nil, options: nil)
+        } catch let error as NSError {
+            #expect(error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreInvalidTypeError)
+        }
+    }
+}
