@@ -21,7 +21,10 @@ let package = Package(
         .target(name: "CoreDataInMemory", dependencies: ["CoreDataStoreKit"], path: "Backends/InMemory"),
         .systemLibrary(name: "CSQLite", path: "Backends/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CoreDataSQLite", dependencies: ["CoreDataStoreKit", "CSQLite"], path: "Backends/SQLite"),
-        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory", "CoreDataSQLite"], path: "Sources/CoreData"),
+        .systemLibrary(name: "CLibXML2", path: "Backends/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .target(name: "CoreDataXML", dependencies: ["CoreDataStoreKit", "CLibXML2"], path: "Backends/XML"),
+        .target(name: "CoreDataBinary", dependencies: ["CoreDataStoreKit"], path: "Backends/Binary"),
+        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory", "CoreDataSQLite", "CoreDataXML", "CoreDataBinary"], path: "Sources/CoreData"),
         .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance"),
         .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataStoreKit"], path: "Sources/coredata"),
         .plugin(name: "CoreDataModelPlugin", capability: .buildTool(), dependencies: ["coredata"], path: "Plugins/CoreDataModelPlugin"),
@@ -34,6 +37,8 @@ let package = Package(
         .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CSQLite"]),
         .executableTarget(name: "coredata-benchmark", dependencies: ["CoreData", "CoreDataSQLite", "CSQLite"], path: "Benchmarks"),
+        .testTarget(name: "XMLStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
+        .testTarget(name: "BinaryStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CoreDataBinary", "CoreDataXML"]),
     ],
     swiftLanguageModes: [.v5]
 )

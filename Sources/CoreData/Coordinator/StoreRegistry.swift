@@ -1,5 +1,7 @@
 import CoreDataInMemory
 import CoreDataSQLite
+import CoreDataXML
+import CoreDataBinary
 
 /// The store types a coordinator can add, by type name. The built-in stores are registered here; users add
 /// theirs with `NSPersistentStoreCoordinator.registerStoreClass(_:type:)`.
@@ -10,6 +12,8 @@ final class StoreRegistry: @unchecked Sendable {
     private var classes: [String: AnyClass] = [
         NSInMemoryStoreType: InMemoryStore.self,
         NSSQLiteStoreType: SQLiteStore.self,
+        NSXMLStoreType: XMLStore.self,
+        NSBinaryStoreType: BinaryStore.self,
     ]
 
     func register(_ storeClass: AnyClass?, for type: String) {

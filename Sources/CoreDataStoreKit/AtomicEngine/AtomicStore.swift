@@ -19,6 +19,18 @@ open class AtomicStore: PersistentStoreBackend {
         throw CoreDataError.unsupported("\(Self.storeTypeName) stores have no file format")
     }
 
+    /// Matches the entity and property names a file records to the model's before the snapshot is loaded.
+    /// The default returns the snapshot unchanged (its names must equal the model's); a format that records
+    /// names differently (Apple's XML store: upper-case entities, lower-case properties) overrides it.
+    /// - Throws: 259 or 134100 when the file's names cannot be matched to the model.
+    open class func matchNames(in snapshot: AtomicStoreSnapshot, to request: StoreOpenRequest) throws -> AtomicStoreSnapshot {
+        snapshot
+    }
+
+    /// Whether one primary-key sequence is shared by every entity (true for formats whose object IDs are unique
+    /// store-wide, like Apple's XML store) rather than one sequence per entity hierarchy (the default).
+    open class var sharesPrimaryKeysAcrossEntities: Bool { false }
+
     /// The request the store was opened with.
     public let openRequest: StoreOpenRequest
     public private(set) var metadata: [String: Any]
@@ -32,7 +44,7 @@ open class AtomicStore: PersistentStoreBackend {
         openRequest = request
         let typeName = Self.storeTypeName
         if let url = request.url, FileManager.default.fileExists(atPath: url.path) {
-            let snapshot = try Self.readSnapshot(from: url)
+            let snapshot = try Self.matchNames(in: Self.readSnapshot(from: url), to: request)
             if let storedType = snapshot.metadata[NSStoreTypeKey] as? String, storedType != typeName {
                 throw CoreDataError.notAStore(url, type: typeName, reason: "its metadata says it is a \(storedType) store")
             }
@@ -278,7 +290,7 @@ open class AtomicStore: PersistentStoreBackend {
 
     open func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64] {
         let root = entity.rootEntity.entityNumber
-        let first = (highWater[root] ?? 0) + 1
+        let first = (Self.sharesPrimaryKeysAcrossEntities ? highWater.values.max() ?? 0 : highWater[root] ?? 0) + 1
         guard count > 0 else { return [] }
         highWater[root] = first + Int64(count) - 1
         return Array(first..<(first + Int64(count)))

@@ -1,0 +1,133 @@
+import Testing
+import CoreData
+
+/// Files that are not binary stores, or damaged ones, give Apple's error codes and are left as they were.
+@Suite struct BinaryBadFileTests {
+    private func openCode(_ contents: Data, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int? {
+        let directory = TemporaryDirectory()
+        let url = directory.file("store.binary")
+        try contents.write(to: url)
+        let code = errorCode { _ = try openStore(.binary, at: url, model: everyTypeModel()) }
+        #expect(try Data(contentsOf: url) == contents, "the file must be left as it was", sourceLocation: sourceLocation)
+        return code
+    }
+
+    private func validStore(items: Int) throws -> Data {
+        let directory = TemporaryDirectory()
+        let url = directory.file("store.binary")
+        try populate(try openStore(.binary, at: url, model: everyTypeModel()), items: items)
+        return try Data(contentsOf: url)
+    }
+
+    @Test(arguments: [
+        ("empty", ""), ("plain text", "hello, world"), ("XML", "<?xml version=\"1.0\"?><database/>"),
+        ("SQLite header", "SQLite format 3\u{0}"), ("almost the magic", "\u{89}CDBAN\r\n and more bytes after it, enough for a header"),
+    ])
+    func notAStore(_ label: String, _ text: String) throws {
+        #expect(try openCode(Data(text.utf8)) == 134000, "\(label)")
+    }
+
+    @Test func xmlStoreIsNotABinaryStore() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("store.xml")
+        try populate(try openStore(.xml, at: url, model: everyTypeModel()), items: 3)
+        #expect(try openCode(try Data(contentsOf: url)) == 134000)
+    }
+
+    @Test func everyTruncationIsDamage() throws {
+        let valid = try validStore(items: 3)
+        for length in 1..<valid.count {
+            #expect(try openCode(valid.prefix(length)) == 259, "truncated to \(length) of \(valid.count)")
+        }
+    }
+
+    /// Every single flipped byte is caught: in the magic number the file is no longer a binary store, anywhere
+    /// else the checksum (or the length) does not match.
+    @Test func everyFlippedByteIsCaught() throws {
+        let valid = [UInt8](try validStore(items: 2))
+        for offset in valid.indices {
+            var damaged = valid
+            damaged[offset] ^= 0x20
+            #expect(try openCode(Data(damaged)) == (offset < 8 ? 134000 : 259), "byte \(offset) of \(valid.count)")
+        }
+    }
+
+    @Test func newerFormatVersionIsRefused() throws {
+        var bytes = [UInt8](try validStore(items: 1))
+        bytes[8] = 2
+        #expect(try openCode(resealed(bytes)) == 134000)
+    }
+
+    @Test func nonZeroReservedFieldsAreDamage() throws {
+        var bytes = [UInt8](try validStore(items: 1))
+        bytes[12] = 1
+        #expect(try openCode(resealed(bytes)) == 259)
+    }
+
+    /// Deterministic fuzzing of the decoder itself: each damaged file is resealed with a correct length and
+    /// checksum, so the damage reaches the table reader, which must throw 259 (or load) and never trap.
+    @Test func resealedFuzzNeverTraps() throws {
+        let sources = [try validStore(items: 4), try validStore(items: 30)]
+        var random = SplitMix64(seed: 0xB1_4A_27)
+        var outcomes: [Int: Int] = [:]
+        for source in sources {
+            for _ in 0..<250 {
+                var mutated = [UInt8](mutate(source, &random))
+                if mutated.count >= 44 {
+                    mutated.replaceSubrange(0..<8, with: [0x89, 0x43, 0x44, 0x42, 0x49, 0x4E, 0x0D, 0x0A])
+                    mutated.replaceSubrange(8..<16, with: [1, 0, 0, 0, 0, 0, 0, 0])
+                }
+                let code = try openCode(mutated.count >= 44 ? resealed(mutated) : Data(mutated)) ?? 0
+                outcomes[code, default: 0] += 1
+            }
+        }
+        #expect(Set(outcomes.keys).isSubset(of: [0, 259, 134000, 134100]), "\(outcomes)")
+        #expect((outcomes[259] ?? 0) > 100, "\(outcomes)")
+    }
+
+    @Test func rawFuzzNeverTraps() throws {
+        let source = try validStore(items: 10)
+        var random = SplitMix64(seed: 0xF00D)
+        for _ in 0..<200 {
+            let code = try openCode(mutate(source, &random))
+            #expect(code == 259 || code == 134000, "\(code ?? 0)")
+        }
+    }
+}
+
+/// A small deterministic random number generator for fuzzing (SplitMix64).
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// One random damage to a file: a truncation, flipped bits, random bytes written, bytes inserted or removed.
+func mutate(_ data: Data, _ random: inout SplitMix64) -> Data {
+    var bytes = [UInt8](data)
+    guard !bytes.isEmpty else { return data }
+    switch Int.random(in: 0..<5, using: &random) {
+    case 0:
+        bytes.removeLast(Int.random(in: 1...bytes.count, using: &random))
+    case 1:
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            bytes[Int.random(in: 0..<bytes.count, using: &random)] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &random)
+        }
+    case 2:
+        let start = Int.random(in: 0..<bytes.count, using: &random)
+        for index in start..<min(bytes.count, start + Int.random(in: 1...16, using: &random)) { bytes[index] = UInt8.random(in: 0...255, using: &random) }
+    case 3:
+        let at = Int.random(in: 0...bytes.count, using: &random)
+        bytes.insert(contentsOf: (0..<Int.random(in: 1...8, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }, at: at)
+    default:
+        let start = Int.random(in: 0..<bytes.count, using: &random)
+        bytes.removeSubrange(start..<min(bytes.count, start + Int.random(in: 1...64, using: &random)))
+    }
+    return Data(bytes)
+}

@@ -1,0 +1,16 @@
+import Testing
+import CoreData
+import CoreDataConformance
+
+/// The shared conformance suite, every case, against the Binary store (files in temporary directories).
+@Suite struct BinaryConformanceTests {
+    static let plan = ConformancePlan(ConformanceConfiguration(storeType: .binary))
+
+    @Test(arguments: plan.applicable)
+    func conformance(_ testCase: ConformanceCase) throws {
+        try testCase.run(with: Self.plan.configuration)
+    }
+
+    @Test(.disabled(if: !plan.skipped.isEmpty, Comment(rawValue: plan.skipReport)), arguments: plan.skipped)
+    func skipped(_ testCase: ConformanceCase) {}
+}

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import CoreData
+
+/// A save killed part-way leaves the store file complete: either as it was before that save or as it was
+/// after it. The test runs a child process (this test binary, running `crashChildSaves`) that saves in a
+/// loop, kills it with SIGKILL at random moments, and opens the store after each kill.
+@Suite struct CrashSafetyTests {
+    static let itemCount = 3000
+    static let rounds = 8
+    static let storeVariable = "COREDATA_CRASH_CHILD_STORE"
+    static let typeVariable = "COREDATA_CRASH_CHILD_TYPE"
+    static let savedPrefix = "CRASH-CHILD-SAVED "
+
+    /// The store at `url`: the marker's generation, and whether the item changed with that generation agrees.
+    static func verify(_ type: NSPersistentStore.StoreType, at url: URL) throws -> (generation: Int64, items: Int, consistent: Bool) {
+        let context = try openStore(type, at: url, model: everyTypeModel())
+        return try context.performAndWait {
+            let owners = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Owner"))
+            let generation = Int64(owners.first?.value(forKey: "name") as? String ?? "") ?? -1
+            let items = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
+            let changed = items.filter { ($0.value(forKey: "count64") as? NSNumber)?.int64Value == generation }
+            let expectedTitle = generation == 0 ? nil : "item \(generation % Int64(itemCount))"
+            let consistent = owners.count == 1 && (generation == 0 || changed.contains { $0.value(forKey: "title") as? String == expectedTitle })
+            return (generation, items.count, consistent)
+        }
+    }
+
+    @Test(arguments: [NSBinaryStoreType, NSXMLStoreType])
+    func killedSavesLeaveACompleteStore(_ typeName: String) throws {
+        let type = NSPersistentStore.StoreType(rawValue: typeName)
+        let directory = TemporaryDirectory()
+        let url = directory.file("store.\(typeName.lowercased())")
+        let context = try openStore(type, at: url, model: everyTypeModel())
+        try populate(context, items: Self.itemCount)
+        try context.performAndWait { () throws -> Void in
+            let owner = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Owner")).first)
+            owner.setValue("0", forKey: "name")
+            // A large value makes writing the file most of each save, so most kills land in the middle of a write.
+            let big = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).first)
+            big.setValue(Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }), forKey: "payload")
+            try context.save()
+        }
+        let executable = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        var random = SplitMix64(seed: typeName == NSXMLStoreType ? 7 : 11)
+        var lastReported: Int64 = 0
+        var killsDuringWrite = 0
+        for round in 0..<Self.rounds {
+            let child = Process()
+            child.executableURL = executable
+            child.arguments = ["--testing-library", "swift-testing", "--filter", "CrashSafetyTests/crashChildSaves"]
+            var environment = ProcessInfo.processInfo.environment
+            environment[Self.storeVariable] = url.path
+            environment[Self.typeVariable] = typeName
+            child.environment = environment
+            let output = Pipe()
+            child.standardOutput = output
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            defer { if child.isRunning { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() } }
+
+            // Wait for the child's first completed save, then let it run a random while and kill it.
+            var text = ""
+            while !text.contains(Self.savedPrefix) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            try #require(text.contains(Self.savedPrefix), "round \(round): the child never saved: \(text.suffix(400))")
+            usleep(UInt32.random(in: 0..<400_000, using: &random))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let reported = text.components(separatedBy: "\n").compactMap { line -> Int64? in
+                guard let range = line.range(of: Self.savedPrefix) else { return nil }
+                return Int64(line[range.upperBound...].trimmingCharacters(in: .whitespaces))
+            }
+            lastReported = reported.max() ?? lastReported
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".tmp") }
+            if !leftovers.isEmpty { killsDuringWrite += 1 }
+
+            let (generation, items, consistent) = try Self.verify(type, at: url)
+            #expect(items == Self.itemCount, "round \(round): the store must hold every item")
+            #expect(consistent, "round \(round): generation \(generation) must be complete")
+            #expect(generation == lastReported || generation == lastReported + 1,
+                    "round \(round): the store holds generation \(generation); the child last reported \(lastReported)")
+            lastReported = generation
+        }
+        // Kills land at random in the save loop: while the context applies changes, while the store encodes the
+        // file, or while the new file is written (which leaves a partly written temporary file behind).
+        print("\(typeName): \(killsDuringWrite) of \(Self.rounds) kills left a partly written temporary file")
+    }
+
+    /// The child side: saves forever (each save sets the marker to the next generation and changes one item),
+    /// printing each completed generation. Runs only when started by `killedSavesLeaveACompleteStore`.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[storeVariable] != nil, "runs only as a child process"))
+    func crashChildSaves() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let url = URL(fileURLWithPath: try #require(environment[Self.storeVariable]))
+        let type = NSPersistentStore.StoreType(rawValue: try #require(environment[Self.typeVariable]))
+        let context = try openStore(type, at: url, model: everyTypeModel())
+        try context.performAndWait { () throws -> Void in
+            let owner = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Owner")).first)
+            let items = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
+            let byTitle = Dictionary(items.map { ($0.value(forKey: "title") as? String ?? "", $0) }, uniquingKeysWith: { first, _ in first })
+            var generation = Int64(owner.value(forKey: "name") as? String ?? "") ?? 0
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                generation += 1
+                owner.setValue(String(generation), forKey: "name")
+                byTitle["item \(generation % Int64(Self.itemCount))"]?.setValue(generation, forKey: "count64")
+                try context.save()
+                FileHandle.standardOutput.write(Data("\(Self.savedPrefix)\(generation)\n".utf8))
+            }
+        }
+    }
+}
