@@ -41,15 +41,15 @@ extension NSManagedObjectContext {
 
     private func mergeIDs(updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
         for id in deleted {
-            guard let object = registered[id] else { continue }
-            registered[id] = nil
+            guard let object = registered[id.identity] else { continue }
+            registered[id.identity] = nil
             updatedSet[ObjectIdentifier(object)] = nil
             deletedSet[ObjectIdentifier(object)] = nil
             object.deleted = false
             object.managedObjectContext = nil
         }
         for id in updated {
-            guard let object = registered[id], !object.faulted else { continue }
+            guard let object = registered[id.identity], !object.faulted else { continue }
             refresh(object, mergeChanges: object.hasChanges)
         }
     }

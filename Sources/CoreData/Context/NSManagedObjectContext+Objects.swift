@@ -3,7 +3,7 @@ extension NSManagedObjectContext {
     /// The object with this ID: the registered one, or a new fault (which fails to load if the object does not
     /// exist). Use `existingObject(with:)` to find out.
     public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
-        if let object = registered[objectID] { return object }
+        if let object = registered[objectID.identity] { return object }
         let object = makeObject(entity: objectID.entity)
         object.assignedID = objectID
         object.faulted = true
@@ -14,7 +14,7 @@ extension NSManagedObjectContext {
     /// The object with this ID, loaded from its store if needed.
     /// - Throws: 133000 when no store has the object.
     public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
-        if let object = registered[objectID] {
+        if let object = registered[objectID.identity] {
             if object.faulted { try fulfillFaultThrowing(object) }
             return object
         }
@@ -38,7 +38,7 @@ extension NSManagedObjectContext {
         let model = persistentStoreCoordinator?.managedObjectModel
         let entity = model?.entity(withNumber: row.key.entityNumber) ?? NSEntityDescription()
         let id = store.objectID(for: row.key, entity: entity)
-        if let object = registered[id] {
+        if let object = registered[id.identity] {
             if object.faulted || (refresh && !object.hasChanges) {
                 fill(object, with: row)
                 object.awakeFromFetch()
@@ -127,9 +127,9 @@ extension NSManagedObjectContext {
                     let oldID = object.objectID
                     let newID = store.objectID(for: ObjectKey(entityNumber: object.entity.entityNumber, primaryKey: primaryKey), entity: object.entity)
                     object.assignedID = newID
-                    if registered[oldID] === object {
-                        registered[oldID] = nil
-                        registered[newID] = object
+                    if registered[oldID.identity] === object {
+                        registered[oldID.identity] = nil
+                        registered[newID.identity] = object
                     }
                 }
             }

@@ -64,10 +64,13 @@ extension NSManagedObjectContext {
             plans[ObjectIdentifier(store)] = StoreSavePlan(store: store)
         }
 
-        for plan in plans.values.sorted(by: { $0.order < $1.order }) {
+        let orderedPlans = plans.values.sorted(by: { $0.order < $1.order })
+        for plan in orderedPlans {
             try write(plan, coordinator: coordinator)
         }
-        finishSave(inserted: inserted, updated: updated, deleted: deleted)
+        var rows: [ObjectIdentifier: [Any?]] = [:]
+        for plan in orderedPlans { rows.merge(plan.rows) { $1 } }
+        finishSave(inserted: inserted, updated: updated, deleted: deleted, rows: rows)
     }
 
     private func collect(_ errors: inout [NSError], _ body: () throws -> Void) {
@@ -171,12 +174,16 @@ extension NSManagedObjectContext {
         var changes = StoreChangeSet()
         for object in plan.inserted {
             guard let key = object.assignedID?.key else { continue }
-            changes.inserted.append(StoreRow(key: key, version: 0, values: try rowValues(object, store: plan.store)))
+            let values = try rowValues(object, store: plan.store)
+            plan.rows[ObjectIdentifier(object)] = values
+            changes.inserted.append(StoreRow(key: key, version: 0, values: values))
             changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: plan.store)
         }
         for object in plan.updated {
             guard let key = object.assignedID?.key else { continue }
-            let row = StoreRow(key: key, version: object.version, values: try rowValues(object, store: plan.store))
+            let values = try rowValues(object, store: plan.store)
+            plan.rows[ObjectIdentifier(object)] = values
+            let row = StoreRow(key: key, version: object.version, values: values)
             let expected: Int64? = overwrite.contains(ObjectIdentifier(object)) ? nil : object.version
             let changed = object.changedSlots.filter { object.layout.storedSlots.contains($0) }.sorted()
             changes.updated.append(StoreRowUpdate(row: row, expectedVersion: expected, changedSlots: changed))
@@ -206,17 +213,17 @@ extension NSManagedObjectContext {
     }
 
     private func rowValue(_ object: NSManagedObject, slot: Int, store: NSPersistentStore) throws -> Any? {
-        let property = object.layout.allProperties[slot]
-        if property is NSRelationshipDescription {
+        switch object.layout.slotKinds[slot] {
+        case .toOne, .toMany:
             if let key = object.slots[slot] as? ObjectKey { return key }
             guard let target = object.slots[slot] as? NSManagedObject, !target.deleted else { return nil }
-            return try key(of: target, from: object, relationship: property.name, store: store)
-        }
-        guard let value = object.slots[slot], let attribute = property as? NSAttributeDescription else { return nil }
-        if attribute.attributeType == .transformableAttributeType {
+            return try key(of: target, from: object, relationship: object.layout.allProperties[slot].name, store: store)
+        case .attribute(.transformableAttributeType):
+            guard let value = object.slots[slot], let attribute = object.layout.allProperties[slot] as? NSAttributeDescription else { return nil }
             return try TransformableStorage.data(for: value, attribute: attribute)
+        case .attribute, .other:
+            return object.slots[slot]
         }
-        return value
     }
 
     private func toManyChanges(_ object: NSManagedObject, slots: [Int], store: NSPersistentStore) throws -> [ToManyChange] {
@@ -244,16 +251,15 @@ extension NSManagedObjectContext {
     }
 
     /// Marks everything saved, calls `didSave` and posts the save notification.
-    private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+    private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+                            rows: [ObjectIdentifier: [Any?]]) {
         for object in inserted + updated {
             object.inserted = false
             object.changedSlots = []
-            if let store = object.assignedID?.persistentStore {
-                object.committed = try? rowValues(object, store: store)
-            }
+            if let values = rows[ObjectIdentifier(object)] { object.committed = values }
         }
         for object in deleted {
-            registered[object.objectID] = nil
+            registered[object.objectID.identity] = nil
             object.deleted = false
         }
         insertedSet = [:]
@@ -279,6 +285,8 @@ final class StoreSavePlan {
     var updated: [NSManagedObject] = []
     var deleted: [NSManagedObject] = []
     var writtenRows: StoreChangeSet?
+    /// The row values written for each inserted or updated object, which become its committed values.
+    var rows: [ObjectIdentifier: [Any?]] = [:]
 
     init(store: NSPersistentStore) {
         self.store = store

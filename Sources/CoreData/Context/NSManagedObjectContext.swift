@@ -44,7 +44,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     let queue: DispatchQueue?
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    var registered: [NSManagedObjectID: NSManagedObject] = [:]
+    var registered: [NSManagedObjectID.Identity: NSManagedObject] = [:]
     var insertedSet: [ObjectIdentifier: NSManagedObject] = [:]
     var updatedSet: [ObjectIdentifier: NSManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: NSManagedObject] = [:]
@@ -124,14 +124,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var registeredObjects: Set<NSManagedObject> { Set(registered.values) }
 
     /// The registered object with this ID, or nil (never a fault made for the call).
-    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registered[objectID] }
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registered[objectID.identity] }
 
     func noteUpdated(_ object: NSManagedObject) {
         updatedSet[ObjectIdentifier(object)] = object
     }
 
     func register(_ object: NSManagedObject) {
-        registered[object.objectID] = object
+        registered[object.objectID.identity] = object
         object.managedObjectContext = self
     }
 
@@ -152,12 +152,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         insertedSet[ObjectIdentifier(object)] = object
         insertionOrder.append(object)
         if isNew {
-            for (slot, property) in object.layout.allProperties.enumerated() {
-                if let attribute = property as? NSAttributeDescription, object.slots[slot] == nil, let value = attribute.defaultValue {
-                    object.slots[slot] = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
-                } else if let relationship = property as? NSRelationshipDescription, relationship.isToMany, object.slots[slot] == nil {
-                    object.slots[slot] = ToManyStorage()
-                }
+            let layout = object.layout
+            for (slot, value) in layout.defaultValues where object.slots[slot] == nil { object.slots[slot] = value }
+            for (slot, kind) in layout.slotKinds.enumerated() where kind == .toMany && object.slots[slot] == nil {
+                object.slots[slot] = ToManyStorage()
             }
             object.awakeFromInsert()
         }
@@ -178,7 +176,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             deletedSet[ObjectIdentifier(object)] = nil
             updatedSet[ObjectIdentifier(object)] = nil
             insertionOrder.removeAll { $0 === object }
-            registered[object.objectID] = nil
+            registered[object.objectID.identity] = nil
             object.managedObjectContext = nil
         }
     }
@@ -214,7 +212,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// saved values back.
     open func rollback() {
         for object in insertionOrder {
-            registered[object.objectID] = nil
+            registered[object.objectID.identity] = nil
             object.inserted = false
             object.managedObjectContext = nil
         }

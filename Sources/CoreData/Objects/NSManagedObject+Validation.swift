@@ -1,13 +1,39 @@
 /// The checks a save runs on each object: required values, value types, relationship counts and deny rules.
 extension NSManagedObject {
-    /// Checks every property of the object; several failures are reported together (1560).
+    /// Checks every property of the object: required values present, attribute values of their attribute's
+    /// type, relationship counts within bounds. Several failures are reported together (1560).
     func validateProperties() throws {
         var errors: [NSError] = []
-        for property in layout.allProperties where !property.isTransient {
+        let entityName = entity.name ?? ""
+        for slot in layout.requiredSlots {
+            let missing: Bool
+            switch layout.slotKinds[slot] {
+            case .attribute: missing = slots[slot] == nil
+            case .toOne: missing = toOneObject(slot: slot).map { $0.deleted } ?? true
+            case .toMany: missing = !toManyObjects(slot: slot).contains { !$0.deleted }
+            case .other: missing = false
+            }
+            if missing {
+                let name = layout.allProperties[slot].name
+                errors.append(validationError(NSValidationMissingMandatoryPropertyError, key: name, value: nil,
+                                              "\(name) is a required value of \(entityName)"))
+            }
+        }
+        for slot in invalidSlots.sorted() {
+            guard case .attribute(let type) = layout.slotKinds[slot], let value = slots[slot],
+                  AttributeValueCoercion.coerce(value, to: type) == nil else { continue }
+            let name = layout.allProperties[slot].name
+            errors.append(validationError(NSManagedObjectValidationError, key: name, value: value,
+                                          "\(name) of \(entityName) holds a \(Swift.type(of: value)), which is not a value of type \(NSAttributeDescription.AttributeType(rawValue: type).name)"))
+        }
+        for slot in layout.toManySlots {
+            guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription,
+                  relationship.minCount > 0 || relationship.maxCount > 1 else { continue }
+            let live = toManyObjects(slot: slot).filter { !$0.deleted }
             do {
-                try validate(value: currentValueForValidation(property), forKey: property.name)
+                try validate(value: live, forKey: relationship.name)
             } catch let error as NSError {
-                errors.append(error)
+                if !(relationship.isOptional && live.isEmpty) || error.code != NSValidationRelationshipLacksMinimumCountError { errors.append(error) }
             }
         }
         try throwCombined(errors)
@@ -64,17 +90,6 @@ extension NSManagedObject {
                                       "\(key) is a required relationship of \(entityName)")
             }
         }
-    }
-
-    private func currentValueForValidation(_ property: NSPropertyDescription) -> Any? {
-        guard let slot = layout.slotByName[property.name] else { return nil }
-        if let relationship = property as? NSRelationshipDescription {
-            if relationship.isToMany {
-                return toManyObjects(slot: slot).filter { !$0.isDeleted }
-            }
-            return toOneObject(slot: slot).flatMap { $0.isDeleted ? nil : $0 }
-        }
-        return slots[slot]
     }
 
     func validationError(_ code: Int, key: String, value: Any?, _ message: String) -> NSError {

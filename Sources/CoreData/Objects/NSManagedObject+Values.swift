@@ -9,21 +9,28 @@ extension NSManagedObject {
 
     /// The value of a slot in Apple's public form.
     func publicValue(slot: Int) -> Any? {
-        let property = layout.allProperties[slot]
-        if let attribute = property as? NSAttributeDescription {
-            return slots[slot].map { Self.publicForm($0, attribute) }
-        }
-        guard let relationship = property as? NSRelationshipDescription else { return slots[slot] }
-        if relationship.isToMany {
+        switch layout.slotKinds[slot] {
+        case .attribute(let type):
+            return slots[slot].map { Self.publicForm($0, type) }
+        case .toOne:
+            return toOneObject(slot: slot)
+        case .toMany:
             let objects = toManyObjects(slot: slot)
-            return relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects)
+            let ordered = (layout.allProperties[slot] as? NSRelationshipDescription)?.isOrdered ?? false
+            return ordered ? NSOrderedSet(array: objects) : Set(objects)
+        case .other:
+            return slots[slot]
         }
-        return toOneObject(slot: slot)
     }
 
     /// Numbers as `NSNumber` and decimals as `NSDecimalNumber`, as Apple's `value(forKey:)` returns them.
     static func publicForm(_ value: Any, _ attribute: NSAttributeDescription) -> Any {
-        switch (attribute.attributeType, value) {
+        publicForm(value, attribute.attributeType)
+    }
+
+    /// Numbers as `NSNumber` and decimals as `NSDecimalNumber`, for an attribute of `type`.
+    static func publicForm(_ value: Any, _ type: NSAttributeType) -> Any {
+        switch (type, value) {
         case (.integer16AttributeType, let v as Int16): return NSNumber(value: v)
         case (.integer32AttributeType, let v as Int32): return NSNumber(value: v)
         case (.integer64AttributeType, let v as Int64): return NSNumber(value: v)
@@ -35,9 +42,16 @@ extension NSManagedObject {
         }
     }
 
-    /// Stores an attribute value (already in storage form when it could be converted) and records the change.
-    func storeAttribute(_ value: Any?, slot: Int) {
-        slots[slot] = value
+    /// Stores an attribute value, converted to the attribute's type when possible, and records the change; a
+    /// value that cannot be converted is kept and reported by validation when saving.
+    func storeAttribute(converting value: Any?, type: NSAttributeType, slot: Int) {
+        if let converted = AttributeValueCoercion.coerce(value, to: type) {
+            slots[slot] = converted
+            if !invalidSlots.isEmpty { invalidSlots.remove(slot) }
+        } else {
+            slots[slot] = value
+            invalidSlots.insert(slot)
+        }
         noteChange(slot: slot)
     }
 

@@ -18,7 +18,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// The store's version of the values in `committed`.
     var version: Int64 = 0
     /// Slots changed since the last fetch or save.
-    var changedSlots = Set<Int>()
+    var changedSlots = SlotSet()
+    /// Attribute slots holding a value that could not be converted to the attribute's type (reported by
+    /// validation when saving).
+    var invalidSlots = SlotSet()
     /// The ID, once one is given (lazily temporary for new objects).
     var assignedID: NSManagedObjectID?
     var faulted = false
@@ -158,16 +161,19 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     open func setValue(_ value: Any?, forKey key: String) {
         guard let slot = layout.slotByName[key] else { return }
         fireFaultIfNeeded()
-        let property = layout.allProperties[slot]
-        if let relationship = property as? NSRelationshipDescription {
-            if relationship.isToMany {
-                setToMany(slot: slot, relationship: relationship, to: managedObjects(in: value))
-            } else {
+        switch layout.slotKinds[slot] {
+        case .attribute(let type):
+            storeAttribute(converting: value, type: type, slot: slot)
+        case .toOne:
+            if let relationship = layout.allProperties[slot] as? NSRelationshipDescription {
                 setToOne(slot: slot, relationship: relationship, to: value as? NSManagedObject)
             }
-        } else if let attribute = property as? NSAttributeDescription {
-            let stored = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
-            storeAttribute(stored, slot: slot)
+        case .toMany:
+            if let relationship = layout.allProperties[slot] as? NSRelationshipDescription {
+                setToMany(slot: slot, relationship: relationship, to: managedObjects(in: value))
+            }
+        case .other:
+            break
         }
     }
 
@@ -178,26 +184,29 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     open func setPrimitiveValue(_ value: Any?, forKey key: String) {
         guard let slot = layout.slotByName[key] else { return }
         fireFaultIfNeeded()
-        let property = layout.allProperties[slot]
-        if let relationship = property as? NSRelationshipDescription {
-            if relationship.isToMany {
-                slots[slot] = ToManyStorage(managedObjects(in: value))
-            } else {
-                slots[slot] = value as? NSManagedObject
-            }
+        switch layout.slotKinds[slot] {
+        case .attribute(let type):
+            storeAttribute(converting: value, type: type, slot: slot)
+        case .toOne:
+            slots[slot] = value as? NSManagedObject
             noteChange(slot: slot)
-        } else if let attribute = property as? NSAttributeDescription {
-            storeAttribute(AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value, slot: slot)
+        case .toMany:
+            slots[slot] = ToManyStorage(managedObjects(in: value))
+            noteChange(slot: slot)
+        case .other:
+            break
         }
     }
 
     public func predicateValue(forKey key: String) -> Any? {
         guard let slot = layout.slotByName[key] else { return nil }
         fireFaultIfNeeded()
-        if let relationship = layout.allProperties[slot] as? NSRelationshipDescription, relationship.isToMany {
-            return toManyObjects(slot: slot)
+        switch layout.slotKinds[slot] {
+        case .attribute: return slots[slot]
+        case .toMany: return toManyObjects(slot: slot)
+        case .toOne: return toOneObject(slot: slot)
+        case .other: return publicValue(slot: slot)
         }
-        return publicValue(slot: slot)
     }
 
     /// The changed persistent values since the last fetch or save, by name (nil as `NSNull`).

@@ -12,7 +12,8 @@ open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unche
     public let storeIdentity: StoreIdentity?
     /// The object's key in its store; nil for a temporary ID.
     public let key: ObjectKey?
-    private let temporaryToken: String?
+    /// For a temporary ID, its number, unique in the process; 0 for a permanent ID.
+    private let temporaryNumber: UInt64
 
     private static let processToken = UUID().uuidString
     private static let counterLock = NSLock()
@@ -23,7 +24,7 @@ open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unche
         self.entity = entity
         self.key = key
         self.storeIdentity = store
-        self.temporaryToken = nil
+        self.temporaryNumber = 0
         super.init()
     }
 
@@ -36,7 +37,7 @@ open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unche
         self.entity = entity
         self.key = nil
         self.storeIdentity = nil
-        self.temporaryToken = "\(NSManagedObjectID.processToken)\(number)"
+        self.temporaryNumber = number
         super.init()
     }
 
@@ -54,24 +55,29 @@ open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unche
         if let key, let storeIdentity {
             text = "x-coredata://\(storeIdentity.identifier)/\(entityName)/p\(key.primaryKey)"
         } else {
-            text = "x-coredata:///\(entityName)/t\(temporaryToken ?? "")"
+            text = "x-coredata:///\(entityName)/t\(NSManagedObjectID.processToken)\(temporaryNumber)"
         }
         return URL(string: text) ?? URL(fileURLWithPath: "/")
     }
 
-    open override func isEqual(_ object: Any?) -> Bool {
-        guard let other = object as? NSManagedObjectID else { return false }
-        if other === self { return true }
-        if let key, let otherKey = other.key {
-            return key == otherKey && storeIdentity === other.storeIdentity
-        }
-        return temporaryToken != nil && temporaryToken == other.temporaryToken
+    /// A value that is equal for equal IDs and cheap to hash (an addition to Apple's API, for registries).
+    public var identity: Identity {
+        Identity(store: storeIdentity.map(ObjectIdentifier.init), key: key, temporaryNumber: temporaryNumber)
     }
 
-    open override var hash: Int {
-        if let key { return key.hashValue }
-        return temporaryToken?.hashValue ?? 0
+    /// What makes two IDs equal: the store and key of a permanent ID, the number of a temporary one.
+    public struct Identity: Hashable, Sendable {
+        let store: ObjectIdentifier?
+        let key: ObjectKey?
+        let temporaryNumber: UInt64
     }
+
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectID else { return false }
+        return other === self || identity == other.identity
+    }
+
+    open override var hash: Int { identity.hashValue }
 
     /// IDs are immutable; the copy is the ID itself.
     open func copy(with zone: NSZone? = nil) -> Any { self }

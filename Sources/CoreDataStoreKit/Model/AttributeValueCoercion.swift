@@ -8,7 +8,9 @@ public enum AttributeValueCoercion {
     /// The value in the attribute's storage type, or nil when it cannot be converted without loss.
     /// `NSNull` counts as nil.
     public static func coerce(_ value: Any?, to type: NSAttributeType) -> Any?? {
-        guard let value, !(value is NSNull) else { return .some(nil) }
+        guard let value else { return .some(nil) }
+        if isStorageValue(value, for: type) { return .some(value) }
+        if value is NSNull { return .some(nil) }
         switch type {
         case .integer16AttributeType: return integer(value).flatMap { Int16(exactly: $0) }.map { .some($0) }
         case .integer32AttributeType: return integer(value).flatMap { Int32(exactly: $0) }.map { .some($0) }
@@ -47,6 +49,28 @@ public enum AttributeValueCoercion {
             return (value as? NSManagedObjectID).map { .some($0) }
         case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType:
             return .some(value)
+        }
+    }
+
+    /// Whether `value` already has the storage type of `type` (a cheap check, done before any conversion).
+    @inline(__always)
+    public static func isStorageValue(_ value: Any, for type: NSAttributeType) -> Bool {
+        let valueType = Swift.type(of: value)
+        switch type {
+        case .integer64AttributeType: return valueType == Int64.self
+        case .integer32AttributeType: return valueType == Int32.self
+        case .integer16AttributeType: return valueType == Int16.self
+        case .doubleAttributeType: return valueType == Double.self
+        case .floatAttributeType: return valueType == Float.self
+        case .booleanAttributeType: return valueType == Bool.self
+        case .stringAttributeType: return valueType == String.self
+        case .dateAttributeType: return valueType == Date.self
+        case .binaryDataAttributeType: return valueType == Data.self
+        case .decimalAttributeType: return valueType == Decimal.self
+        case .UUIDAttributeType: return valueType == UUID.self
+        case .URIAttributeType: return valueType == URL.self
+        case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType: return true
+        case .objectIDAttributeType: return value is NSManagedObjectID
         }
     }
 

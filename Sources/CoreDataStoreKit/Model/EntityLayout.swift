@@ -4,6 +4,27 @@
 /// number means the same property in an entity and in all of its subentities. Built once per entity
 /// (`NSEntityDescription.layout`) and immutable.
 public final class EntityLayout: @unchecked Sendable {
+    /// What a slot holds, so hot paths need no dynamic casts.
+    public enum SlotKind: Equatable, Sendable {
+        /// An attribute of this type.
+        case attribute(NSAttributeType)
+        /// A to-one relationship.
+        case toOne
+        /// A to-many relationship.
+        case toMany
+        /// A fetched property or another kind of property.
+        case other
+    }
+
+    /// The kind of each slot.
+    public let slotKinds: [SlotKind]
+    /// Whether each slot's property is transient.
+    public let transientSlots: [Bool]
+    /// The non-transient slots whose property is not optional.
+    public let requiredSlots: [Int]
+    /// The default value of each attribute that has one, already in the attribute's storage type.
+    public let defaultValues: [(slot: Int, value: Any)]
+
     /// Every property, the root entity's first, then each subentity's own, down to this entity.
     public let allProperties: [NSPropertyDescription]
     /// The slot of each property, by name.
@@ -57,6 +78,18 @@ public final class EntityLayout: @unchecked Sendable {
                 }
             }
         }
+        slotKinds = all.map { property in
+            if let attribute = property as? NSAttributeDescription { return .attribute(attribute.attributeType) }
+            if let relationship = property as? NSRelationshipDescription { return relationship.isToMany ? .toMany : .toOne }
+            return .other
+        }
+        transientSlots = all.map(\.isTransient)
+        defaultValues = all.indices.compactMap { slot in
+            guard let attribute = all[slot] as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
+            let converted = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
+            return converted.map { (slot, $0) }
+        }
+        requiredSlots = all.indices.filter { !all[$0].isTransient && !all[$0].isOptional && !(all[$0] is NSFetchedPropertyDescription) }
         propertiesByName = byName
         attributesByName = attributes
         relationshipsByName = relationships
