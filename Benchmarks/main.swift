@@ -42,6 +42,23 @@ var checksum: Int64 = 0
 
 // MARK: The store
 
+/// The benchmark entity as an app declares it: typed properties backed by the model.
+final class Record: NSManagedObject {
+    @Managed var a0: Int64
+    @Managed var a1: Int64
+    @Managed var a2: Int64
+    @Managed var a3: Int64
+    @Managed var a4: Int64
+    @Managed var a5: Int64
+    @Managed var a6: Int64
+    @Managed var a7: Int64
+    @Managed var a8: Int64
+    @Managed var a9: Int64
+
+    /// All ten values, read through the typed properties.
+    var sum: Int64 { a0 &+ a1 &+ a2 &+ a3 &+ a4 &+ a5 &+ a6 &+ a7 &+ a8 &+ a9 }
+}
+
 func benchmarkModel() -> NSManagedObjectModel {
     let entity = NSEntityDescription(name: "Record")
     entity.properties = (0..<10).map { index in
@@ -67,32 +84,33 @@ func runStore() throws {
     storeTimes[workloads[0], default: []].append(try seconds {
         try context.performAndWait {
             for i in 0..<rowCount {
-                let object = NSManagedObject(entity: entity, insertInto: context)
-                object.setValue(Int64(i), forKey: "a0")
-                object.setValue(scrambled(i), forKey: "a1")
-                for k in 2..<10 { object.setValue(Int64(i * k), forKey: attributeKeys[k]) }
+                let object = Record(entity: entity, insertInto: context)
+                object.a0 = Int64(i)
+                object.a1 = scrambled(i)
+                object.a2 = Int64(i * 2); object.a3 = Int64(i * 3); object.a4 = Int64(i * 4); object.a5 = Int64(i * 5)
+                object.a6 = Int64(i * 6); object.a7 = Int64(i * 7); object.a8 = Int64(i * 8); object.a9 = Int64(i * 9)
             }
             try context.save()
         }
     })
     for store in coordinator.persistentStores { try coordinator.remove(store) }
     (coordinator, context) = try stack()
-    var all: [NSManagedObject] = []
+    var all: [Record] = []
     storeTimes[workloads[1], default: []].append(try seconds {
         try context.performAndWait {
-            all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Record"))
+            all = try context.fetch(NSFetchRequest<Record>(entityName: "Record"))
             var sum: Int64 = 0
-            for object in all { for k in 0..<10 { sum &+= object.value(forKey: attributeKeys[k]) as? Int64 ?? 0 } }
+            for object in all { sum &+= object.sum }
             checksum &+= sum
         }
     })
     func predicateFetch(_ workload: String, _ predicate: NSPredicate) throws {
         storeTimes[workload, default: []].append(try seconds {
             try context.performAndWait {
-                let request = NSFetchRequest<NSManagedObject>(entityName: "Record")
+                let request = NSFetchRequest<Record>(entityName: "Record")
                 request.predicate = predicate
                 let found = try context.fetch(request)
-                for object in found { checksum &+= object.value(forKey: "a2") as? Int64 ?? 0 }
+                for object in found { checksum &+= object.a2 }
             }
         })
     }
@@ -104,12 +122,12 @@ func runStore() throws {
     lookupContext.persistentStoreCoordinator = lookupCoordinator
     storeTimes[workloads[5], default: []].append(try seconds {
         try lookupContext.performAndWait {
-            for id in ids { checksum &+= try lookupContext.existingObject(with: id).value(forKey: "a3") as? Int64 ?? 0 }
+            for id in ids { checksum &+= (try lookupContext.existingObject(with: id) as? Record)?.a3 ?? 0 }
         }
     })
     storeTimes[workloads[6], default: []].append(try seconds {
         try context.performAndWait {
-            for object in all { object.setValue((object.value(forKey: "a2") as? Int64 ?? 0) + 1, forKey: "a2") }
+            for object in all { object.a2 += 1 }
             try context.save()
         }
     })

@@ -62,19 +62,26 @@ extension Managed: ManagedPropertyReflecting {
 final class ManagedSlotCache: @unchecked Sendable {
     static let shared = ManagedSlotCache()
 
-    /// Key paths are compared by value (key path objects may be made afresh on each access); the layout is
-    /// kept alive in the entry so its identity cannot be reused.
+    /// Key paths made from a literal are created once and kept by the runtime, so their identity is stable;
+    /// each entry also keeps its key path and layout alive, so an identity in the table cannot be reused.
     private struct Key: Hashable {
-        let keyPath: AnyKeyPath
+        let keyPath: ObjectIdentifier
         let layout: ObjectIdentifier
     }
 
+    private struct Entry {
+        let keyPath: AnyKeyPath
+        let layout: EntityLayout
+        let slot: Int
+    }
+
     private let lock = NSLock()
-    private var slots: [Key: (layout: EntityLayout, slot: Int)] = [:]
+    private var slots: [Key: Entry] = [:]
 
     /// The slot of the property, or nil when the entity has no property of that name.
+    @inline(__always)
     func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: String?) -> Int? {
-        let key = Key(keyPath: keyPath, layout: ObjectIdentifier(object.layout))
+        let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(object.layout))
         lock.lock()
         let cached = slots[key]
         lock.unlock()
@@ -82,7 +89,7 @@ final class ManagedSlotCache: @unchecked Sendable {
         let name = explicitName ?? Self.propertyName(of: keyPath)
         guard let slot = object.layout.slotByName[name] else { return nil }
         lock.lock()
-        slots[key] = (object.layout, slot)
+        slots[key] = Entry(keyPath: keyPath, layout: object.layout, slot: slot)
         lock.unlock()
         return slot
     }

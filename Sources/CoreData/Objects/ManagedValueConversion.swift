@@ -3,26 +3,26 @@ enum ManagedValueConversion {
     static func read<Value>(_ object: NSManagedObject, slot: Int?, as type: Value.Type) -> Value {
         guard let slot else { return emptyValue(Value.self) }
         object.fireFaultIfNeeded()
-        let property = object.layout.allProperties[slot]
-        var raw: Any?
-        if let relationship = property as? NSRelationshipDescription {
-            if relationship.isToMany {
-                let objects = object.toManyObjects(slot: slot)
-                if let collection = Value.self as? ManagedRelationshipCollection.Type,
-                   let value = collection.init(managedObjects: objects) as? Value {
-                    return value
-                }
-                raw = relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects)
-            } else {
-                raw = object.toOneObject(slot: slot)
+        let kind = object.layout.slotKinds[slot]
+        let raw: Any?
+        switch kind {
+        case .toMany:
+            let objects = object.toManyObjects(slot: slot)
+            if let collection = Value.self as? ManagedRelationshipCollection.Type,
+               let value = collection.init(managedObjects: objects) as? Value {
+                return value
             }
-        } else {
+            let ordered = (object.layout.allProperties[slot] as? NSRelationshipDescription)?.isOrdered ?? false
+            raw = ordered ? NSOrderedSet(array: objects) : Set(objects)
+        case .toOne:
+            raw = object.toOneObject(slot: slot)
+        case .attribute, .other:
             raw = object.slots[slot]
         }
         guard let raw else { return emptyValue(Value.self) }
         if let value = raw as? Value { return value }
         if let scalar = Value.self as? ManagedScalar.Type, let value = scalar.init(managedStorage: raw) as? Value { return value }
-        if let attribute = property as? NSAttributeDescription, let value = NSManagedObject.publicForm(raw, attribute) as? Value {
+        if case .attribute(let attributeType) = kind, let value = NSManagedObject.publicForm(raw, attributeType) as? Value {
             return value
         }
         return emptyValue(Value.self)
@@ -30,8 +30,13 @@ enum ManagedValueConversion {
 
     static func write<Value>(_ value: Value, to object: NSManagedObject, slot: Int?) {
         guard let slot else { return }
-        let name = object.layout.allProperties[slot].name
-        object.setValue(flatten(value), forKey: name)
+        let any: Any = value
+        if case .attribute(let type) = object.layout.slotKinds[slot], AttributeValueCoercion.isStorageValue(any, for: type),
+           type != .transformableAttributeType {
+            object.setValue(any, slot: slot)  // already the stored type: no optional to unwrap
+        } else {
+            object.setValue(flatten(value), slot: slot)
+        }
     }
 
     /// The value of an optional, or the value itself; nil for an empty optional.

@@ -160,6 +160,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// validation when the context saves. A key that names no property is ignored.
     open func setValue(_ value: Any?, forKey key: String) {
         guard let slot = layout.slotByName[key] else { return }
+        setValue(value, slot: slot)
+    }
+
+    /// Sets the value of the property in `slot` (what `setValue(_:forKey:)` and `@Managed` do).
+    func setValue(_ value: Any?, slot: Int) {
         fireFaultIfNeeded()
         switch layout.slotKinds[slot] {
         case .attribute(let type):
