@@ -5,7 +5,7 @@ import Foundation
 /// The tool's subcommands, and the dispatcher that picks one.
 enum Commands {
     /// Every subcommand; add new ones here.
-    static let all: [any Command.Type] = [GenerateCommand.self, CompileCommand.self, ModelCommand.self, InspectCommand.self, QueryCommand.self]
+    static let all: [any Command.Type] = [GenerateCommand.self, CompileCommand.self, ModelCommand.self, InspectCommand.self, QueryCommand.self, DemoCommand.self]
 
     /// Runs the command named by `arguments[1]`; returns the process exit status.
     static func dispatch(_ arguments: [String]) -> Int32 {
