@@ -18,10 +18,10 @@ extension NSManagedObjectContext {
             if object.faulted { try fulfillFaultThrowing(object) }
             return object
         }
-        guard let key = objectID.key, let store = persistentStoreCoordinator?.store(for: objectID) else {
+        guard let key = objectID.key, let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: objectID) else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in this context's stores.")
         }
-        let rows = try persistentStoreCoordinator!.withLock { try store.backend.rows(for: [key]) }
+        let rows = try coordinator.withLock { try store.backend.rows(for: [key]) }
         guard let row = rows.first else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in its store.")
         }
