@@ -26,7 +26,7 @@ extension SQLiteStore {
             for update in changes.updated {
                 guard let plan = plan(for: update.row.key.entityNumber) else { continue }
                 if let version = try applyUpdate(update, plan: plan) {
-                    versions[update.row.key] = version
+                    if update.expectedVersion == nil { versions[update.row.key] = version }
                 } else if let expected = update.expectedVersion {
                     conflicts.append(.init(key: update.row.key, expectedVersion: expected, current: try rows(for: [update.row.key]).first))
                 }
@@ -65,7 +65,6 @@ extension SQLiteStore {
                 } catch let error as NSError {
                     throw Self.constraintError(error)
                 }
-                versions[row.key] = 1
             }
             for change in changes.toManyChanges { try applyToMany(change) }
             if var metadata = changes.metadata {

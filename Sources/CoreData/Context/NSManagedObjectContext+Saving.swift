@@ -91,8 +91,9 @@ extension NSManagedObjectContext {
             do {
                 let result = try coordinator.withLock { try plan.store.backend.save(changes) }
                 plan.store.clearPendingMetadata()
-                for object in plan.inserted + plan.updated {
-                    if let key = object.assignedID?.key, let version = result.versions[key] { object.version = version }
+                for object in plan.inserted { object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? 1 }
+                for object in plan.updated {
+                    object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? object.version + 1
                 }
                 plan.writtenRows = changes
                 return

@@ -329,14 +329,13 @@ open class AtomicStore: PersistentStoreBackend {
             guard let entity = model.entity(withNumber: row.key.entityNumber) else { continue }
             remember(row.key)
             insertRecord(AtomicRecord(key: row.key, entity: entity, version: 1, values: row.values))
-            versions[row.key] = 1
         }
         for update in changes.updated {
             guard let record = records[update.row.key] else { continue }
             remember(record.key)
             record.values = update.row.values
             record.version += 1
-            versions[record.key] = record.version
+            if update.expectedVersion == nil { versions[record.key] = record.version }
         }
         for change in changes.toManyChanges {
             guard let record = records[change.owner], let slot = record.entity.layout.slotByName[change.relationship.name] else { continue }

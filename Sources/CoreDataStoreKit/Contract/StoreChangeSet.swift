@@ -70,9 +70,13 @@ public struct ToManyChange {
     }
 }
 
-/// What a store reports after a save: the new version of every inserted and updated object.
+/// What a store reports after a save: the versions callers cannot predict.
+///
+/// An inserted row has version 1 and an update whose expected version was checked has that version plus one;
+/// a store reports only the other versions (updates written without a check, under the overwrite policy), so
+/// large saves build no table of versions.
 public struct StoreSaveResult {
-    /// The version each written object has now.
+    /// The new version of each written object whose version is not 1 (insert) or expected + 1 (checked update).
     public var versions: [ObjectKey: Int64]
 
     public init(versions: [ObjectKey: Int64] = [:]) { self.versions = versions }
