@@ -329,4 +329,13 @@ for workload in workloads {
     let store = median(storeTimes[workload] ?? []), backend = median(backendTimes[workload] ?? []), raw = median(rawTimes[workload] ?? [])
     print("| \(workload) | \(ms(store)) | \(ms(backend)) | \(ms(raw)) | \(String(format: "%.2f×", store / raw)) | \(String(format: "%.2f×", backend / raw)) |")
 }
+do {
+    let evaluated = 1_000_000
+    let (time, matches) = try benchmarkPredicateEvaluation(count: evaluated, repetitions: repetitions)
+    print("\nIn-memory predicate evaluation (the atomic stores' and contexts' path): \(evaluated) rows, ")
+    print("\"amount > 500 AND name BEGINSWITH[c] 'GA' OR category IN {1, 2}\": median \(ms(time)), \(String(format: "%.1f", Double(evaluated) / time / 1e6)) million rows/s, \(matches) matches")
+} catch {
+    print("predicate benchmark failed: \(error)")
+    exit(1)
+}
 print("\n(checksum \(checksum))")

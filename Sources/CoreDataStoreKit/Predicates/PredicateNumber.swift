@@ -10,33 +10,31 @@ enum PredicateNumber: Hashable {
 
     /// Reads a number, or nil when the value is not numeric (strings are not numbers).
     init?(_ value: Any) {
-        switch value {
-        case let v as Bool where type(of: value) == Bool.self: self = .bool(v)
-        case let v as Int where type(of: value) == Int.self: self = .integer(Int64(v))
-        case let v as Int64 where type(of: value) == Int64.self: self = .integer(v)
-        case let v as Int32 where type(of: value) == Int32.self: self = .integer(Int64(v))
-        case let v as Int16 where type(of: value) == Int16.self: self = .integer(Int64(v))
-        case let v as Int8 where type(of: value) == Int8.self: self = .integer(Int64(v))
-        case let v as UInt where type(of: value) == UInt.self: self = Self.unsigned(UInt64(v))
-        case let v as UInt64 where type(of: value) == UInt64.self: self = Self.unsigned(v)
-        case let v as UInt32 where type(of: value) == UInt32.self: self = .integer(Int64(v))
-        case let v as UInt16 where type(of: value) == UInt16.self: self = .integer(Int64(v))
-        case let v as UInt8 where type(of: value) == UInt8.self: self = .integer(Int64(v))
-        case let v as Double where type(of: value) == Double.self: self = .double(v)
-        case let v as Float where type(of: value) == Float.self: self = .double(Double(v))
-        case let v as Decimal where type(of: value) == Decimal.self: self = .decimal(v)
-        case let v as NSDecimalNumber: self = .decimal(v.decimalValue)
-        case let v as NSNumber:
-            let type = String(cString: v.objCType)
-            switch type {
+        // Compare the dynamic type first: a failed `as?` cast between unrelated types is slow.
+        let type = Swift.type(of: value)
+        if type == Int64.self { self = .integer(value as! Int64) }
+        else if type == Int.self { self = .integer(Int64(value as! Int)) }
+        else if type == Double.self { self = .double(value as! Double) }
+        else if type == Bool.self { self = .bool(value as! Bool) }
+        else if type == Int32.self { self = .integer(Int64(value as! Int32)) }
+        else if type == Int16.self { self = .integer(Int64(value as! Int16)) }
+        else if type == Float.self { self = .double(Double(value as! Float)) }
+        else if type == Decimal.self { self = .decimal(value as! Decimal) }
+        else if type == Int8.self { self = .integer(Int64(value as! Int8)) }
+        else if type == UInt.self { self = Self.unsigned(UInt64(value as! UInt)) }
+        else if type == UInt64.self { self = Self.unsigned(value as! UInt64) }
+        else if type == UInt32.self { self = .integer(Int64(value as! UInt32)) }
+        else if type == UInt16.self { self = .integer(Int64(value as! UInt16)) }
+        else if type == UInt8.self { self = .integer(Int64(value as! UInt8)) }
+        else if PredicateValues.isPlainValueType(type) || !(type is AnyClass) { return nil }
+        else if let v = value as? NSDecimalNumber { self = .decimal(v.decimalValue) }
+        else if let v = value as? NSNumber {
+            switch String(cString: v.objCType) {
             case "f", "d": self = .double(v.doubleValue)
             case "Q", "L": self = Self.unsigned(v.uint64Value)
-            case "c" where v.int64Value == 0 || v.int64Value == 1:
-                // NSNumber(value: Bool) reports "c"; keep it numeric, it compares by value either way.
-                self = .integer(v.int64Value)
-            default: self = .integer(v.int64Value)
+            default: self = .integer(v.int64Value)  // "c" (NSNumber(value: Bool)) included: it compares by value
             }
-        default:
+        } else {
             return nil
         }
     }

@@ -6,11 +6,14 @@ enum PredicateValues {
     /// Strips `Optional` layers and turns `NSNull` into nil.
     static func unwrap(_ value: Any?) -> Any? {
         guard var current = value else { return nil }
-        while let optional = current as? PredicateOptionalUnwrapping {
+        if isPlainValueType(type(of: current)) { return current }
+        while PredicateTypeTraits.of(type(of: current)).isOptional, let optional = current as? PredicateOptionalUnwrapping {
             guard let inner = optional.predicateUnwrapped else { return nil }
             current = inner
         }
-        if current is NSNull { return nil }
+        // A type comparison, not `is NSNull`: casting a bridgeable value (a String, an Array) to a class
+        // looks for a bridge first, which is slow.
+        if type(of: current) == NSNull.self { return nil }
         return current
     }
 
@@ -18,6 +21,9 @@ enum PredicateValues {
     /// `NSOrderedSet`), or nil when the value is not a collection. Strings, `Data` and dictionaries are not
     /// collections (a dictionary is an object whose keys can be read).
     static func elements(of value: Any) -> [Any?]? {
+        if isPlainValueType(type(of: value)) { return nil }
+        if type(of: value) == [Any?].self { return (value as! [Any?]) }
+        if !PredicateTypeTraits.of(type(of: value)).isCollection { return nil }
         if let collection = value as? PredicateCollectionConvertible {
             return collection.predicateElements
         }
@@ -39,7 +45,7 @@ enum PredicateValues {
     /// `length`, `uppercaseString` and `lowercaseString`. An unknown
     /// key gives nil.
     static func value(forKey key: String, of object: Any) -> Any? {
-        if let reader = object as? PredicateKeyValueReading {
+        if PredicateTypeTraits.of(type(of: object)).isKeyValueReading, let reader = object as? PredicateKeyValueReading {
             return unwrap(reader.predicateValue(forKey: key))
         }
         if let dictionary = object as? [String: Any] {
@@ -65,6 +71,15 @@ enum PredicateValues {
         return nil
     }
 
+    /// Whether values of `type` are plain values: never optionals, collections, strings' other forms or
+    /// objects. Checked by comparing types, which is much faster than the casts it lets the evaluator skip.
+    @inline(__always)
+    static func isPlainValueType(_ type: Any.Type) -> Bool {
+        type == Int64.self || type == String.self || type == Double.self || type == Int.self || type == Bool.self
+            || type == Date.self || type == Int32.self || type == Int16.self || type == Float.self
+            || type == Decimal.self || type == Data.self || type == UUID.self || type == URL.self
+    }
+
     /// Values whose keys are never read by reflection.
     private static func isScalar(_ value: Any) -> Bool {
         value is String || value is NSString || value is Date || value is Data || value is UUID || value is URL
@@ -73,6 +88,10 @@ enum PredicateValues {
 
     /// A string view of a value when it is a string (`String`, `Substring`, `NSString`, `Character`).
     static func string(_ value: Any?) -> String? {
+        guard let value else { return nil }
+        let type = Swift.type(of: value)
+        if type == String.self { return (value as! String) }
+        if isPlainValueType(type) { return nil }
         switch value {
         case let s as String: return s
         case let s as Substring: return String(s)
@@ -208,4 +227,30 @@ extension NSSet: PredicateCollectionConvertible {
 
 extension NSOrderedSet: PredicateCollectionConvertible {
     var predicateElements: [Any?] { map { $0 } }
+}
+
+/// What the evaluator needs to know about a type, found by protocol conformance checks once per type and then
+/// read from a table: a conformance check costs far more than the table lookup.
+struct PredicateTypeTraits {
+    let isOptional: Bool
+    let isCollection: Bool
+    let isKeyValueReading: Bool
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var table: [ObjectIdentifier: PredicateTypeTraits] = [:]
+
+    static func of(_ type: Any.Type) -> PredicateTypeTraits {
+        let key = ObjectIdentifier(type)
+        lock.lock()
+        let known = table[key]
+        lock.unlock()
+        if let known { return known }
+        let traits = PredicateTypeTraits(isOptional: type is PredicateOptionalUnwrapping.Type,
+                                         isCollection: type is PredicateCollectionConvertible.Type,
+                                         isKeyValueReading: type is PredicateKeyValueReading.Type)
+        lock.lock()
+        table[key] = traits
+        lock.unlock()
+        return traits
+    }
 }
