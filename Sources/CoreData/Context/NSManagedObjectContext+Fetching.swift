@@ -111,7 +111,7 @@ extension NSManagedObjectContext {
         return try coordinator.withLock { try store.backend.fetch(request) }
     }
 
-    private func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObject] {
+    private func fetchObjects<ResultType>(_ request: NSFetchRequest<ResultType>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObject] {
         let pending = usesPendingChanges(request, entity: entity)
         let pushLimits = stores.count == 1 && !pending
         var objects: [NSManagedObject] = []
@@ -120,7 +120,8 @@ extension NSManagedObjectContext {
                 let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
                 guard case .rows(let rows) = try coordinatorFetch(storeRequest, store: store) else { continue }
                 objects.reserveCapacity(objects.count + rows.count)
-                for row in rows { objects.append(materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects)) }
+                let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
+                for row in rows { objects.append(materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects, fallback: fallback)) }
             } else {
                 let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
                 guard case .keys(let keys) = try coordinatorFetch(storeRequest, store: store) else { continue }
@@ -196,7 +197,7 @@ extension NSManagedObjectContext {
                         if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
                             stored = TransformableStorage.value(from: data, attribute: attribute)
                         }
-                        dictionary[property.name] = NSManagedObject.publicForm(stored, attribute)
+                        dictionary[property.name] = NSManagedObject.publicForm(stored, attribute.attributeType)
                     }
                 }
                 result.append(NSDictionary(dictionary: dictionary))

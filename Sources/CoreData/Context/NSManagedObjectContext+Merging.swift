@@ -40,6 +40,8 @@ extension NSManagedObjectContext {
     }
 
     private func mergeIDs(updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
+        var gone = Set<ObjectIdentifier>()
+        var goneKeys = Set<ObjectKey>()
         for id in deleted {
             guard let object = registered[id.identity] else { continue }
             registered[id.identity] = nil
@@ -47,10 +49,37 @@ extension NSManagedObjectContext {
             deletedSet[ObjectIdentifier(object)] = nil
             object.deleted = false
             object.managedObjectContext = nil
+            gone.insert(ObjectIdentifier(object))
+            if let key = id.key { goneKeys.insert(key) }
         }
+        if !gone.isEmpty { forgetReferences(to: gone, keys: goneKeys) }
         for id in updated {
             guard let object = registered[id.identity], !object.faulted else { continue }
             refresh(object, mergeChanges: object.hasChanges)
+        }
+    }
+
+    /// Removes deleted objects from the relationships of the context's loaded objects, as their store already
+    /// did, without recording changes: nothing in the context may point at an object that no longer exists.
+    private func forgetReferences(to gone: Set<ObjectIdentifier>, keys: Set<ObjectKey>) {
+        for object in registered.values where !object.faulted {
+            for slot in object.layout.storedSlots + object.layout.toManySlots {
+                switch object.slots[slot] {
+                case let target as NSManagedObject where gone.contains(ObjectIdentifier(target)):
+                    object.slots[slot] = nil
+                case let key as ObjectKey where keys.contains(key):
+                    object.slots[slot] = nil
+                case let storage as ToManyStorage:
+                    for target in storage.objects where gone.contains(ObjectIdentifier(target)) { storage.remove(target) }
+                default:
+                    continue
+                }
+                if !object.changedSlots.contains(slot), var committed = object.committed, slot < committed.count,
+                   case .toOne = object.layout.slotKinds[slot] {
+                    committed[slot] = nil
+                    object.committed = committed
+                }
+            }
         }
     }
 

@@ -29,12 +29,12 @@ extension NSManagedObjectContext {
     }
 
     /// A new object of the entity's class, outside any context.
-    func makeObject(entity: NSEntityDescription) -> NSManagedObject {
-        ManagedObjectClassRegistry.shared.objectClass(for: entity).init(entity: entity, insertInto: nil)
+    func makeObject(entity: NSEntityDescription, fallback: NSManagedObject.Type? = nil) -> NSManagedObject {
+        ManagedObjectClassRegistry.shared.objectClass(for: entity, fallback: fallback).init(entity: entity, insertInto: nil)
     }
 
     /// The registered object for a row of `store`, filled from the row unless it has unsaved changes.
-    func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool = false) -> NSManagedObject {
+    func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool = false, fallback: NSManagedObject.Type? = nil) -> NSManagedObject {
         let model = persistentStoreCoordinator?.managedObjectModel
         let entity = model?.entity(withNumber: row.key.entityNumber) ?? NSEntityDescription()
         let id = store.objectID(for: row.key, entity: entity)
@@ -45,7 +45,7 @@ extension NSManagedObjectContext {
             }
             return object
         }
-        let object = makeObject(entity: entity)
+        let object = makeObject(entity: entity, fallback: fallback)
         object.assignedID = id
         fill(object, with: row)
         register(object)
@@ -61,8 +61,7 @@ extension NSManagedObjectContext {
         }
         object.committed = values
         for slot in object.layout.transformableSlots {
-            guard let data = values[slot] as? Data, let attribute = object.layout.allProperties[slot] as? NSAttributeDescription else { continue }
-            values[slot] = TransformableStorage.value(from: data, attribute: attribute)
+            values[slot] = decodedStoreValue(values[slot], type: .transformableAttributeType, slot: slot, of: object)
         }
         object.slots = values
         object.version = row.version
@@ -70,15 +69,24 @@ extension NSManagedObjectContext {
         object.faulted = false
     }
 
-    /// Loads a fault's values; an object its store no longer has keeps empty values.
+    /// Loads a fault's values. When the store no longer has the object, it stays empty, and with
+    /// `shouldDeleteInaccessibleFaults` (the default) it reports `isDeleted`, as Apple's contexts do.
     func fulfillFault(of object: NSManagedObject) {
-        try? fulfillFaultThrowing(object)
+        do {
+            try fulfillFaultThrowing(object)
+        } catch {
+            object.faulted = false
+            if shouldDeleteInaccessibleFaults { object.deleted = true }
+        }
     }
 
+    /// Loads a fault's values, or throws 133000 (leaving it a fault) when its store no longer has it.
     func fulfillFaultThrowing(_ object: NSManagedObject) throws {
-        object.faulted = false
         guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
-              let store = coordinator.store(for: id) else { return }
+              let store = coordinator.store(for: id) else {
+            object.faulted = false
+            return
+        }
         let rows = try coordinator.withLock { try store.backend.rows(for: [key]) }
         guard let row = rows.first else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,

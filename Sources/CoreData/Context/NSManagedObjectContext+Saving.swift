@@ -95,7 +95,6 @@ extension NSManagedObjectContext {
                 for object in plan.updated {
                     object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? object.version + 1
                 }
-                plan.writtenRows = changes
                 return
             } catch let conflict as StoreVersionConflict {
                 let objects = conflict.conflicts.compactMap { item -> (NSManagedObject, StoreVersionConflict.Conflict)? in
@@ -106,12 +105,19 @@ extension NSManagedObjectContext {
                 case .errorMergePolicyType:
                     throw mergeError(objects)
                 case .overwriteMergePolicyType:
+                    // An object the store no longer has cannot be overwritten: that conflict is thrown.
+                    if objects.contains(where: { $0.1.current == nil && !$0.0.deleted }) { throw mergeError(objects) }
                     for (object, _) in objects { overwrite.insert(ObjectIdentifier(object)) }
                 case .rollbackMergePolicyType:
                     for (object, item) in objects {
                         plan.updated.removeAll { $0 === object }
                         plan.deleted.removeAll { $0 === object }
-                        if let current = item.current { fill(object, with: current) }
+                        if let current = item.current {
+                            fill(object, with: current)
+                        } else {
+                            object.changedSlots = []
+                            object.faulted = true  // gone from the store: inaccessible on next access
+                        }
                         object.deleted = false
                         deletedSet[ObjectIdentifier(object)] = nil
                         updatedSet[ObjectIdentifier(object)] = nil
@@ -128,28 +134,36 @@ extension NSManagedObjectContext {
         throw CoreDataError.make(NSManagedObjectMergeError, "The save kept conflicting with concurrent changes to the store; it was abandoned.")
     }
 
-    /// Puts the store's current values under the object's changes (or over them when the store wins).
+    /// Puts the store's current values under the object's changes (or over them when the store wins), keeping
+    /// inverse relationships in step for to-one values taken from the store.
     private func mergeProperties(of object: NSManagedObject, with current: StoreRow, storeWins: Bool) {
         let committed = object.committed ?? []
-        var values = current.values
-        for slot in object.layout.storedSlots where slot < values.count {
-            let storeChanged = slot < committed.count && !StoreValueEquality.equal(committed[slot], current.values[slot])
-            if object.changedSlots.contains(slot), !(storeWins && storeChanged) {
-                values[slot] = nil
-                continue
+        for slot in object.layout.storedSlots where slot < current.values.count {
+            let storeChanged = slot >= committed.count || !StoreValueEquality.equal(committed[slot], current.values[slot])
+            let mine = object.changedSlots.contains(slot)
+            if mine && !(storeWins && storeChanged) { continue }
+            guard storeChanged || mine else { continue }
+            switch object.layout.slotKinds[slot] {
+            case .toOne:
+                guard let relationship = object.layout.allProperties[slot] as? NSRelationshipDescription else { continue }
+                let target = (current.values[slot] as? ObjectKey).flatMap { self.object(for: $0, near: object) }
+                object.setToOne(slot: slot, relationship: relationship, to: target)
+            case .attribute(let type):
+                object.slots[slot] = decodedStoreValue(current.values[slot], type: type, slot: slot, of: object)
+            case .toMany, .other:
+                object.slots[slot] = current.values[slot]
             }
             object.changedSlots.remove(slot)
-            var value = current.values[slot]
-            if let data = value as? Data, let attribute = object.layout.allProperties[slot] as? NSAttributeDescription,
-               attribute.attributeType == .transformableAttributeType {
-                value = TransformableStorage.value(from: data, attribute: attribute)
-            }
-            object.slots[slot] = value
-            values[slot] = current.values[slot]
         }
         object.committed = current.values
         object.version = current.version
-        object.changedSlots.formUnion(object.layout.storedSlots.filter { !StoreValueEquality.equal(object.committed?[$0], rowValue(object, slot: $0)) })
+    }
+
+    /// A value read from a store as the object holds it: transformable data turned back into its value.
+    func decodedStoreValue(_ value: Any?, type: NSAttributeType, slot: Int, of object: NSManagedObject) -> Any? {
+        guard type == .transformableAttributeType, let data = value as? Data,
+              let attribute = object.layout.allProperties[slot] as? NSAttributeDescription else { return value }
+        return TransformableStorage.value(from: data, attribute: attribute)
     }
 
     private func mergeError(_ objects: [(NSManagedObject, StoreVersionConflict.Conflict)]) -> NSError {
@@ -186,7 +200,10 @@ extension NSManagedObjectContext {
             plan.rows[ObjectIdentifier(object)] = values
             let row = StoreRow(key: key, version: object.version, values: values)
             let expected: Int64? = overwrite.contains(ObjectIdentifier(object)) ? nil : object.version
-            let changed = object.changedSlots.filter { object.layout.storedSlots.contains($0) }.sorted()
+            // Overwriting writes the whole object, so stores that write only changed slots write every slot.
+            let changed = overwrite.contains(ObjectIdentifier(object))
+                ? object.layout.storedSlots
+                : object.changedSlots.filter { object.layout.storedSlots.contains($0) }.sorted()
             changes.updated.append(StoreRowUpdate(row: row, expectedVersion: expected, changedSlots: changed))
             let changedToMany = object.layout.toManySlots.filter { object.changedSlots.contains($0) }
             changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: plan.store)
@@ -206,11 +223,6 @@ extension NSManagedObjectContext {
             values[slot] = try rowValue(object, slot: slot, store: store)
         }
         return values
-    }
-
-    private func rowValue(_ object: NSManagedObject, slot: Int) -> Any? {
-        guard let store = object.assignedID?.persistentStore else { return nil }
-        return try? rowValue(object, slot: slot, store: store)
     }
 
     private func rowValue(_ object: NSManagedObject, slot: Int, store: NSPersistentStore) throws -> Any? {
@@ -240,9 +252,9 @@ extension NSManagedObjectContext {
     }
 
     private func key(of target: NSManagedObject, from object: NSManagedObject, relationship: String, store: NSPersistentStore) throws -> ObjectKey {
-        guard let id = target.assignedID, let key = id.key else {
+        guard target.managedObjectContext === self, let id = target.assignedID, let key = id.key else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
-                                     "\(object.entity.name ?? "").\(relationship) points at an object that is not inserted in a context.")
+                                     "\(object.entity.name ?? "").\(relationship) points at an object that is not in this context (never inserted, deleted, or from another context).")
         }
         guard id.storeIdentity === store.identity else {
             throw CoreDataError.make(NSManagedObjectExternalRelationshipError,
@@ -285,7 +297,6 @@ final class StoreSavePlan {
     var inserted: [NSManagedObject] = []
     var updated: [NSManagedObject] = []
     var deleted: [NSManagedObject] = []
-    var writtenRows: StoreChangeSet?
     /// The row values written for each inserted or updated object, which become its committed values.
     var rows: [ObjectIdentifier: [Any?]] = [:]
 

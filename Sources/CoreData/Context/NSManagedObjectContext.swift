@@ -36,7 +36,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var transactionAuthor: String?
     /// Whether objects with unsaved changes are kept alive by the context (they always are here).
     open var retainsRegisteredObjects: Bool = false
-    /// Whether the context takes part in undo (no undo manager exists on Linux).
+    /// Whether a fault whose object is gone from its store becomes an empty object that reports `isDeleted`
+    /// when it is first accessed (otherwise it stays empty without being marked).
     open var shouldDeleteInaccessibleFaults: Bool = true
     /// Free-form information.
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
@@ -69,8 +70,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Queues
 
-    /// Whether the calling code already runs on the context's queue.
+    /// Whether the calling code already runs on the context's queue, or inside one of its blocks on this
+    /// thread (a `performAndWait` nested in another context's `performAndWait` runs on the caller's thread).
     var isOnQueue: Bool {
+        if ActiveContexts.isActive(self) { return true }
         if queue != nil { return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) }
         return Thread.isMainThread
     }
@@ -78,20 +81,27 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Runs `block` on the context's queue, later.
     open func perform(_ block: @escaping () -> Void) {
         let work = UncheckedSendable(block)
-        if let queue { queue.async { work.value() } } else { DispatchQueue.main.async { work.value() } }
+        let run = { [self] in ActiveContexts.run(self) { work.value() } }
+        let task = UncheckedSendable(run)
+        if let queue { queue.async { task.value() } } else { DispatchQueue.main.async { task.value() } }
     }
 
-    /// Runs `block` on the context's queue and waits for it; runs it at once when already on the queue.
+    /// Runs `block` on the context's queue and waits for it; re-entrant: runs it at once when already on the
+    /// queue or inside another of this context's blocks.
     open func performAndWait(_ block: () -> Void) {
         if isOnQueue { block(); return }
-        if let queue { queue.sync(execute: block) } else { DispatchQueue.main.sync(execute: block) }
+        if let queue {
+            queue.sync { ActiveContexts.run(self, block) }
+        } else {
+            DispatchQueue.main.sync { ActiveContexts.run(self, block) }
+        }
     }
 
     /// Runs `block` on the context's queue, waits, and returns its result or rethrows its error.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnQueue { return try block() }
-        if let queue { return try queue.sync(execute: block) }
-        return try DispatchQueue.main.sync(execute: block)
+        if let queue { return try queue.sync { try ActiveContexts.run(self, block) } }
+        return try DispatchQueue.main.sync { try ActiveContexts.run(self, block) }
     }
 
     /// How `perform` schedules an async block (Apple's `NSManagedObjectContext.ScheduledTaskType`).
@@ -285,4 +295,32 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// The contexts whose blocks are running on the current thread, so nested `performAndWait` calls run inline.
+enum ActiveContexts {
+    private final class Marks { var counts: [ObjectIdentifier: Int] = [:] }
+    private static let key = "swift-coredata.activeContexts"
+
+    private static var marks: Marks {
+        if let marks = Thread.current.threadDictionary[key] as? Marks { return marks }
+        let marks = Marks()
+        Thread.current.threadDictionary[key] = marks
+        return marks
+    }
+
+    static func isActive(_ context: NSManagedObjectContext) -> Bool {
+        (marks.counts[ObjectIdentifier(context)] ?? 0) > 0
+    }
+
+    static func run<T>(_ context: NSManagedObjectContext, _ body: () throws -> T) rethrows -> T {
+        let marks = self.marks
+        let id = ObjectIdentifier(context)
+        marks.counts[id, default: 0] += 1
+        defer {
+            marks.counts[id, default: 1] -= 1
+            if marks.counts[id] == 0 { marks.counts[id] = nil }
+        }
+        return try body()
+    }
 }

@@ -13,6 +13,8 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     /// (an identifier can be reused once an entity is freed).
     private var classByEntity: [ObjectIdentifier: Entry] = [:]
     private var reflectedClasses = Set<ObjectIdentifier>()
+    /// The module prefixes of the classes seen so far ("App" for `App.Person`), for finding their siblings by name.
+    private var modulePrefixes = Set<String>()
     private var models: [WeakModel] = []
 
     private struct WeakModel { weak var model: NSManagedObjectModel? }
@@ -40,7 +42,13 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     func register(_ objectClass: NSManagedObject.Type, for entity: NSEntityDescription) {
         guard objectClass != NSManagedObject.self else { return }
         lock.lock()
+        let same = recordedClass(for: entity) == objectClass
+        lock.unlock()
+        if same { return }
+        let qualified = String(reflecting: objectClass)
+        lock.lock()
         classByEntity[ObjectIdentifier(entity)] = Entry(entity: entity, objectClass: objectClass)
+        if let dot = qualified.lastIndex(of: ".") { modulePrefixes.insert(String(qualified[..<dot])) }
         lock.unlock()
     }
 
@@ -78,16 +86,32 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         }
     }
 
-    /// The class for objects of `entity`.
-    func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+    /// The class for objects of `entity`: the recorded one, else one found by name (with its own module prefix
+    /// or the module of a class seen before), else `fallback` when the entity is a kind of the fallback's entity
+    /// (a typed fetch of a superclass), else `NSManagedObject`.
+    func objectClass(for entity: NSEntityDescription, fallback: NSManagedObject.Type? = nil) -> NSManagedObject.Type {
         lock.lock()
         let known = recordedClass(for: entity)
+        let prefixes = modulePrefixes
         lock.unlock()
-        if let known { return known }
-        if let name = entity.managedObjectClassName, name.contains("."), !name.hasPrefix("."),
-           let found = NSClassFromString(name) as? NSManagedObject.Type {
-            register(found, for: entity)
-            return found
+        if let known, known != NSManagedObject.self { return known }
+        if known == nil, let name = entity.managedObjectClassName, !name.isEmpty, name != "NSManagedObject" {
+            let unqualified = name.split(separator: ".").last.map(String.init) ?? name
+            let candidates = (name.contains(".") && !name.hasPrefix(".") ? [name] : []) + prefixes.sorted().map { "\($0).\(unqualified)" }
+            for candidate in candidates {
+                if let found = NSClassFromString(candidate) as? NSManagedObject.Type {
+                    register(found, for: entity)
+                    return found
+                }
+            }
+            // Remember the miss, so the names are not searched again for every object.
+            lock.lock()
+            if recordedClass(for: entity) == nil { classByEntity[ObjectIdentifier(entity)] = Entry(entity: entity, objectClass: NSManagedObject.self) }
+            lock.unlock()
+        }
+        if let fallback, let model = entity.managedObjectModel, let fallbackEntity = self.entity(for: fallback, in: model),
+           entity.isKindOf(entity: fallbackEntity) {
+            return fallback
         }
         return NSManagedObject.self
     }
@@ -95,6 +119,7 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     /// The entity of `model` represented by `objectClass`: a registered one, else one whose class name (without
     /// module prefix) or entity name is the class's name.
     func entity(for objectClass: NSManagedObject.Type, in model: NSManagedObjectModel) -> NSEntityDescription? {
+        guard objectClass != NSManagedObject.self else { return nil }
         lock.lock()
         let registered = model.entities.first { recordedClass(for: $0) == objectClass }
         lock.unlock()
