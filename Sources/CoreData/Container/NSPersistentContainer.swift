@@ -35,9 +35,11 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         self.managedObjectModel = model
         self.modelLoadingError = modelLoadingError
         self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        self.viewContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         let description = NSPersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))
         self.persistentStoreDescriptions = [description]
         super.init()
+        viewContext.persistentStoreCoordinator = persistentStoreCoordinator
         ManagedObjectClassRegistry.shared.noteModel(model)
     }
 
@@ -60,11 +62,11 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
                     return
                 }
                 do {
-                    guard let url = description.url else {
-                        throw CoreDataError.operation("The store description has no URL.")
+                    guard description.url != nil || description.type == NSInMemoryStoreType else {
+                        throw CoreDataError.operation("The store description of type \(description.type) has no URL.")
                     }
                     try persistentStoreCoordinator.addPersistentStore(ofType: description.type, configurationName: description.configuration,
-                                                                     at: url, options: description.storeOptions)
+                                                                     at: description.url, options: description.storeOptions)
                     block(description, nil)
                 } catch {
                     block(description, error)
@@ -79,14 +81,8 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         }
     }
 
-    private lazy var mainContext: NSManagedObjectContext = {
-        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = persistentStoreCoordinator
-        return context
-    }()
-
     /// The main-queue context.
-    open var viewContext: NSManagedObjectContext { mainContext }
+    public let viewContext: NSManagedObjectContext
 
     /// A new private-queue context on the container's coordinator.
     open func newBackgroundContext() -> NSManagedObjectContext {

@@ -121,13 +121,14 @@ extension NSManagedObjectContext {
                 guard case .rows(let rows) = try coordinatorFetch(storeRequest, store: store) else { continue }
                 objects.reserveCapacity(objects.count + rows.count)
                 let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
-                for row in rows { objects.append(materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects, fallback: fallback)) }
+                for row in rows {
+                    if let object = materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects, fallback: fallback) { objects.append(object) }
+                }
             } else {
                 let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
                 guard case .keys(let keys) = try coordinatorFetch(storeRequest, store: store) else { continue }
                 for key in keys {
-                    guard let keyEntity = persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber) else { continue }
-                    objects.append(object(with: store.objectID(for: key, entity: keyEntity)))
+                    if let id = store.objectID(for: key) { objects.append(object(with: id)) }
                 }
             }
         }
@@ -161,12 +162,12 @@ extension NSManagedObjectContext {
     }
 
     private func fetchIDs<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObjectID] {
-        guard stores.count == 1, let store = stores.first, let model = persistentStoreCoordinator?.managedObjectModel else {
+        guard stores.count == 1, let store = stores.first else {
             return try fetchObjects(request, entity: entity, stores: stores).map(\.objectID)
         }
         let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: true)
         guard case .keys(let keys) = try coordinatorFetch(storeRequest, store: store) else { return [] }
-        return keys.compactMap { key in model.entity(withNumber: key.entityNumber).map { store.objectID(for: key, entity: $0) } }
+        return keys.compactMap { store.objectID(for: $0) }
     }
 
     private func fetchDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSDictionary] {
@@ -180,18 +181,18 @@ extension NSManagedObjectContext {
             }
             properties.append(property)
         }
-        guard let model = persistentStoreCoordinator?.managedObjectModel else { return [] }
+        let single = stores.count == 1
         var result: [NSDictionary] = []
         for store in stores {
             let storeRequest = storeFetchRequest(request, entity: entity, result: .dictionaries(properties: properties, distinct: request.returnsDistinctResults),
-                                                 pushLimits: stores.count == 1)
+                                                 pushLimits: single)
             guard case .dictionaries(let rows) = try coordinatorFetch(storeRequest, store: store) else { continue }
             for row in rows {
                 var dictionary: [String: Any] = [:]
                 for property in properties {
                     guard let value = row[property.name] else { continue }
-                    if let key = value as? ObjectKey, let keyEntity = model.entity(withNumber: key.entityNumber) {
-                        dictionary[property.name] = store.objectID(for: key, entity: keyEntity)
+                    if let key = value as? ObjectKey {
+                        dictionary[property.name] = store.objectID(for: key)
                     } else if let attribute = property as? NSAttributeDescription {
                         var stored = value
                         if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
@@ -203,32 +204,57 @@ extension NSManagedObjectContext {
                 result.append(NSDictionary(dictionary: dictionary))
             }
         }
-        return result
+        if single { return result }
+        // Several stores: sort, drop duplicates, offset and limit the combined rows.
+        if let sorts = request.sortDescriptors, !sorts.isEmpty { try InMemoryQuery.sort(&result, by: sorts) }
+        if request.returnsDistinctResults {
+            var seen = Set<NSDictionary>()
+            result = result.filter { seen.insert($0).inserted }
+        }
+        var slice = ArraySlice(result)
+        if request.fetchOffset > 0 { slice = slice.dropFirst(request.fetchOffset) }
+        if request.fetchLimit > 0 { slice = slice.prefix(request.fetchLimit) }
+        return Array(slice)
     }
 
     private func executeBatchDelete(_ request: NSBatchDeleteRequest) throws -> NSBatchDeleteResult {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator.")
         }
-        var deleted: [NSManagedObjectID] = []
-        let model = coordinator.managedObjectModel
+        // What to delete in each store, worked out (and every store checked) before anything is deleted.
+        var work: [(NSPersistentStore, StoreBatchDeleteRequest)] = []
         if let ids = request.objectIDs {
             for store in coordinator.persistentStores {
                 let keys = ids.filter { $0.storeIdentity === store.identity }.compactMap(\.key)
-                guard !keys.isEmpty else { continue }
-                if store.isReadOnly { throw CoreDataError.saveFailed("the store at \(store.url?.path ?? "") was added read-only") }
-                let removed = try coordinator.withLock { try store.backend.batchDelete(.keys(keys)) }
-                deleted += removed.compactMap { key in model.entity(withNumber: key.entityNumber).map { store.objectID(for: key, entity: $0) } }
+                if !keys.isEmpty { work.append((store, .keys(keys))) }
             }
         } else {
             let fetch = request.fetchRequest
             let (entity, stores) = try prepare(fetch)
-            for store in stores {
-                if store.isReadOnly { throw CoreDataError.saveFailed("the store at \(store.url?.path ?? "") was added read-only") }
-                let storeRequest = storeFetchRequest(fetch, entity: entity, result: .keys, pushLimits: stores.count == 1)
-                let removed = try coordinator.withLock { try store.backend.batchDelete(.matching(storeRequest)) }
-                deleted += removed.compactMap { key in model.entity(withNumber: key.entityNumber).map { store.objectID(for: key, entity: $0) } }
+            if stores.count > 1, fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {
+                // A limit across several stores: find the objects first, then delete them by key.
+                let idRequest = NSFetchRequest<NSManagedObjectID>()
+                idRequest.copyFields(from: fetch)
+                idRequest.resultType = .managedObjectIDResultType
+                idRequest.includesPendingChanges = false
+                let ids = try fetchIDs(idRequest, entity: entity, stores: stores)
+                for store in stores {
+                    let keys = ids.filter { $0.storeIdentity === store.identity }.compactMap(\.key)
+                    if !keys.isEmpty { work.append((store, .keys(keys))) }
+                }
+            } else {
+                for store in stores {
+                    work.append((store, .matching(storeFetchRequest(fetch, entity: entity, result: .keys, pushLimits: stores.count == 1))))
+                }
             }
+        }
+        if let readOnly = work.first(where: { $0.0.isReadOnly })?.0 {
+            throw CoreDataError.saveFailed("the store at \(readOnly.url?.path ?? "") was added read-only")
+        }
+        var deleted: [NSManagedObjectID] = []
+        for (store, storeRequest) in work {
+            let removed = try coordinator.withLock { try store.backend.batchDelete(storeRequest) }
+            deleted += removed.compactMap { store.objectID(for: $0) }
         }
         switch request.resultType {
         case .resultTypeStatusOnly: return NSBatchDeleteResult(result: NSNumber(value: true), resultType: .resultTypeStatusOnly)

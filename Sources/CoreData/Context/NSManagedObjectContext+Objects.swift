@@ -25,7 +25,10 @@ extension NSManagedObjectContext {
         guard let row = rows.first else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in its store.")
         }
-        return materialize(row: row, store: store)
+        guard let object = materialize(row: row, store: store) else {
+            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "The store has no entity numbered \(row.key.entityNumber) in this model.")
+        }
+        return object
     }
 
     /// A new object of the entity's class, outside any context.
@@ -33,11 +36,11 @@ extension NSManagedObjectContext {
         ManagedObjectClassRegistry.shared.objectClass(for: entity, fallback: fallback).init(entity: entity, insertInto: nil)
     }
 
-    /// The registered object for a row of `store`, filled from the row unless it has unsaved changes.
-    func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool = false, fallback: NSManagedObject.Type? = nil) -> NSManagedObject {
-        let model = persistentStoreCoordinator?.managedObjectModel
-        let entity = model?.entity(withNumber: row.key.entityNumber) ?? NSEntityDescription()
-        let id = store.objectID(for: row.key, entity: entity)
+    /// The registered object for a row of `store`, filled from the row unless it has unsaved changes; nil for
+    /// a row whose entity number the model does not have.
+    func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool = false, fallback: NSManagedObject.Type? = nil) -> NSManagedObject? {
+        guard let id = store.objectID(for: row.key) else { return nil }
+        let entity = id.entity
         if let object = registered[id.identity] {
             if object.faulted || (refresh && !object.hasChanges) {
                 fill(object, with: row)

@@ -202,16 +202,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 fallthrough
             case .nullifyDeleteRule:
                 guard let inverse = relationship.inverseRelationship else { continue }
-                for target in targets {
-                    guard let inverseSlot = target.layout.slotByName[inverse.name] else { continue }
-                    target.fireFaultIfNeeded()
-                    if inverse.isToMany {
-                        if target.toManyStorage(slot: inverseSlot).remove(object) { target.noteChange(slot: inverseSlot) }
-                    } else if target.toOneObject(slot: inverseSlot) === object {
-                        target.slots[inverseSlot] = nil
-                        target.noteChange(slot: inverseSlot)
-                    }
-                }
+                for target in targets { target.forget(object, in: inverse) }
             case .denyDeleteRule, .noActionDeleteRule:
                 continue
             }
@@ -225,6 +216,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             registered[object.objectID.identity] = nil
             object.inserted = false
             object.managedObjectContext = nil
+            object.assignedID = nil  // a permanent ID obtained for it is dropped: it may be inserted again
         }
         for object in Array(updatedSet.values) + Array(deletedSet.values) where object.managedObjectContext === self {
             object.deleted = false
@@ -266,9 +258,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Turns every registered object without changes into a fault.
+    /// Refreshes every registered object: objects without changes become faults, changed objects reload their
+    /// saved values under their changes.
     open func refreshAllObjects() {
-        for object in registered.values where !object.hasChanges { refresh(object, mergeChanges: false) }
+        for object in registered.values where !object.inserted {
+            refresh(object, mergeChanges: object.hasChanges)
+        }
     }
 
     /// Processes pending changes (delete rules already run when `delete(_:)` is called, so nothing waits here).

@@ -61,7 +61,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     /// The store's metadata, including changes from `setMetadata` not yet saved.
     open var metadata: [String: Any]! {
-        get { pendingMetadata ?? backend.metadata }
+        get {
+            if let pendingMetadata { return pendingMetadata }
+            return persistentStoreCoordinator?.withLock { backend.metadata } ?? backend.metadata
+        }
         set { pendingMetadata = newValue }
     }
 
@@ -86,6 +89,11 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// An object ID of this store.
     func objectID(for key: ObjectKey, entity: NSEntityDescription) -> NSManagedObjectID {
         NSManagedObjectID(entity: entity, key: key, store: identity)
+    }
+
+    /// The object ID of a key of this store, or nil when its entity number is not in the model.
+    func objectID(for key: ObjectKey) -> NSManagedObjectID? {
+        persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber).map { objectID(for: key, entity: $0) }
     }
 
     open override var description: String {

@@ -9,7 +9,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// A name for debugging.
     open var name: String?
     /// The stores, in the order they were added.
-    open private(set) var persistentStores: [NSPersistentStore] = []
+    open var persistentStores: [NSPersistentStore] { withLock { stores } }
+    private var stores: [NSPersistentStore] = []
 
     /// Serializes every call into the stores.
     let lock = NSRecursiveLock()
@@ -70,14 +71,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let url, type != NSInMemoryStoreType,
-           persistentStores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+           stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
             throw CoreDataError.operation("The store at \(url.path) is already added to this coordinator.")
         }
         let request = StoreOpenRequest(model: managedObjectModel, configurationName: configuration, url: url, options: options ?? [:])
         let backend = try backendType.init(request)
         let store = NSPersistentStore(backend: backend, type: type, configurationName: configuration, url: url, options: options)
         store.persistentStoreCoordinator = self
-        persistentStores.append(store)
+        stores.append(store)
         return store
     }
 
@@ -86,10 +87,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open func remove(_ store: NSPersistentStore) throws {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = persistentStores.firstIndex(where: { $0 === store }) else {
+        guard let index = stores.firstIndex(where: { $0 === store }) else {
             throw CoreDataError.operation("The store \(store) is not added to this coordinator.")
         }
-        persistentStores.remove(at: index)
+        stores.remove(at: index)
         store.backend.close()
         store.persistentStoreCoordinator = nil
     }
@@ -98,7 +99,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open func persistentStore(for url: URL) -> NSPersistentStore? {
         lock.lock()
         defer { lock.unlock() }
-        return persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+        return stores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
     }
 
     // MARK: Metadata
@@ -144,14 +145,14 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
               parts[1].hasPrefix("p"), let primaryKey = Int64(parts[1].dropFirst()), primaryKey > 0 else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        guard let store = persistentStores.first(where: { $0.identity.identifier == host }) else { return nil }
+        guard let store = stores.first(where: { $0.identity.identifier == host }) else { return nil }
         return store.objectID(for: ObjectKey(entityNumber: entity.entityNumber, primaryKey: primaryKey), entity: entity)
     }
 
     /// The store holding the object with this ID, for contexts.
     func store(for objectID: NSManagedObjectID) -> NSPersistentStore? {
-        guard let identity = objectID.storeIdentity else { return nil }
-        return persistentStores.first { $0.identity === identity }
+        guard let store = objectID.storeIdentity?.handle as? NSPersistentStore, store.persistentStoreCoordinator === self else { return nil }
+        return store
     }
 
     // MARK: Serialized access

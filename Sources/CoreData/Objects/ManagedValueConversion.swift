@@ -121,6 +121,7 @@ extension Decimal: ManagedEmptyValue { static var managedEmptyValue: Any { Decim
 extension String: ManagedEmptyValue { static var managedEmptyValue: Any { "" } }
 extension Data: ManagedEmptyValue { static var managedEmptyValue: Any { Data() } }
 extension Date: ManagedEmptyValue { static var managedEmptyValue: Any { Date(timeIntervalSinceReferenceDate: 0) } }
+extension URL: ManagedEmptyValue { static var managedEmptyValue: Any { URL(string: "about:blank") ?? URL(fileURLWithPath: "/") } }
 extension UUID: ManagedEmptyValue { static var managedEmptyValue: Any { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) } }
 extension Set: ManagedEmptyValue { static var managedEmptyValue: Any { Set<Element>() } }
 extension Array: ManagedEmptyValue { static var managedEmptyValue: Any { [Element]() } }

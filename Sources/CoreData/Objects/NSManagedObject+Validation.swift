@@ -20,20 +20,29 @@ extension NSManagedObject {
             }
         }
         for slot in invalidSlots.sorted() {
-            guard case .attribute(let type) = layout.slotKinds[slot], let value = slots[slot],
-                  AttributeValueCoercion.coerce(value, to: type) == nil else { continue }
             let name = layout.allProperties[slot].name
-            errors.append(validationError(NSManagedObjectValidationError, key: name, value: value,
-                                          "\(name) of \(entityName) holds a \(Swift.type(of: value)), which is not a value of type \(NSAttributeDescription.AttributeType(rawValue: type).name)"))
+            switch layout.slotKinds[slot] {
+            case .attribute(let type):
+                guard let value = slots[slot], AttributeValueCoercion.coerce(value, to: type) == nil else { continue }
+                errors.append(validationError(NSManagedObjectValidationError, key: name, value: value,
+                                              "\(name) of \(entityName) holds a \(Swift.type(of: value)), which is not a value of type \(NSAttributeDescription.AttributeType(rawValue: type).name)"))
+            case .toOne, .toMany:
+                let destination = (layout.allProperties[slot] as? NSRelationshipDescription)?.destinationEntity?.name ?? "?"
+                errors.append(validationError(NSManagedObjectValidationError, key: name, value: nil,
+                                              "\(name) of \(entityName) was set to a value that is not \(destination) objects; the relationship was left unchanged"))
+            case .other:
+                continue
+            }
         }
         for slot in layout.toManySlots {
             guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription,
                   relationship.minCount > 0 || relationship.maxCount > 1 else { continue }
             let live = toManyObjects(slot: slot).filter { !$0.deleted }
+            guard !live.isEmpty else { continue }  // an empty relationship is reported (if required) above
             do {
                 try validate(value: live, forKey: relationship.name)
             } catch let error as NSError {
-                if !(relationship.isOptional && live.isEmpty) || error.code != NSValidationRelationshipLacksMinimumCountError { errors.append(error) }
+                errors.append(error)
             }
         }
         try throwCombined(errors)
@@ -72,7 +81,7 @@ extension NSManagedObject {
         } else if let relationship = property as? NSRelationshipDescription {
             let count: Int
             if relationship.isToMany {
-                count = (value as? [NSManagedObject])?.count ?? 0
+                count = managedObjects(in: value).count
                 if relationship.minCount > 0, count < relationship.minCount, !(relationship.isOptional && count == 0) {
                     throw validationError(NSValidationRelationshipLacksMinimumCountError, key: key, value: value,
                                           "\(key) of \(entityName) has \(count) objects, fewer than its minimum of \(relationship.minCount)")

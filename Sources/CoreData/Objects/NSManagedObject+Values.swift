@@ -75,6 +75,23 @@ extension NSManagedObject {
         }
     }
 
+    /// Whether every object is of the relationship's destination entity (or a subentity).
+    func fits(_ objects: [NSManagedObject], _ relationship: NSRelationshipDescription) -> Bool {
+        guard let destination = relationship.destinationEntity else { return true }
+        return objects.allSatisfy { $0.entity.isKindOf(entity: destination) }
+    }
+
+    /// The number of elements of a collection value, or -1 for a value that is not a collection.
+    func elementCount(of value: Any?) -> Int {
+        switch value {
+        case let ordered as NSOrderedSet: return ordered.count
+        case let set as NSSet: return set.count
+        case let array as NSArray: return array.count
+        case let collection as any Collection: return collection.count
+        default: return -1
+        }
+    }
+
     // MARK: To-one
 
     /// The destination of a to-one slot, looking it up in the context when only its key is known.
@@ -142,18 +159,8 @@ extension NSManagedObject {
         } else {
             let previous = target.toOneObject(slot: inverseSlot)
             if previous === self { return }
-            if let previous {
-                // `previous` pointed at `target` through `relationship`; it no longer does.
-                if let previousSlot = previous.layout.slotByName[relationship.name] {
-                    previous.fireFaultIfNeeded()
-                    if relationship.isToMany {
-                        if previous.toManyStorage(slot: previousSlot).remove(target) { previous.noteChange(slot: previousSlot) }
-                    } else if previous.toOneObject(slot: previousSlot) === target {
-                        previous.slots[previousSlot] = nil
-                        previous.noteChange(slot: previousSlot)
-                    }
-                }
-            }
+            // `previous` pointed at `target` through `relationship`; it no longer does.
+            previous?.forget(target, in: relationship)
             target.slots[inverseSlot] = self
             target.noteChange(slot: inverseSlot)
         }
@@ -168,13 +175,19 @@ extension NSManagedObject {
             slots[slot] = nil
         }
         noteChange(slot: slot)
-        guard let inverse = relationship.inverseRelationship, let inverseSlot = target.layout.slotByName[inverse.name] else { return }
-        target.fireFaultIfNeeded()
-        if inverse.isToMany {
-            if target.toManyStorage(slot: inverseSlot).remove(self) { target.noteChange(slot: inverseSlot) }
-        } else if target.toOneObject(slot: inverseSlot) === self {
-            target.slots[inverseSlot] = nil
-            target.noteChange(slot: inverseSlot)
+        if let inverse = relationship.inverseRelationship { target.forget(self, in: inverse) }
+    }
+
+    /// Removes `owner` from this object's `relationship` (to-many), or clears the relationship when it points at
+    /// `owner` (to-one), recording the change; the inverse is the caller's business.
+    func forget(_ owner: NSManagedObject, in relationship: NSRelationshipDescription) {
+        guard let slot = layout.slotByName[relationship.name] else { return }
+        fireFaultIfNeeded()
+        if relationship.isToMany {
+            if toManyStorage(slot: slot).remove(owner) { noteChange(slot: slot) }
+        } else if toOneObject(slot: slot) === owner {
+            slots[slot] = nil
+            noteChange(slot: slot)
         }
     }
 

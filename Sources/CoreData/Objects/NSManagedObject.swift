@@ -170,13 +170,24 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         case .attribute(let type):
             storeAttribute(converting: value, type: type, slot: slot)
         case .toOne:
-            if let relationship = layout.allProperties[slot] as? NSRelationshipDescription {
-                setToOne(slot: slot, relationship: relationship, to: value as? NSManagedObject)
+            guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription else { return }
+            let target = value.flatMap { $0 is NSNull ? nil : $0 }
+            let object = target as? NSManagedObject
+            guard target == nil || object.map({ fits([$0], relationship) }) == true else {
+                invalidSlots.insert(slot)  // reported by validation when saving; the relationship is left alone
+                return
             }
+            invalidSlots.remove(slot)
+            setToOne(slot: slot, relationship: relationship, to: object)
         case .toMany:
-            if let relationship = layout.allProperties[slot] as? NSRelationshipDescription {
-                setToMany(slot: slot, relationship: relationship, to: managedObjects(in: value))
+            guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription else { return }
+            let objects = managedObjects(in: value)
+            guard value == nil || value is NSNull || (objects.count == elementCount(of: value) && fits(objects, relationship)) else {
+                invalidSlots.insert(slot)
+                return
             }
+            invalidSlots.remove(slot)
+            setToMany(slot: slot, relationship: relationship, to: objects)
         case .other:
             break
         }

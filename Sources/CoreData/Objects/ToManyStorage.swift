@@ -30,6 +30,4 @@ final class ToManyStorage {
         if let index = objects.firstIndex(where: { $0 === object }) { objects.remove(at: index) }
         return true
     }
-
-    func copy() -> ToManyStorage { ToManyStorage(objects) }
 }

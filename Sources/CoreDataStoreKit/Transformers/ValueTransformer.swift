@@ -63,7 +63,7 @@ open class ValueTransformer: NSObject, @unchecked Sendable {
 /// Unarchives keyed archives (`transformedValue`) and archives values (`reverseTransformedValue`); Core Data's
 /// default transformer for transformable attributes (Apple's class of the same name).
 open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Sendable {
-    /// The classes an archive's root may have (recorded; unarchiving accepts Foundation's value classes).
+    /// The classes an archive may contain: Foundation's value classes. Subclasses list their own.
     open class var allowedTopLevelClasses: [AnyClass] {
         [NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self, NSUUID.self, NSNull.self]
     }
@@ -71,16 +71,17 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
     open override class func transformedValueClass() -> AnyClass { NSObject.self }
     open override class func allowsReverseTransformation() -> Bool { true }
 
-    /// The object archived in `value` (Data), or nil when it is not a keyed archive.
+    /// The object archived in `value` (Data), or nil when it is not a keyed archive whose objects are all of
+    /// `allowedTopLevelClasses` (secure decoding: no other class named in a file is ever instantiated).
     open override func transformedValue(_ value: Any?) -> Any? {
         guard let data = value as? Data else { return nil }
-        return try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data)
+        return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: type(of: self).allowedTopLevelClasses, from: data)
     }
 
-    /// A keyed archive of `value`, or nil when it cannot be archived.
+    /// A keyed archive of `value` (secure coding), or nil when it cannot be archived.
     open override func reverseTransformedValue(_ value: Any?) -> Any? {
         guard let value else { return nil }
-        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false)
+        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
     }
 }
 
