@@ -48,7 +48,7 @@ final class CoreOnlyStore: PersistentStoreBackend {
         update.propertiesToUpdate = ["n": 1]
         let insert = NSBatchInsertRequest(entityName: "Thing", objects: [["n": 1]])
         for request in [update, insert] as [NSPersistentStoreRequest] {
-            let error = try context.performAndWait { () -> NSError? in
+            let error = context.performAndWait { () -> NSError? in
                 do { _ = try context.execute(request); return nil } catch { return error as NSError }
             }
             #expect(error?.code == NSPersistentStoreUnsupportedRequestTypeError)
