@@ -27,13 +27,18 @@ extension NSManagedObjectContext {
         let stores = try batchStores(for: entity, affected: request.affectedStores, in: coordinator,
                                      needing: .batchUpdate, what: "batch updates")
         var updated: [NSManagedObjectID] = []
+        var count = 0
         for store in stores {
             let keys = try coordinator.withLock { try store.backend.batchUpdate(storeRequest) }
-            updated += objectIDs(for: keys, in: store, model: coordinator.managedObjectModel)
+            count += keys.count
+            // IDs are made only when asked for: a count or a status over many rows needs none.
+            if request.resultType == .updatedObjectIDsResultType {
+                updated += objectIDs(for: keys, in: store, model: coordinator.managedObjectModel)
+            }
         }
         switch request.resultType {
         case .statusOnlyResultType: return NSBatchUpdateResult(result: NSNumber(value: true), resultType: .statusOnlyResultType)
-        case .updatedObjectsCountResultType: return NSBatchUpdateResult(result: NSNumber(value: updated.count), resultType: .updatedObjectsCountResultType)
+        case .updatedObjectsCountResultType: return NSBatchUpdateResult(result: NSNumber(value: count), resultType: .updatedObjectsCountResultType)
         case .updatedObjectIDsResultType: return NSBatchUpdateResult(result: updated, resultType: .updatedObjectIDsResultType)
         }
     }
@@ -50,11 +55,11 @@ extension NSManagedObjectContext {
         }
         let storeRequest = try StoreBatchInsertRequest(entity: entity, objects: try batchObjects(of: request, entity: entity))
         let keys = try coordinator.withLock { try store.backend.batchInsert(storeRequest) }
-        let inserted = objectIDs(for: keys, in: store, model: coordinator.managedObjectModel)
         switch request.resultType {
         case .statusOnly: return NSBatchInsertResult(result: NSNumber(value: true), resultType: .statusOnly)
-        case .count: return NSBatchInsertResult(result: NSNumber(value: inserted.count), resultType: .count)
-        case .objectIDs: return NSBatchInsertResult(result: inserted, resultType: .objectIDs)
+        case .count: return NSBatchInsertResult(result: NSNumber(value: keys.count), resultType: .count)
+        case .objectIDs:
+            return NSBatchInsertResult(result: objectIDs(for: keys, in: store, model: coordinator.managedObjectModel), resultType: .objectIDs)
         }
     }
 

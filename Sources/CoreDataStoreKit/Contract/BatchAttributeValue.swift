@@ -30,6 +30,15 @@ enum BatchAttributeValue {
     /// - Throws: 134091 for an `NSExpression`; 1570 for nil in a required attribute; 1550 for a value that
     ///   cannot be converted to the attribute's type (or transformed to data).
     static func storable(_ value: Any?, for attribute: NSAttributeDescription, entity: NSEntityDescription, request: String) throws -> Any? {
+        // The common case first: a value already of the attribute's storage type.
+        switch (attribute.attributeType, value) {
+        case (.integer64AttributeType, let v as Int64): return v
+        case (.stringAttributeType, let v as String): return v
+        case (.doubleAttributeType, let v as Double): return v
+        case (.booleanAttributeType, let v as Bool): return v
+        case (.dateAttributeType, let v as Date): return v
+        default: break
+        }
         let entityName = entity.name ?? ""
         if value is NSExpression {
             throw CoreDataError.unsupported("NSExpression values in \(request)s (\(attribute.name) of \(entityName)); pass the constant value itself")

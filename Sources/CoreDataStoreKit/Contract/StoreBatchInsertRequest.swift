@@ -30,12 +30,20 @@ public struct StoreBatchInsertRequest {
         }
         var rows: [[Any?]] = []
         rows.reserveCapacity(objects.count)
+        var resolved: [String: (slot: Int, attribute: NSAttributeDescription)] = [:]
         for object in objects {
             var values = template
             for (name, value) in object {
-                let attribute = try BatchAttributeValue.attribute(named: name, in: entity, request: "batch insert")
-                guard let slot = layout.slotByName[name] else { continue }
-                values[slot] = try BatchAttributeValue.storable(value, for: attribute, entity: entity, request: "batch insert")
+                let target: (slot: Int, attribute: NSAttributeDescription)
+                if let known = resolved[name] {
+                    target = known
+                } else {
+                    let attribute = try BatchAttributeValue.attribute(named: name, in: entity, request: "batch insert")
+                    guard let slot = layout.slotByName[name] else { continue }
+                    target = (slot, attribute)
+                    resolved[name] = target
+                }
+                values[target.slot] = try BatchAttributeValue.storable(value, for: target.attribute, entity: entity, request: "batch insert")
             }
             for (slot, attribute) in required where values[slot] == nil {
                 throw CoreDataError.make(NSValidationMissingMandatoryPropertyError,
