@@ -34,11 +34,19 @@ func scratchURL(_ name: String) -> URL {
 
 /// The workloads, in the order they run within one repetition.
 let workloads = ["insert + save", "fetch all, read every attribute", "predicate, indexed, 10%", "predicate, unindexed, 10%",
-                 "predicate, unindexed, 0.1%", "\(lookups) fetches by ID", "update one attribute + save", "batch delete half, then all"]
+                 "predicate, unindexed, 0.1%", "\(lookups) fetches by ID", "update one attribute + save", "batch delete half, then all",
+                 "batch insert all", "batch update one attribute, all rows"]
 var storeTimes: [String: [Double]] = [:]
 var backendTimes: [String: [Double]] = [:]
 var rawTimes: [String: [Double]] = [:]
 var checksum: Int64 = 0
+
+/// The objects of the batch-insert workload, by attribute name, built once outside the timings.
+let batchObjects: [[String: Any]] = (0..<rowCount).map { i in
+    var object: [String: Any] = ["a0": Int64(i), "a1": scrambled(i)]
+    for k in 2..<10 { object["a\(k)"] = Int64(i * k) }
+    return object
+}
 
 // MARK: The store
 
@@ -139,6 +147,16 @@ func runStore() throws {
             _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Record")))
         }
     })
+    storeTimes[workloads[8], default: []].append(try seconds {
+        try context.performAndWait { _ = try context.execute(NSBatchInsertRequest(entityName: "Record", objects: batchObjects)) }
+    })
+    storeTimes[workloads[9], default: []].append(try seconds {
+        try context.performAndWait {
+            let update = NSBatchUpdateRequest(entityName: "Record")
+            update.propertiesToUpdate = ["a2": Int64(7)]
+            _ = try context.execute(update)
+        }
+    })
     for store in coordinator.persistentStores { try coordinator.remove(store) }
     try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
 }
@@ -199,6 +217,12 @@ func runBackend() throws {
     backendTimes[workloads[7], default: []].append(try seconds {
         _ = try store.batchDelete(.matching(StoreFetchRequest(entity: entity, predicate: NSPredicate(format: "a0 < %d", rowCount / 2), result: .keys)))
         _ = try store.batchDelete(.matching(StoreFetchRequest(entity: entity, result: .keys)))
+    })
+    backendTimes[workloads[8], default: []].append(try seconds {
+        _ = try store.batchInsert(StoreBatchInsertRequest(entity: entity, objects: batchObjects))
+    })
+    backendTimes[workloads[9], default: []].append(try seconds {
+        _ = try store.batchUpdate(StoreBatchUpdateRequest(fetch: StoreFetchRequest(entity: entity), propertiesToUpdate: ["a2": Int64(7)]))
     })
     try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
 }
@@ -298,6 +322,28 @@ func runRaw() throws {
         sqlite3_finalize(half)
         try exec("COMMIT")
         try exec("BEGIN; DELETE FROM ZRECORD; COMMIT")
+    })
+    rawTimes[workloads[8], default: []].append(try seconds {
+        let insert = try prepare("INSERT INTO ZRECORD (Z_PK, Z_ENT, Z_OPT, \(columns.joined(separator: ", "))) VALUES (?, 1, 1, \(columns.map { _ in "?" }.joined(separator: ", ")))")
+        defer { sqlite3_finalize(insert) }
+        try exec("BEGIN")
+        for i in 0..<rowCount {
+            sqlite3_bind_int64(insert, 1, Int64(i + 1))
+            sqlite3_bind_int64(insert, 2, Int64(i))
+            sqlite3_bind_int64(insert, 3, scrambled(i))
+            for k in 2..<10 { sqlite3_bind_int64(insert, Int32(k + 2), Int64(i * k)) }
+            guard sqlite3_step(insert) == SQLITE_DONE else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
+            sqlite3_reset(insert)
+        }
+        try exec("COMMIT")
+    })
+    rawTimes[workloads[9], default: []].append(try seconds {
+        let update = try prepare("UPDATE ZRECORD SET ZA2 = ?, Z_OPT = Z_OPT + 1")
+        defer { sqlite3_finalize(update) }
+        sqlite3_bind_int64(update, 1, 7)
+        try exec("BEGIN")
+        guard sqlite3_step(update) == SQLITE_DONE else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
+        try exec("COMMIT")
     })
     sqlite3_close_v2(db)
     try? FileManager.default.removeItem(at: url.deletingLastPathComponent())

@@ -37,12 +37,12 @@ extension NSManagedObjectContext {
         return total
     }
 
-    /// Runs a store request: a fetch (returns `NSAsynchronousFetchResult`-like results through `fetch`) or a
-    /// batch delete (returns `NSBatchDeleteResult`).
+    /// Runs a store request: a batch delete (returns `NSBatchDeleteResult`), a batch update
+    /// (`NSBatchUpdateResult`) or a batch insert (`NSBatchInsertResult`).
     /// - Throws: 134091 for request types not supported yet.
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let delete = request as? NSBatchDeleteRequest { return try executeBatchDelete(delete) }
-        throw CoreDataError.unsupported("executing \(type(of: request)) requests")
+        return try executeBatchRequest(request)
     }
 
     // MARK: The pieces

@@ -34,7 +34,9 @@ open class AtomicStore: PersistentStoreBackend {
     /// The request the store was opened with.
     public let openRequest: StoreOpenRequest
     public private(set) var metadata: [String: Any]
-    open var capabilities: StoreCapabilities { openRequest.url == nil ? [] : [.persistsToFile] }
+    open var capabilities: StoreCapabilities {
+        openRequest.url == nil ? [.batchUpdate, .batchInsert] : [.persistsToFile, .batchUpdate, .batchInsert]
+    }
 
     private var records: [ObjectKey: AtomicRecord] = [:]
     private var keysByEntity: [Int32: Set<Int64>] = [:]
@@ -425,5 +427,66 @@ open class AtomicStore: PersistentStoreBackend {
             throw error
         }
         return order
+    }
+
+    // MARK: Batch update and insert
+
+    /// Sets the request's attributes on every matching record in memory, then writes the file; when the
+    /// write fails, the records get their old values and versions back.
+    open func batchUpdate(_ request: StoreBatchUpdateRequest) throws -> [ObjectKey] {
+        if openRequest.isReadOnly {
+            throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") was added read-only")
+        }
+        let selected = try select(request.fetch)
+        guard !selected.isEmpty else { return [] }
+        var undo: [(record: AtomicRecord, values: [Any?], version: Int64)] = []
+        undo.reserveCapacity(selected.count)
+        for record in selected {
+            undo.append((record, record.values, record.version))
+            let layout = record.entity.layout
+            for assignment in request.assignments {
+                if let slot = layout.slotByName[assignment.attribute.name] { record.values[slot] = assignment.value }
+            }
+            record.version += 1
+        }
+        do {
+            try writeFile()
+        } catch {
+            for (record, values, version) in undo {
+                record.values = values
+                record.version = version
+            }
+            throw error
+        }
+        return selected.map(\.key)
+    }
+
+    /// Adds one record per row with newly allocated keys and version 1, then writes the file; when the write
+    /// fails, the records are removed again (the keys stay used, as after a failed save).
+    open func batchInsert(_ request: StoreBatchInsertRequest) throws -> [ObjectKey] {
+        if openRequest.isReadOnly {
+            throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") was added read-only")
+        }
+        let entity = request.entity
+        guard let own = openRequest.model.entity(withNumber: entity.entityNumber), own.name == entity.name,
+              openRequest.entities.contains(where: { $0 === own }) else {
+            throw CoreDataError.unsupported("batch inserts into entity \(entity.name ?? ""), which is not in this store")
+        }
+        guard !request.rows.isEmpty else { return [] }
+        let primaryKeys = try allocatePrimaryKeys(for: own, count: request.rows.count)
+        var keys: [ObjectKey] = []
+        keys.reserveCapacity(primaryKeys.count)
+        for (primaryKey, values) in zip(primaryKeys, request.rows) {
+            let key = ObjectKey(entityNumber: own.entityNumber, primaryKey: primaryKey)
+            insertRecord(AtomicRecord(key: key, entity: own, version: 1, values: values))
+            keys.append(key)
+        }
+        do {
+            try writeFile()
+        } catch {
+            for key in keys { removeRecord(key) }
+            throw error
+        }
+        return keys
     }
 }

@@ -54,6 +54,31 @@ public protocol PersistentStoreBackend: AnyObject {
     /// of every row deleted. Conformance: `batch-delete/*`.
     func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey]
 
+    /// Sets the request's attributes on every row its fetch matches, without loading them, all at once or
+    /// not at all: each updated row's version goes up by one, rows that do not match are left as they were,
+    /// and the keys of the updated rows are returned. A read-only store throws 134030. A store that cannot
+    /// do it keeps the default, which throws 134091, and leaves `.batchUpdate` out of its capabilities.
+    /// Conformance: `batch-update/*`.
+    func batchUpdate(_ request: StoreBatchUpdateRequest) throws -> [ObjectKey]
+
+    /// Inserts the request's rows, all at once or not at all, with new keys allocated as for a save's inserts
+    /// (never reused, also across reopens) and version 1, and returns the keys in the order of the rows. A
+    /// read-only store throws 134030. A store that cannot do it keeps the default, which throws 134091, and
+    /// leaves `.batchInsert` out of its capabilities. Conformance: `batch-insert/*`.
+    func batchInsert(_ request: StoreBatchInsertRequest) throws -> [ObjectKey]
+
     /// Releases files and connections; the store is not used afterwards.
     func close()
+}
+
+extension PersistentStoreBackend {
+    /// The default: batch updates are not supported (134091).
+    public func batchUpdate(_ request: StoreBatchUpdateRequest) throws -> [ObjectKey] {
+        throw CoreDataError.unsupported("batch updates in a \(type(of: self)) store")
+    }
+
+    /// The default: batch inserts are not supported (134091).
+    public func batchInsert(_ request: StoreBatchInsertRequest) throws -> [ObjectKey] {
+        throw CoreDataError.unsupported("batch inserts in a \(type(of: self)) store")
+    }
 }

@@ -1,0 +1,142 @@
+/// Running batch updates and batch inserts: the request goes straight to the stores that hold its entity.
+///
+/// As with batch deletes, objects registered in contexts are not refreshed: merge the returned IDs with
+/// `NSManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)` under `NSUpdatedObjectsKey` or
+/// `NSInsertedObjectsKey`, or refetch.
+extension NSManagedObjectContext {
+    /// Runs a batch update or batch insert request.
+    /// - Throws: 134091 for other request types and for stores without the capability; what the request
+    ///   and stores throw otherwise.
+    func executeBatchRequest(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        switch request {
+        case let update as NSBatchUpdateRequest: return try executeBatchUpdate(update)
+        case let insert as NSBatchInsertRequest: return try executeBatchInsert(insert)
+        default: throw CoreDataError.unsupported("executing \(type(of: request)) requests")
+        }
+    }
+
+    // MARK: Update
+
+    private func executeBatchUpdate(_ request: NSBatchUpdateRequest) throws -> NSBatchUpdateResult {
+        let coordinator = try batchCoordinator()
+        let entity = try batchEntity(request.entity, named: request.entityName, in: coordinator)
+        try InMemoryQuery.validate(request.predicate, entity: entity)
+        let fetch = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities,
+                                      predicate: request.predicate, result: .keys)
+        let storeRequest = try StoreBatchUpdateRequest(fetch: fetch, propertiesToUpdate: request.propertiesToUpdate ?? [:])
+        let stores = try batchStores(for: entity, affected: request.affectedStores, in: coordinator,
+                                     needing: .batchUpdate, what: "batch updates")
+        var updated: [NSManagedObjectID] = []
+        var count = 0
+        for store in stores {
+            let keys = try coordinator.withLock { try store.backend.batchUpdate(storeRequest) }
+            count += keys.count
+            // IDs are made only when asked for: a count or a status over many rows needs none.
+            if request.resultType == .updatedObjectIDsResultType {
+                updated += objectIDs(for: keys, in: store, model: coordinator.managedObjectModel)
+            }
+        }
+        switch request.resultType {
+        case .statusOnlyResultType: return NSBatchUpdateResult(result: NSNumber(value: true), resultType: .statusOnlyResultType)
+        case .updatedObjectsCountResultType: return NSBatchUpdateResult(result: NSNumber(value: count), resultType: .updatedObjectsCountResultType)
+        case .updatedObjectIDsResultType: return NSBatchUpdateResult(result: updated, resultType: .updatedObjectIDsResultType)
+        }
+    }
+
+    // MARK: Insert
+
+    private func executeBatchInsert(_ request: NSBatchInsertRequest) throws -> NSBatchInsertResult {
+        let coordinator = try batchCoordinator()
+        let entity = try batchEntity(request.entity, named: request.entityName, in: coordinator)
+        // Apple inserts into the first store that holds the entity, as a context's insert does.
+        guard let store = try batchStores(for: entity, affected: request.affectedStores, in: coordinator,
+                                          needing: .batchInsert, what: "batch inserts").first else {
+            throw CoreDataError.operation("No persistent store holds entity \(entity.name ?? "") for the batch insert.")
+        }
+        let storeRequest = try StoreBatchInsertRequest(entity: entity, objects: try batchObjects(of: request, entity: entity))
+        let keys = try coordinator.withLock { try store.backend.batchInsert(storeRequest) }
+        switch request.resultType {
+        case .statusOnly: return NSBatchInsertResult(result: NSNumber(value: true), resultType: .statusOnly)
+        case .count: return NSBatchInsertResult(result: NSNumber(value: keys.count), resultType: .count)
+        case .objectIDs:
+            return NSBatchInsertResult(result: objectIDs(for: keys, in: store, model: coordinator.managedObjectModel), resultType: .objectIDs)
+        }
+    }
+
+    /// The objects to insert as dictionaries: the given list, or what the handler fills in.
+    private func batchObjects(of request: NSBatchInsertRequest, entity: NSEntityDescription) throws -> [[String: Any]] {
+        if let objects = request.objectsToInsert { return objects }
+        var objects: [[String: Any]] = []
+        if let handler = request.dictionaryHandler {
+            while true {
+                let dictionary = NSMutableDictionary()
+                if handler(dictionary) { break }
+                var object: [String: Any] = [:]
+                for (key, value) in dictionary {
+                    guard let name = key as? String else {
+                        throw CoreDataError.make(NSManagedObjectValidationError,
+                                                 "A batch insert dictionary has the key \(key) of type \(type(of: key)); keys must be attribute names.")
+                    }
+                    object[name] = value
+                }
+                objects.append(object)
+            }
+            return objects
+        }
+        if let handler = request._managedObjectHandler {
+            let objectClass = ManagedObjectClassRegistry.shared.objectClass(for: entity)
+            while true {
+                let object = objectClass.init(entity: entity, insertInto: nil)
+                if handler(object) { break }
+                var values: [String: Any] = [:]
+                for (slot, property) in object.layout.allProperties.enumerated() {
+                    guard let value = object.slots[slot] else { continue }
+                    if property is NSRelationshipDescription {
+                        if let toMany = value as? ToManyStorage, toMany.count == 0 { continue }
+                        throw CoreDataError.unsupported("relationships in batch inserts (\(property.name) of \(entity.name ?? ""))")
+                    }
+                    if property.isTransient { continue }
+                    values[property.name] = value
+                }
+                objects.append(values)
+            }
+            return objects
+        }
+        throw CoreDataError.unsupported("batch inserts without objects or a handler")
+    }
+
+    // MARK: The pieces
+
+    private func batchCoordinator() throws -> NSPersistentStoreCoordinator {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.operation("The context has no persistent store coordinator.")
+        }
+        return coordinator
+    }
+
+    /// The request's entity as the coordinator's model has it.
+    private func batchEntity(_ entity: NSEntityDescription?, named name: String, in coordinator: NSPersistentStoreCoordinator) throws -> NSEntityDescription {
+        let model = coordinator.managedObjectModel
+        if let found = model.entitiesByName[entity?.name ?? name] { return found }
+        throw CoreDataError.make(NSCoreDataError, "The batch request names entity \"\(entity?.name ?? name)\", which the context's model does not have.")
+    }
+
+    /// The stores the request goes to, each checked for the capability and for being writable before any is
+    /// changed.
+    private func batchStores(for entity: NSEntityDescription, affected: [NSPersistentStore]?, in coordinator: NSPersistentStoreCoordinator,
+                             needing capability: StoreCapabilities, what: String) throws -> [NSPersistentStore] {
+        var stores = coordinator.persistentStores.filter { $0.holds(entity) }
+        if let affected { stores = stores.filter { store in affected.contains { $0 === store } } }
+        for store in stores {
+            guard store.capabilities.contains(capability) else {
+                throw CoreDataError.unsupported("\(what) in \(store.type) stores")
+            }
+            if store.isReadOnly { throw CoreDataError.saveFailed("the store at \(store.url?.path ?? "") was added read-only") }
+        }
+        return stores
+    }
+
+    private func objectIDs(for keys: [ObjectKey], in store: NSPersistentStore, model: NSManagedObjectModel) -> [NSManagedObjectID] {
+        keys.compactMap { key in model.entity(withNumber: key.entityNumber).map { store.objectID(for: key, entity: $0) } }
+    }
+}

@@ -1,0 +1,103 @@
+import CoreData
+import Foundation
+import Testing
+
+/// The SQLite store's own paths for batch updates and inserts: chunked inserts, `Z_OPT` and `Z_MAX` as
+/// written on disk, joins and block predicates in updates, and a uniqueness constraint that refuses a batch.
+@Suite struct SQLiteBatchRequestTests {
+    func codedModel() -> NSManagedObjectModel {
+        let code = entity("Code", [attribute("value", .string), attribute("n", .integer64)])
+        code.uniquenessConstraints = [["value"]]
+        return NSManagedObjectModel(entities: [code])
+    }
+
+    func execute(_ stack: Stack, _ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        try stack.context.performAndWait { try stack.context.execute(request) }
+    }
+
+    @Test func insertsManyRowsInChunksWithKeysInOrder() throws {
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: everythingModel(), url: url)
+        let objects: [[String: Any]] = (0..<1_000).map { ["i64": $0, "title": "note \($0)"] }
+        let request = NSBatchInsertRequest(entityName: "Note", objects: objects)
+        request.resultType = .objectIDs
+        let ids = try #require((try execute(stack, request) as? NSBatchInsertResult)?.result as? [NSManagedObjectID])
+        #expect(ids.count == 1_000)
+        #expect(try stack.count("Note") == 1_000)
+        let rows = RawSQLite.rows(url, "SELECT Z_PK, Z_ENT, Z_OPT, ZI64 FROM ZNOTE ORDER BY Z_PK")
+        #expect(rows.count == 1_000)
+        #expect(rows.allSatisfy { $0[2] == "1" && Int($0[0])! == Int($0[3])! + 1 }, "keys follow the order of the objects, Z_OPT is 1")
+        #expect(RawSQLite.rows(url, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Note'") == [["1000"]])
+        // A later save allocates after the batch.
+        try stack.context.performAndWait {
+            let note = NSManagedObject(entity: stack.coordinator.managedObjectModel.entitiesByName["PinnedNote"]!, insertInto: stack.context)
+            note.setValue("saved", forKey: "title")
+            try stack.context.save()
+        }
+        #expect(RawSQLite.rows(url, "SELECT Z_PK FROM ZNOTE WHERE ZTITLE = 'saved'") == [["1001"]])
+    }
+
+    @Test func updateRaisesZOPTOnlyOnMatchingRows() throws {
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: everythingModel(), url: url)
+        _ = try execute(stack, NSBatchInsertRequest(entityName: "Note", objects: (0..<10).map { ["i64": $0] }))
+        let request = NSBatchUpdateRequest(entityName: "Note")
+        request.predicate = NSPredicate(format: "i64 >= 5")
+        request.propertiesToUpdate = ["title": "high", "flag": true]
+        _ = try execute(stack, request)
+        let rows = RawSQLite.rows(url, "SELECT ZI64, Z_OPT, ZTITLE, ZFLAG FROM ZNOTE ORDER BY ZI64")
+        #expect(rows.prefix(5).allSatisfy { $0[1] == "1" && $0[2] == "NULL" && $0[3] == "NULL" })
+        #expect(rows.suffix(5).allSatisfy { $0[1] == "2" && $0[2] == "high" && $0[3] == "1" })
+    }
+
+    @Test func updateThroughAJoinAndWithABlockPredicate() throws {
+        let stack = try Stack(model: everythingModel(), url: TemporaryStore.url())
+        try stack.context.performAndWait {
+            let model = stack.coordinator.managedObjectModel
+            for index in 0..<4 {
+                let note = NSManagedObject(entity: model.entitiesByName["Note"]!, insertInto: stack.context)
+                note.setValue(Int64(index), forKey: "i64")
+                let step = NSManagedObject(entity: model.entitiesByName["Step"]!, insertInto: stack.context)
+                step.setValue(note, forKey: "note")
+                step.setValue("step \(index)", forKey: "text")
+            }
+            try stack.context.save()
+        }
+        let joined = NSBatchUpdateRequest(entityName: "Step")
+        joined.predicate = NSPredicate(format: "note.i64 < 2")
+        joined.propertiesToUpdate = ["text": "early"]
+        joined.resultType = .updatedObjectsCountResultType
+        #expect(((try execute(stack, joined) as? NSBatchUpdateResult)?.result as? NSNumber)?.intValue == 2)
+        let block = NSBatchUpdateRequest(entityName: "Step")
+        block.predicate = NSPredicate { object, _ in
+            // Stores hand block predicates their row views, which read like managed objects.
+            ((object as? PredicateKeyValueReading)?.predicateValue(forKey: "text") as? String) == "step 3"
+        }
+        block.propertiesToUpdate = ["text": "last"]
+        block.resultType = .updatedObjectIDsResultType
+        #expect(((try execute(stack, block) as? NSBatchUpdateResult)?.result as? [NSManagedObjectID])?.count == 1)
+        // Registered objects are not refreshed by batch requests: read in a new context.
+        let fresh = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        fresh.persistentStoreCoordinator = stack.coordinator
+        let texts = try fresh.performAndWait {
+            try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Step")).compactMap { $0.value(forKey: "text") as? String }.sorted()
+        }
+        #expect(texts == ["early", "early", "last", "step 2"])
+    }
+
+    @Test func aUniquenessViolationInsertsNothing() throws {
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: codedModel(), url: url)
+        _ = try execute(stack, NSBatchInsertRequest(entityName: "Code", objects: [["value": "a"]]))
+        let error = thrownError {
+            _ = try execute(stack, NSBatchInsertRequest(entityName: "Code", objects: (0..<100).map { ["value": $0 == 70 ? "a" : "v\($0)"] }))
+        }
+        #expect(error?.code == NSManagedObjectConstraintMergeError)
+        #expect(try stack.count("Code") == 1)
+        _ = try execute(stack, NSBatchInsertRequest(entityName: "Code", objects: [["value": "b"]]))
+        let clash = NSBatchUpdateRequest(entityName: "Code")
+        clash.propertiesToUpdate = ["value": "same"]
+        #expect(thrownError { _ = try execute(stack, clash) }?.code == NSManagedObjectConstraintMergeError)
+        #expect(RawSQLite.rows(url, "SELECT ZVALUE, Z_OPT FROM ZCODE ORDER BY ZVALUE") == [["a", "1"], ["b", "1"]])
+    }
+}
