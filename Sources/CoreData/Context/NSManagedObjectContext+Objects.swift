@@ -122,8 +122,16 @@ extension NSManagedObjectContext {
         }
         struct Group: Hashable { let store: ObjectIdentifier; let root: ObjectIdentifier }
         var groups: [Group: (NSPersistentStore, NSEntityDescription, [NSManagedObject])] = [:]
+        var storeByEntity: [ObjectIdentifier: NSPersistentStore] = [:]
         for object in objects where object.objectID.isTemporaryID {
-            let store = try self.store(forNew: object)
+            let store: NSPersistentStore
+            if object.assignedID?.persistentStore == nil, assignedStores.isEmpty,
+               let known = storeByEntity[ObjectIdentifier(object.entity)] {
+                store = known
+            } else {
+                store = try self.store(forNew: object)
+                storeByEntity[ObjectIdentifier(object.entity)] = store
+            }
             let root = object.entity.rootEntity
             groups[Group(store: ObjectIdentifier(store), root: ObjectIdentifier(root)), default: (store, root, [])].2.append(object)
         }

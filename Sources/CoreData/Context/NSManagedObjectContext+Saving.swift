@@ -203,7 +203,7 @@ extension NSManagedObjectContext {
             // Overwriting writes the whole object, so stores that write only changed slots write every slot.
             let changed = overwrite.contains(ObjectIdentifier(object))
                 ? object.layout.storedSlots
-                : object.changedSlots.filter { object.layout.storedSlots.contains($0) }.sorted()
+                : object.changedSlots.filter { object.layout.isStoredSlot[$0] }
             changes.updated.append(StoreRowUpdate(row: row, expectedVersion: expected, changedSlots: changed))
             let changedToMany = object.layout.toManySlots.filter { object.changedSlots.contains($0) }
             changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: plan.store)
@@ -213,6 +213,9 @@ extension NSManagedObjectContext {
             let expected: Int64? = overwrite.contains(ObjectIdentifier(object)) ? nil : object.version
             changes.deleted.append(StoreRowDeletion(key: key, expectedVersion: expected))
         }
+        // In key order, so a store walks its tables (or B-trees) forward rather than jumping about.
+        changes.updated.sort { ($0.row.key.entityNumber, $0.row.key.primaryKey) < ($1.row.key.entityNumber, $1.row.key.primaryKey) }
+        changes.deleted.sort { ($0.key.entityNumber, $0.key.primaryKey) < ($1.key.entityNumber, $1.key.primaryKey) }
         return changes
     }
 

@@ -19,7 +19,7 @@ extension NSManagedObject {
                                               "\(name) is a required value of \(entityName)"))
             }
         }
-        for slot in invalidSlots.sorted() {
+        for slot in invalidSlots {
             let name = layout.allProperties[slot].name
             switch layout.slotKinds[slot] {
             case .attribute(let type):

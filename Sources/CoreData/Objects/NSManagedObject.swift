@@ -103,7 +103,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     open var hasChanges: Bool { inserted || deleted || !changedSlots.isEmpty }
     /// Whether the object has changes that a save would write (Apple's `hasPersistentChangedValues`).
     open var hasPersistentChangedValues: Bool {
-        changedSlots.contains { !layout.allProperties[$0].isTransient }
+        changedSlots.contains { !layout.transientSlots[$0] }
     }
 
     // MARK: Hooks

@@ -33,16 +33,30 @@ struct SlotSet: Sequence, ExpressibleByArrayLiteral, Equatable {
 
     mutating func formUnion<S: Sequence>(_ other: S) where S.Element == Int { for slot in other { insert(slot) } }
 
-    /// The slots in ascending order.
-    func makeIterator() -> IndexingIterator<[Int]> {
-        var slots: [Int] = []
-        var bits = low
-        while bits != 0 { let bit = bits.trailingZeroBitCount; slots.append(bit); bits &= bits - 1 }
-        for (index, word) in high.enumerated() {
-            var bits = word
-            while bits != 0 { let bit = bits.trailingZeroBitCount; slots.append((index + 1) * 64 + bit); bits &= bits - 1 }
+    /// The slots in ascending order, without allocating for entities of up to 64 properties.
+    func makeIterator() -> Iterator { Iterator(set: self) }
+
+    /// Walks the set bits, word by word.
+    struct Iterator: IteratorProtocol {
+        private let set: SlotSet
+        private var word: UInt64
+        private var wordIndex = -1  // -1 is `low`, 0... index `high`
+
+        init(set: SlotSet) {
+            self.set = set
+            self.word = set.low
         }
-        return slots.makeIterator()
+
+        mutating func next() -> Int? {
+            while word == 0 {
+                wordIndex += 1
+                guard wordIndex < set.high.count else { return nil }
+                word = set.high[wordIndex]
+            }
+            let bit = word.trailingZeroBitCount
+            word &= word - 1
+            return (wordIndex + 1) * 64 + bit
+        }
     }
 
     static func == (lhs: SlotSet, rhs: SlotSet) -> Bool { Array(lhs) == Array(rhs) }

@@ -39,6 +39,8 @@ public final class EntityLayout: @unchecked Sendable {
     public let storedSlots: [Int]
     /// The slots of non-transient to-many relationships (kept by stores apart from rows).
     public let toManySlots: [Int]
+    /// Whether each slot is one of `storedSlots`.
+    public let isStoredSlot: [Bool]
     /// The slots of non-transient transformable attributes (stored as data).
     public let transformableSlots: [Int]
 
@@ -94,6 +96,9 @@ public final class EntityLayout: @unchecked Sendable {
         attributesByName = attributes
         relationshipsByName = relationships
         storedSlots = stored
+        var isStored = [Bool](repeating: false, count: all.count)
+        for slot in stored { isStored[slot] = true }
+        isStoredSlot = isStored
         toManySlots = toMany
         transformableSlots = transformable
     }
