@@ -111,8 +111,12 @@ open class AtomicStore: PersistentStoreBackend {
         }
         for object in snapshot.objects {
             guard let entity = try entity(named: object.reference.entityName) else { continue }
-            guard object.reference.primaryKey > 0 else {
+            let limit = StoreNumberLimits.largestStoredNumber
+            guard object.reference.primaryKey > 0, object.reference.primaryKey <= limit else {
                 throw CoreDataError.corruptStore(url, type: Self.storeTypeName, reason: "an object of \(object.reference.entityName) has key \(object.reference.primaryKey)")
+            }
+            guard object.version <= limit else {
+                throw CoreDataError.corruptStore(url, type: Self.storeTypeName, reason: "an object of \(object.reference.entityName) has version \(object.version)")
             }
             let layout = entity.layout
             var values = [Any?](repeating: nil, count: layout.slotCount)
@@ -151,6 +155,9 @@ open class AtomicStore: PersistentStoreBackend {
             highWater[root] = max(highWater[root] ?? 0, objectKey.primaryKey)
         }
         for (name, value) in snapshot.primaryKeyHighWater {
+            guard value <= StoreNumberLimits.largestStoredNumber else {
+                throw CoreDataError.corruptStore(url, type: Self.storeTypeName, reason: "the last key given out for \(name) is \(value)")
+            }
             guard let entity = model.entitiesByName[name] else { continue }
             let root = entity.rootEntity.entityNumber
             highWater[root] = max(highWater[root] ?? 0, value)
@@ -288,12 +295,17 @@ open class AtomicStore: PersistentStoreBackend {
         return record.toMany[slot] ?? []
     }
 
+    /// Keys after the hierarchy's high-water mark (after the store's, when keys are shared across entities).
+    /// - Throws: 134030 when the keys would pass `StoreNumberLimits.largestStoredNumber`.
     open func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64] {
-        let root = entity.rootEntity.entityNumber
-        let first = (Self.sharesPrimaryKeysAcrossEntities ? highWater.values.max() ?? 0 : highWater[root] ?? 0) + 1
         guard count > 0 else { return [] }
-        highWater[root] = first + Int64(count) - 1
-        return Array(first..<(first + Int64(count)))
+        let root = entity.rootEntity.entityNumber
+        let last = Self.sharesPrimaryKeysAcrossEntities ? highWater.values.max() ?? 0 : highWater[root] ?? 0
+        guard let keys = StoreNumberLimits.keys(after: last, count: count) else {
+            throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") has no primary keys left for \(count) new \(entity.name ?? "") objects (the last given out is \(last))")
+        }
+        highWater[root] = keys.upperBound
+        return Array(keys)
     }
 
     // MARK: Saving
