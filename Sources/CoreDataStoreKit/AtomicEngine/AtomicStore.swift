@@ -316,10 +316,13 @@ open class AtomicStore: PersistentStoreBackend {
         }
         var conflicts: [StoreVersionConflict.Conflict] = []
         for update in changes.updated {
-            guard let expected = update.expectedVersion else { continue }
-            let current = records[update.row.key]
-            if current?.version != expected {
-                conflicts.append(.init(key: update.row.key, expectedVersion: expected, current: current?.row))
+            // A row that is gone conflicts even without a version check: there is nothing left to overwrite.
+            guard let current = records[update.row.key] else {
+                conflicts.append(.init(key: update.row.key, expectedVersion: update.expectedVersion ?? 0, current: nil))
+                continue
+            }
+            if let expected = update.expectedVersion, current.version != expected {
+                conflicts.append(.init(key: update.row.key, expectedVersion: expected, current: current.row))
             }
         }
         for deletion in changes.deleted {
@@ -345,6 +348,8 @@ open class AtomicStore: PersistentStoreBackend {
         for update in changes.updated {
             guard let record = records[update.row.key] else { continue }
             remember(record.key)
+            // The whole row: unchanged slots hold the stored values (checked version) or every slot is listed
+            // as changed (unchecked update), so this equals writing only `changedSlots`.
             record.values = update.row.values
             record.version += 1
             if update.expectedVersion == nil { versions[record.key] = record.version }
