@@ -392,9 +392,11 @@ open class AtomicStore: PersistentStoreBackend {
         case .matching(let fetch): pending = try select(fetch).map(\.key)
         case .keys(let keys): pending = keys.filter { records[$0] != nil }
         }
-        // Follow cascade rules and check deny rules before changing anything.
+        // Follow cascade rules to the full set of doomed rows, then check deny rules against that whole set
+        // (a destination the same request deletes does not deny), all before changing anything.
         var doomed = Set<ObjectKey>()
         var order: [ObjectKey] = []
+        var denials: [(owner: AtomicRecord, relationship: NSRelationshipDescription, targets: [ObjectKey])] = []
         while let key = pending.popLast() {
             guard doomed.insert(key).inserted, let record = records[key] else { continue }
             order.append(key)
@@ -404,13 +406,15 @@ open class AtomicStore: PersistentStoreBackend {
                 let targets = relationship.isToMany ? (record.toMany[slot] ?? []) : [record.values[slot] as? ObjectKey].compactMap { $0 }
                 switch relationship.deleteRule {
                 case .cascadeDeleteRule: pending.append(contentsOf: targets)
-                case .denyDeleteRule where targets.contains(where: { records[$0] != nil && !doomed.contains($0) }):
-                    throw CoreDataError.make(NSValidationRelationshipDeniedDeleteError,
-                                             "The batch delete was refused: a \(record.entity.name ?? "") object still has objects in \(relationship.name), whose delete rule is deny.",
-                                             userInfo: [NSValidationKeyErrorKey: relationship.name])
+                case .denyDeleteRule where !targets.isEmpty: denials.append((record, relationship, targets))
                 default: break
                 }
             }
+        }
+        for denial in denials where denial.targets.contains(where: { records[$0] != nil && !doomed.contains($0) }) {
+            throw CoreDataError.make(NSValidationRelationshipDeniedDeleteError,
+                                     "The batch delete was refused: a \(denial.owner.entity.name ?? "") object still has objects in \(denial.relationship.name), whose delete rule is deny.",
+                                     userInfo: [NSValidationKeyErrorKey: denial.relationship.name])
         }
         guard !order.isEmpty else { return [] }
         var undo: [ObjectKey: AtomicRecord] = [:]
