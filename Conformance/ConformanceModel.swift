@@ -7,6 +7,8 @@ import CoreData
 ///   `Owner` — `Profile` (one-to-one, cascade)
 /// - `Item` >—< `Tag` (many-to-many); `SpecialItem` inherits from `Item` and adds `level`
 /// - `Item` has one optional attribute of every type, plus `name` and `rank` for predicates and sorting.
+/// - `Node` (name) —< `Node` (children, deny; parent, nullify): a tree for the deny rule, kept apart so the
+///   other entities' cases are unaffected.
 enum ConformanceModel {
     static func make() -> NSManagedObjectModel {
         let owner = NSEntityDescription(name: "Owner")
@@ -15,6 +17,7 @@ enum ConformanceModel {
         let tag = NSEntityDescription(name: "Tag")
         let chapter = NSEntityDescription(name: "Chapter")
         let profile = NSEntityDescription(name: "Profile")
+        let node = NSEntityDescription(name: "Node")
 
         let ownerItems = NSRelationshipDescription(name: "items", destination: item, toMany: true, deleteRule: .nullifyDeleteRule)
         let itemOwner = NSRelationshipDescription(name: "owner", destination: owner, toMany: false)
@@ -28,6 +31,9 @@ enum ConformanceModel {
         let itemTags = NSRelationshipDescription(name: "tags", destination: tag, toMany: true)
         let tagItems = NSRelationshipDescription(name: "items", destination: item, toMany: true)
         pair(itemTags, tagItems)
+        let nodeChildren = NSRelationshipDescription(name: "children", destination: node, toMany: true, deleteRule: .denyDeleteRule)
+        let nodeParent = NSRelationshipDescription(name: "parent", destination: node, toMany: false)
+        pair(nodeChildren, nodeParent)
 
         let name = NSAttributeDescription(name: "name", type: .string, isOptional: false)
         owner.properties = [name, ownerItems, ownerChapters, ownerProfile]
@@ -55,7 +61,8 @@ enum ConformanceModel {
         tag.properties = [NSAttributeDescription(name: "label", type: .string), tagItems]
         chapter.properties = [NSAttributeDescription(name: "title", type: .string), chapterOwner]
         profile.properties = [NSAttributeDescription(name: "bio", type: .string), profileOwner]
-        return NSManagedObjectModel(entities: [owner, item, special, tag, chapter, profile])
+        node.properties = [NSAttributeDescription(name: "name", type: .string), nodeChildren, nodeParent]
+        return NSManagedObjectModel(entities: [owner, item, special, tag, chapter, profile, node])
     }
 
     private static func pair(_ a: NSRelationshipDescription, _ b: NSRelationshipDescription) {

@@ -27,6 +27,19 @@ enum Fixtures {
         return chapter
     }
 
+    static func node(_ context: NSManagedObjectContext, _ name: String) -> NSManagedObject {
+        let node = NSEntityDescription.insertNewObject(forEntityName: "Node", into: context)
+        node.setValue(name, forKey: "name")
+        return node
+    }
+
+    /// The primary key of a saved object, read from its URI (".../Entity/p42" → 42); nil for a temporary ID.
+    static func primaryKey(_ object: NSManagedObject) -> Int64? {
+        let last = object.objectID.uriRepresentation().lastPathComponent
+        guard !object.objectID.isTemporaryID, last.first == "p" else { return nil }
+        return Int64(last.dropFirst())
+    }
+
     /// All objects of an entity (subentities included), by a string attribute.
     static func byName(_ context: NSManagedObjectContext, _ entity: String, key: String = "name") throws -> [String: NSManagedObject] {
         var result: [String: NSManagedObject] = [:]

@@ -59,7 +59,15 @@ final class SQLiteRowPlan {
     }
 
     /// The row in the current result of `statement`, whose first columns are `selectList`.
-    func row(from statement: SQLiteStatement, storeURL: URL?) -> StoreRow {
+    /// - Throws: 259 when `Z_OPT` is neither NULL nor an integer up to `StoreNumberLimits.largestStoredNumber`
+    ///   (a damaged file: every later update adds one to it).
+    func row(from statement: SQLiteStatement, storeURL: URL?) throws -> StoreRow {
+        let versionType = statement.columnType(at: 2)
+        let version = statement.int64(at: 2)
+        guard versionType == SQLITE_INTEGER || versionType == SQLITE_NULL, version <= StoreNumberLimits.largestStoredNumber else {
+            throw CoreDataError.corruptStore(storeURL, type: NSSQLiteStoreType,
+                                             reason: "row \(statement.int64(at: 0)) of \(entity.name ?? "") has Z_OPT \(statement.string(at: 2) ?? "NULL")")
+        }
         var values = [Any?](repeating: nil, count: slotCount)
         for field in fields {
             let column = Int32(field.column + 3)
@@ -73,7 +81,7 @@ final class SQLiteRowPlan {
             }
         }
         return StoreRow(key: ObjectKey(entityNumber: entity.entityNumber, primaryKey: statement.int64(at: 0)),
-                        version: statement.int64(at: 2), values: values)
+                        version: version, values: values)
     }
 
     private func unstorable(_ field: Field, _ value: Any?, _ type: NSAttributeType) -> NSError {

@@ -90,7 +90,7 @@ extension SQLiteStore {
         let sql = "SELECT \(plan.selectList) FROM \(compiled.from)\(compiled.whereSQL)" + tail(&compiled, request, limitInSQL: complete)
         var rows = try connection.query(sql, compiled.bindings) { statement -> StoreRow? in
             let number = Int32(truncatingIfNeeded: statement.int64(at: 1))
-            return self.plan(for: number)?.row(from: statement, storeURL: url)
+            return try self.plan(for: number)?.row(from: statement, storeURL: url)
         }.compactMap { $0 }
         if !complete {
             var views = rows.map { SQLiteRowView(row: $0, store: self) }
@@ -138,7 +138,7 @@ extension SQLiteStore {
             while try statement.step() {
                 let number = Int32(truncatingIfNeeded: statement.int64(at: 1))
                 // A key whose row now belongs to another entity is not that object any more.
-                if number == key.entityNumber { result.append(plan.row(from: statement, storeURL: url)) }
+                if number == key.entityNumber { result.append(try plan.row(from: statement, storeURL: url)) }
             }
         }
         return result

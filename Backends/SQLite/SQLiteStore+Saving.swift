@@ -12,10 +12,12 @@ extension SQLiteStore {
     /// Writes a change set in one `BEGIN IMMEDIATE` transaction.
     ///
     /// Every update and deletion with an expected version is checked against `Z_OPT` in the same statement
-    /// that writes it; when any is stale, the transaction is rolled back and `StoreVersionConflict` lists
-    /// every stale row. Inserted rows get `Z_OPT` 1, updated rows one more than they had.
+    /// that writes it, and an update whose row is gone conflicts even without one; when any conflicts, the
+    /// transaction is rolled back and `StoreVersionConflict` lists every stale row. Only the changed slots
+    /// are written. Inserted rows get `Z_OPT` 1, updated rows one more than they had; only the versions of
+    /// unchecked updates are reported.
     /// - Throws: `StoreVersionConflict`; 134030 for a read-only store; 133021 when a uniqueness constraint
-    ///   fails; 134180 for other SQLite errors.
+    ///   fails; 259 when a stored `Z_OPT` is damaged; 134180 for other SQLite errors.
     public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         try checkWritable()
         guard !changes.isEmpty else { return StoreSaveResult() }
@@ -27,8 +29,10 @@ extension SQLiteStore {
                 guard let plan = plan(for: update.row.key.entityNumber) else { continue }
                 if let version = try applyUpdate(update, plan: plan) {
                     if update.expectedVersion == nil { versions[update.row.key] = version }
-                } else if let expected = update.expectedVersion {
-                    conflicts.append(.init(key: update.row.key, expectedVersion: expected, current: try rows(for: [update.row.key]).first))
+                } else {
+                    // Stale, or gone: a row that is gone conflicts even without a version check.
+                    conflicts.append(.init(key: update.row.key, expectedVersion: update.expectedVersion ?? 0,
+                                           current: try rows(for: [update.row.key]).first))
                 }
             }
             for deletion in changes.deleted {
@@ -99,7 +103,7 @@ extension SQLiteStore {
                     assignments.append("\(q(column)) = ?\(parameter)")
                 }
             }
-            var text = "UPDATE \(q(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?\(parameter + 1)"
+            let text = "UPDATE \(q(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?\(parameter + 1)"
             // With a version check the new version is known (expected + 1); only unchecked updates read it back.
             sql = shape.checksVersion ? text + " AND Z_OPT = ?\(parameter + 2)" : text + " RETURNING Z_OPT"
             updateSQL[shape] = sql
@@ -112,18 +116,26 @@ extension SQLiteStore {
         }
         statement.bind(update.row.key.primaryKey, at: index)
         if let expected = update.expectedVersion { statement.bind(expected, at: index + 1) }
+        if let expected = update.expectedVersion, expected >= StoreNumberLimits.largestStoredNumber {
+            throw CoreDataError.corruptStore(url, type: NSSQLiteStoreType, reason: "object \(update.row.key) has version \(expected)")
+        }
+        let version: Int64?
         do {
             if let expected = update.expectedVersion {
                 while try statement.step() {}
                 return connection.changes == 1 ? expected + 1 : nil
             }
             guard try statement.step() else { return nil }
-            let version = statement.int64(at: 0)
+            version = statement.columnType(at: 0) == SQLITE_INTEGER ? statement.int64(at: 0) : nil
             while try statement.step() {}
-            return version
         } catch let error as NSError {
             throw Self.constraintError(error)
         }
+        // Z_OPT + 1 of a damaged Z_OPT (text, or past Int64.max, which SQLite turns into a real).
+        guard let version, version <= StoreNumberLimits.largestStoredNumber else {
+            throw CoreDataError.corruptStore(url, type: NSSQLiteStoreType, reason: "object \(update.row.key) has a damaged Z_OPT")
+        }
+        return version
     }
 
     /// Removes a deleted object from every join table it appears in.

@@ -203,6 +203,10 @@ public final class SQLiteStore: PersistentStoreBackend {
 
     // MARK: Keys
 
+    /// Keys after the larger of `Z_PRIMARYKEY.Z_MAX` and the table's largest `Z_PK`, recorded in `Z_MAX` in
+    /// one `BEGIN IMMEDIATE` transaction, so two coordinators never hand out the same key.
+    /// - Throws: 259 when `Z_MAX` is not an integer up to `StoreNumberLimits.largestStoredNumber`; 134030 when
+    ///   the keys would pass it, or for a read-only store.
     public func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64] {
         guard count > 0 else { return [] }
         try checkWritable()
@@ -210,17 +214,30 @@ public final class SQLiteStore: PersistentStoreBackend {
         guard let table = schema.table(for: root) else {
             throw CoreDataError.operation("The entity \(entity.name.orEmpty) is not in this store's configuration.")
         }
-        // One statement, so two coordinators never hand out the same key.
-        let sql = "UPDATE Z_PRIMARYKEY SET Z_MAX = max(IFNULL(Z_MAX, 0), (SELECT IFNULL(MAX(Z_PK), 0) FROM \(q(table.name)))) + ? WHERE Z_ENT = ? RETURNING Z_MAX"
-        var last = try connection.query(sql, [.integer(Int64(count)), .integer(Int64(root.entityNumber))]) { $0.int64(at: 0) }.first
-        if last == nil {
-            let max = try connection.query("SELECT IFNULL(MAX(Z_PK), 0) FROM \(q(table.name))") { $0.int64(at: 0) }.first ?? 0
-            try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)",
-                               [.integer(Int64(root.entityNumber)), .text(root.name.orEmpty), .integer(max + Int64(count))])
-            last = max + Int64(count)
+        let number: SQLiteValue = .integer(Int64(root.entityNumber))
+        return try connection.transaction {
+            let recorded = try connection.query("SELECT Z_MAX, typeof(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT = ?1", [number]) {
+                ($0.string(at: 1) == "null" ? 0 : $0.int64(at: 0), $0.string(at: 1))
+            }.first
+            if let (_, type) = recorded, type != "integer", type != "null" {
+                throw CoreDataError.corruptStore(url, type: NSSQLiteStoreType, reason: "Z_PRIMARYKEY.Z_MAX of \(root.name.orEmpty) is a \(type.orEmpty)")
+            }
+            let largestRow = try connection.query("SELECT IFNULL(MAX(Z_PK), 0) FROM \(q(table.name))") { $0.int64(at: 0) }.first ?? 0
+            let last = max(recorded?.0 ?? 0, largestRow, 0)
+            guard last <= StoreNumberLimits.largestStoredNumber else {
+                throw CoreDataError.corruptStore(url, type: NSSQLiteStoreType, reason: "the last key given out for \(root.name.orEmpty) is \(last)")
+            }
+            guard let keys = StoreNumberLimits.keys(after: last, count: count) else {
+                throw CoreDataError.saveFailed("the store at \(url.path) has no primary keys left for \(count) new \(entity.name.orEmpty) objects (the last given out is \(last))")
+            }
+            if recorded == nil {
+                try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?1, ?2, 0, ?3)",
+                                   [number, .text(root.name.orEmpty), .integer(keys.upperBound)])
+            } else {
+                try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ?1 WHERE Z_ENT = ?2", [.integer(keys.upperBound), number])
+            }
+            return Array(keys)
         }
-        let end = last ?? Int64(count)
-        return Array((end - Int64(count) + 1)...end)
     }
 
     func checkWritable() throws {

@@ -51,7 +51,7 @@ struct XMLStoreWriter {
         try out.start("databaseInfo")
         try out.element("version", text: XMLStoreFormat.databaseVersion)
         try out.element("UUID", text: snapshot.metadata[NSStoreUUIDKey] as? String ?? "")
-        try out.element("nextObjectID", text: String(highest + 1))
+        try out.element("nextObjectID", text: String(min(highest, Int64.max - 1) + 1))
         try out.start("metadata")
         if let metadataXML { try out.withXMLString(metadataXML) { try out.check(xmlTextWriterWriteRaw(writer, $0)) } }
         try out.fullEnd()

@@ -40,6 +40,27 @@ enum AddStoreCases {
             try env.expectEqual(offline[NSStoreUUIDKey] as? String, uuid, "metadataForPersistentStore NSStoreUUID")
             try env.expectEqual(offline[NSStoreTypeKey] as? String, env.configuration.storeType, "metadataForPersistentStore NSStoreType")
         },
+        ConformanceCase("add-store/metadata-hashes") { env in
+            let coordinator = try env.openCoordinator()
+            func check(_ metadata: [String: Any], _ when: String) throws {
+                let hashes = metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]
+                for entity in env.model.entities {
+                    let name = entity.name ?? ""
+                    try env.expect(hashes[name] as? Data == entity.versionHash, "\(when): NSStoreModelVersionHashes has \(name)'s version hash")
+                }
+            }
+            try check(coordinator.metadata(for: coordinator.persistentStores[0]), "a new store")
+            guard env.capabilities.contains(.persistsToFile) else { return }
+            let context = env.context(coordinator)
+            _ = Fixtures.owner(context, "Hashes")
+            try context.save()
+            let reopened = try env.reopenedContext(or: coordinator)
+            guard let again = reopened.persistentStoreCoordinator, let store = again.persistentStores.first else {
+                return try env.expect(false, "the reopened coordinator has a store")
+            }
+            try check(again.metadata(for: store), "after a reopen")
+            try check(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: env.configuration.storeType, at: env.url), "metadataForPersistentStore")
+        },
         ConformanceCase("add-store/reopen", requires: .persistsToFile) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)

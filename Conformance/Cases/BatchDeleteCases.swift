@@ -1,6 +1,6 @@
 import CoreData
 
-/// Batch deletes: by predicate, all rows, by IDs; every result type; consistency of relationships.
+/// Batch deletes: by predicate, all rows, by IDs; every result type; consistency of relationships; deny rules.
 enum BatchDeleteCases {
     static let all: [ConformanceCase] = [
         ConformanceCase("batch-delete/predicate") { env in
@@ -67,6 +67,38 @@ enum BatchDeleteCases {
             let tag = try Fixtures.byName(reopened, "Tag", key: "label")["red"]
             try env.expectEqual(Fixtures.names(tag?.value(forKey: "items")), ["item 0", "item 1"], "the many-to-many lost the deleted items")
             try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Chapter")), 0, "cascade deleted the owner's chapters")
+        },
+        ConformanceCase("batch-delete/deny-rule") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let leaves = (0..<2).map { Fixtures.node(context, "leaf \($0)") }
+            let loner = Fixtures.node(context, "loner")
+            try context.save()
+            // Saved last, the root has the highest key: a store that checks deny while still following the
+            // request's keys meets it before its children.
+            let root = Fixtures.node(context, "root")
+            root.setValue(Set(leaves), forKey: "children")
+            try context.save()
+            let nodes = NSFetchRequest<NSManagedObject>(entityName: "Node")
+            let onlyRoot = NSFetchRequest<NSFetchRequestResult>(entityName: "Node")
+            onlyRoot.predicate = NSPredicate(format: "name == %@", "root")
+            let denied = try env.expectError([NSValidationRelationshipDeniedDeleteError], "deleting a node that still has children") {
+                _ = try context.execute(NSBatchDeleteRequest(fetchRequest: onlyRoot))
+            }
+            try env.expectEqual(denied.userInfo[NSValidationKeyErrorKey] as? String, "children", "the error names the relationship")
+            try env.expectEqual(try env.context(coordinator).count(for: nodes), 4, "a refused delete by predicate deletes nothing")
+            try env.expectError([NSValidationRelationshipDeniedDeleteError], "deleting a node that still has children, by ID") {
+                _ = try context.execute(NSBatchDeleteRequest(objectIDs: [loner.objectID, root.objectID]))
+            }
+            try env.expectEqual(try env.context(coordinator).count(for: nodes), 4, "a refused delete by IDs deletes nothing, not even the loner")
+            let rootAndChildren = NSFetchRequest<NSFetchRequestResult>(entityName: "Node")
+            rootAndChildren.predicate = NSPredicate(format: "name != %@", "loner")
+            let request = NSBatchDeleteRequest(fetchRequest: rootAndChildren)
+            request.resultType = .resultTypeCount
+            let result = try context.execute(request) as? NSBatchDeleteResult
+            try env.expectEqual((result?.result as? NSNumber)?.intValue, 3, "children deleted by the same request do not deny")
+            let reopened = try env.reopenedContext(or: coordinator)
+            try env.expectEqual(Fixtures.names(try reopened.fetch(nodes)), ["loner"], "nodes left")
         },
     ]
 }

@@ -123,6 +123,20 @@ enum FetchCases {
             request.includesPendingChanges = false
             try env.expectEqual(Set(names(try context.fetch(request))), ["item 1", "item 9", "special"], "includesPendingChanges = false")
         },
+        ConformanceCase("fetch/missing-object") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let item = Fixtures.item(context, "gone", rank: 1)
+            try context.save()
+            let id = item.objectID
+            let other = env.context(coordinator)
+            other.delete(try other.existingObject(with: id))
+            try other.save()
+            let fresh = env.context(coordinator)
+            try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for an object another context deleted") {
+                _ = try fresh.existingObject(with: id)
+            }
+        },
         ConformanceCase("fetch/malformed-predicate") { env in
             let context = try populated(env)
             let request = NSFetchRequest<NSManagedObject>(entityName: "Item")

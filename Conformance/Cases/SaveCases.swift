@@ -219,6 +219,102 @@ enum SaveCases {
             let check = try Fixtures.byName(env.context(coordinator), "Item")["renamed"]
             try env.expectEqual(check?.value(forKey: "rank") as? Int64, 10, "the other context's change survives the merge")
         },
+        ConformanceCase("save/conflict-writes-nothing") { env in
+            let coordinator = try env.openCoordinator()
+            let setup = env.context(coordinator)
+            for name in ["a", "b", "c"] { _ = Fixtures.item(setup, name, rank: 1) }
+            try setup.save()
+            let first = env.context(coordinator), second = env.context(coordinator)
+            let mine = try Fixtures.byName(first, "Item"), theirs = try Fixtures.byName(second, "Item")
+            for name in ["a", "b"] { mine[name]?.setValue(10, forKey: "rank") }
+            try first.save()
+            for name in ["a", "b"] { theirs[name]?.setValue("\(name) renamed", forKey: "name") }
+            _ = Fixtures.item(second, "inserted with the conflict", rank: 2)
+            let error = try env.expectError([NSManagedObjectMergeError], "saving two stale objects with an insert") { try second.save() }
+            try env.expectEqual((error.userInfo["conflictList"] as? [Any])?.count, 2, "the error lists both stale objects")
+            let check = try Fixtures.byName(env.context(coordinator), "Item")
+            try env.expectEqual(Set(check.keys), ["a", "b", "c"], "the conflicting save wrote neither its insert nor its updates")
+            try env.expectEqual(check["a"]?.value(forKey: "rank") as? Int64, 10, "the other context's change stays")
+            second.rollback()
+            let third = env.context(coordinator)
+            guard let staleC = try Fixtures.byName(third, "Item")["c"] else { return try env.expect(false, "c is fetched") }
+            mine["c"]?.setValue(30, forKey: "rank")
+            try first.save()
+            third.delete(staleC)
+            let deletion = try env.expectError([NSManagedObjectMergeError], "deleting a stale object") { try third.save() }
+            try env.expectEqual((deletion.userInfo["conflictList"] as? [Any])?.count, 1, "the error lists the stale deleted object")
+            let reopened = try env.reopenedContext(or: coordinator)
+            let after = try Fixtures.byName(reopened, "Item")
+            try env.expectEqual(Set(after.keys), ["a", "b", "c"], "the stale deletion was not written")
+            try env.expectEqual(after["c"]?.value(forKey: "rank") as? Int64, 30, "c keeps the other context's change")
+        },
+        ConformanceCase("save/update-deleted-row") { env in
+            let coordinator = try env.openCoordinator()
+            let setup = env.context(coordinator)
+            _ = Fixtures.item(setup, "doomed", rank: 1)
+            try setup.save()
+            let first = env.context(coordinator), second = env.context(coordinator)
+            guard let mine = try Fixtures.byName(first, "Item")["doomed"], let theirs = try Fixtures.byName(second, "Item")["doomed"] else {
+                return try env.expect(false, "both contexts fetch the item")
+            }
+            first.delete(mine)
+            try first.save()
+            second.mergePolicy = NSOverwriteMergePolicy
+            theirs.setValue("changed after deletion", forKey: "name")
+            try env.expectError([NSManagedObjectMergeError], "overwriting an object another context deleted") { try second.save() }
+            let reopened = try env.reopenedContext(or: coordinator)
+            try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 0, "the deleted row stays deleted")
+        },
+        ConformanceCase("save/repeated-updates") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let item = Fixtures.item(context, "v0", rank: 0)
+            try context.save()
+            for step in 1...3 {
+                item.setValue("v\(step)", forKey: "name")
+                item.setValue(Int64(step), forKey: "rank")
+                try context.save()
+            }
+            let second = env.context(coordinator)
+            guard let other = try Fixtures.byName(second, "Item")["v3"] else {
+                return try env.expect(false, "another context reads the last values")
+            }
+            other.setValue(Int64(4), forKey: "rank")
+            try second.save()
+            context.refresh(item, mergeChanges: false)
+            item.setValue("v5", forKey: "name")
+            try context.save()
+            let reopened = try env.reopenedContext(or: coordinator)
+            let items = try Fixtures.byName(reopened, "Item")
+            try env.expectEqual(Array(items.keys), ["v5"], "one item with the last name")
+            try env.expectEqual(items["v5"]?.value(forKey: "rank") as? Int64, 4, "the last rank")
+            items["v5"]?.setValue(Int64(6), forKey: "rank")
+            try reopened.save()
+            try env.expectEqual(try Fixtures.byName(env.context(reopened.persistentStoreCoordinator!), "Item")["v5"]?.value(forKey: "rank") as? Int64, 6, "an update after the reopen")
+        },
+        ConformanceCase("save/keys-not-reused") { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let items = (0..<3).map { Fixtures.item(context, "item \($0)", rank: Int64($0)) }
+            try context.save()
+            let keys = items.compactMap(Fixtures.primaryKey)
+            try env.expectEqual(keys.count, 3, "saved objects have keys")
+            guard let highest = items.max(by: { (Fixtures.primaryKey($0) ?? 0) < (Fixtures.primaryKey($1) ?? 0) }) else { return }
+            context.delete(highest)
+            try context.save()
+            let reopened = try env.reopenedContext(or: coordinator)
+            let next = Fixtures.item(reopened, "next", rank: 3)
+            try reopened.save()
+            let nextKey = Fixtures.primaryKey(next) ?? 0
+            try env.expect(nextKey > keys.max() ?? 0, "the new key \(nextKey) is above every key given before (\(keys.sorted()))")
+            let special = Fixtures.item(reopened, "special", rank: 4, special: true)
+            let plain = Fixtures.item(reopened, "plain", rank: 5)
+            try reopened.save()
+            let hierarchy = [special, plain].compactMap(Fixtures.primaryKey)
+            try env.expect(hierarchy.allSatisfy { $0 > nextKey }, "SpecialItem and Item keys come from one sequence: \(hierarchy) after \(nextKey)")
+            let all = try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).compactMap(Fixtures.primaryKey)
+            try env.expectEqual(Set(all).count, all.count, "no two Item or SpecialItem objects share a key")
+        },
         ConformanceCase("save/rollback") { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)

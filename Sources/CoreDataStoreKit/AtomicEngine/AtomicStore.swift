@@ -113,8 +113,12 @@ open class AtomicStore: PersistentStoreBackend {
         }
         for object in snapshot.objects {
             guard let entity = try entity(named: object.reference.entityName) else { continue }
-            guard object.reference.primaryKey > 0 else {
+            let limit = StoreNumberLimits.largestStoredNumber
+            guard object.reference.primaryKey > 0, object.reference.primaryKey <= limit else {
                 throw CoreDataError.corruptStore(url, type: Self.storeTypeName, reason: "an object of \(object.reference.entityName) has key \(object.reference.primaryKey)")
+            }
+            guard object.version <= limit else {
+                throw CoreDataError.corruptStore(url, type: Self.storeTypeName, reason: "an object of \(object.reference.entityName) has version \(object.version)")
             }
             let layout = entity.layout
             var values = [Any?](repeating: nil, count: layout.slotCount)
@@ -153,6 +157,9 @@ open class AtomicStore: PersistentStoreBackend {
             highWater[root] = max(highWater[root] ?? 0, objectKey.primaryKey)
         }
         for (name, value) in snapshot.primaryKeyHighWater {
+            guard value <= StoreNumberLimits.largestStoredNumber else {
+                throw CoreDataError.corruptStore(url, type: Self.storeTypeName, reason: "the last key given out for \(name) is \(value)")
+            }
             guard let entity = model.entitiesByName[name] else { continue }
             let root = entity.rootEntity.entityNumber
             highWater[root] = max(highWater[root] ?? 0, value)
@@ -290,12 +297,17 @@ open class AtomicStore: PersistentStoreBackend {
         return record.toMany[slot] ?? []
     }
 
+    /// Keys after the hierarchy's high-water mark (after the store's, when keys are shared across entities).
+    /// - Throws: 134030 when the keys would pass `StoreNumberLimits.largestStoredNumber`.
     open func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64] {
-        let root = entity.rootEntity.entityNumber
-        let first = (Self.sharesPrimaryKeysAcrossEntities ? highWater.values.max() ?? 0 : highWater[root] ?? 0) + 1
         guard count > 0 else { return [] }
-        highWater[root] = first + Int64(count) - 1
-        return Array(first..<(first + Int64(count)))
+        let root = entity.rootEntity.entityNumber
+        let last = Self.sharesPrimaryKeysAcrossEntities ? highWater.values.max() ?? 0 : highWater[root] ?? 0
+        guard let keys = StoreNumberLimits.keys(after: last, count: count) else {
+            throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") has no primary keys left for \(count) new \(entity.name ?? "") objects (the last given out is \(last))")
+        }
+        highWater[root] = keys.upperBound
+        return Array(keys)
     }
 
     // MARK: Saving
@@ -306,10 +318,13 @@ open class AtomicStore: PersistentStoreBackend {
         }
         var conflicts: [StoreVersionConflict.Conflict] = []
         for update in changes.updated {
-            guard let expected = update.expectedVersion else { continue }
-            let current = records[update.row.key]
-            if current?.version != expected {
-                conflicts.append(.init(key: update.row.key, expectedVersion: expected, current: current?.row))
+            // A row that is gone conflicts even without a version check: there is nothing left to overwrite.
+            guard let current = records[update.row.key] else {
+                conflicts.append(.init(key: update.row.key, expectedVersion: update.expectedVersion ?? 0, current: nil))
+                continue
+            }
+            if let expected = update.expectedVersion, current.version != expected {
+                conflicts.append(.init(key: update.row.key, expectedVersion: expected, current: current.row))
             }
         }
         for deletion in changes.deleted {
@@ -335,6 +350,8 @@ open class AtomicStore: PersistentStoreBackend {
         for update in changes.updated {
             guard let record = records[update.row.key] else { continue }
             remember(record.key)
+            // The whole row: unchanged slots hold the stored values (checked version) or every slot is listed
+            // as changed (unchecked update), so this equals writing only `changedSlots`.
             record.values = update.row.values
             record.version += 1
             if update.expectedVersion == nil { versions[record.key] = record.version }
@@ -377,9 +394,11 @@ open class AtomicStore: PersistentStoreBackend {
         case .matching(let fetch): pending = try select(fetch).map(\.key)
         case .keys(let keys): pending = keys.filter { records[$0] != nil }
         }
-        // Follow cascade rules and check deny rules before changing anything.
+        // Follow cascade rules to the full set of doomed rows, then check deny rules against that whole set
+        // (a destination the same request deletes does not deny), all before changing anything.
         var doomed = Set<ObjectKey>()
         var order: [ObjectKey] = []
+        var denials: [(owner: AtomicRecord, relationship: NSRelationshipDescription, targets: [ObjectKey])] = []
         while let key = pending.popLast() {
             guard doomed.insert(key).inserted, let record = records[key] else { continue }
             order.append(key)
@@ -389,13 +408,15 @@ open class AtomicStore: PersistentStoreBackend {
                 let targets = relationship.isToMany ? (record.toMany[slot] ?? []) : [record.values[slot] as? ObjectKey].compactMap { $0 }
                 switch relationship.deleteRule {
                 case .cascadeDeleteRule: pending.append(contentsOf: targets)
-                case .denyDeleteRule where targets.contains(where: { records[$0] != nil && !doomed.contains($0) }):
-                    throw CoreDataError.make(NSValidationRelationshipDeniedDeleteError,
-                                             "The batch delete was refused: a \(record.entity.name ?? "") object still has objects in \(relationship.name), whose delete rule is deny.",
-                                             userInfo: [NSValidationKeyErrorKey: relationship.name])
+                case .denyDeleteRule where !targets.isEmpty: denials.append((record, relationship, targets))
                 default: break
                 }
             }
+        }
+        for denial in denials where denial.targets.contains(where: { records[$0] != nil && !doomed.contains($0) }) {
+            throw CoreDataError.make(NSValidationRelationshipDeniedDeleteError,
+                                     "The batch delete was refused: a \(denial.owner.entity.name ?? "") object still has objects in \(denial.relationship.name), whose delete rule is deny.",
+                                     userInfo: [NSValidationKeyErrorKey: denial.relationship.name])
         }
         guard !order.isEmpty else { return [] }
         var undo: [ObjectKey: AtomicRecord] = [:]

@@ -40,18 +40,24 @@ public protocol PersistentStoreBackend: AnyObject {
     /// Conformance: `save/to-many`, `save/ordered`, `save/many-to-many`.
     func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription) throws -> [ObjectKey]
 
-    /// Hands out `count` new primary keys for the hierarchy of `entity`, never given out before in this store
-    /// (also across reopens). Conformance: `save/permanent-ids`.
+    /// Hands out `count` new primary keys for the hierarchy of `entity` (one sequence per hierarchy), never
+    /// given out before in this store, also after the object with the highest key was deleted and the store
+    /// reopened. A key or high-water mark in a file above `StoreNumberLimits.largestStoredNumber` is damage
+    /// (259); running out of keys throws 134030. Conformance: `save/permanent-ids`, `save/keys-not-reused`.
     func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64]
 
     /// Writes a change set all at once, or nothing: when any update or deletion's expected version differs
-    /// from the stored one, throws `StoreVersionConflict` with every stale object and writes nothing. A
-    /// read-only store throws 134030. Returns the new versions. Conformance: `save/*`.
+    /// from the stored one, or an update's row is gone (even with no expected version), throws
+    /// `StoreVersionConflict` with every stale object and writes nothing. An update may write only its
+    /// `changedSlots` (see `StoreRowUpdate`). A read-only store throws 134030. Returns the versions described
+    /// by `StoreSaveResult`. Conformance: `save/*`, notably `save/conflict-writes-nothing`,
+    /// `save/update-deleted-row`, `save/repeated-updates`.
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
 
     /// Deletes rows without loading them, applying delete rules in the store (nullify clears references to
     /// deleted rows, cascade deletes destinations, deny throws 1600 and deletes nothing), and returns the keys
-    /// of every row deleted. Conformance: `batch-delete/*`.
+    /// of every row deleted. Deny is checked against every row the request deletes, cascades included: a
+    /// destination deleted by the same request does not deny. Conformance: `batch-delete/*`.
     func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey]
 
     /// Sets the request's attributes on every row its fetch matches, without loading them, all at once or

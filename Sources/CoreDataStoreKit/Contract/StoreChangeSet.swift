@@ -25,13 +25,18 @@ public struct StoreChangeSet {
 }
 
 /// An update of one object.
+///
+/// A store may write the whole `row` or only `changedSlots`: the result is the same, because when the version
+/// check passes the other slots equal the stored values, and when there is no check every stored slot is
+/// listed as changed. An update whose row is gone is a conflict (`current` nil) with or without a check, and
+/// the save writes nothing (conformance: `save/update-deleted-row`).
 public struct StoreRowUpdate {
     /// The new values (every slot, as in `StoreRow.values`).
     public var row: StoreRow
     /// The version the values were read at; the save fails with a conflict if the store has another.
-    /// Nil skips the check (the overwrite merge policy).
+    /// Nil skips the check (the overwrite merge policy); the row must still exist.
     public var expectedVersion: Int64?
-    /// The slots that changed.
+    /// The slots that changed: every stored slot when `expectedVersion` is nil.
     public var changedSlots: [Int]
 
     public init(row: StoreRow, expectedVersion: Int64?, changedSlots: [Int]) {
@@ -72,11 +77,12 @@ public struct ToManyChange {
 
 /// What a store reports after a save: the versions callers cannot predict.
 ///
-/// An inserted row has version 1 and an update whose expected version was checked has that version plus one;
-/// a store reports only the other versions (updates written without a check, under the overwrite policy), so
-/// large saves build no table of versions.
+/// A store must give an inserted row version 1 and a checked update its expected version plus one, and must
+/// not report those; it reports the new version of every update written without a check (the overwrite
+/// policy), which only the store knows. So large saves build no table of versions.
+/// Conformance: `save/repeated-updates`.
 public struct StoreSaveResult {
-    /// The new version of each written object whose version is not 1 (insert) or expected + 1 (checked update).
+    /// The new version of each object updated without a version check, and of nothing else.
     public var versions: [ObjectKey: Int64]
 
     public init(versions: [ObjectKey: Int64] = [:]) { self.versions = versions }
@@ -89,7 +95,7 @@ public struct StoreVersionConflict: Error {
     public struct Conflict {
         /// The object.
         public var key: ObjectKey
-        /// The version the save expected.
+        /// The version the save expected; 0 when the change was not checked (its row is gone).
         public var expectedVersion: Int64
         /// The object as the store has it now; nil when it was deleted.
         public var current: StoreRow?
