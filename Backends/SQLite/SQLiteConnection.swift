@@ -107,8 +107,10 @@ final class SQLiteConnection {
         try query("SELECT name FROM pragma_table_info(?)", [.text(table)]) { $0.string(at: 0) ?? "" }
     }
 
-    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws. Inside a transaction
+    /// already open, `body` simply runs as part of it (the outer transaction commits or rolls back).
     func transaction<T>(_ body: () throws -> T) throws -> T {
+        if let handle, sqlite3_get_autocommit(handle) == 0 { return try body() }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
