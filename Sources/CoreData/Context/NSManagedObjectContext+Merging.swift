@@ -62,7 +62,7 @@ extension NSManagedObjectContext {
     /// Removes deleted objects from the relationships of the context's loaded objects, as their store already
     /// did, without recording changes: nothing in the context may point at an object that no longer exists.
     private func forgetReferences(to gone: Set<ObjectIdentifier>, keys: Set<ObjectKey>) {
-        for object in registered.values where !object.faulted {
+        for object in allObjects where !object.faulted {
             for slot in object.layout.storedSlots + object.layout.toManySlots {
                 switch object.slots[slot] {
                 case let target as NSManagedObject where gone.contains(ObjectIdentifier(target)):

@@ -3,7 +3,7 @@ extension NSManagedObjectContext {
     /// The object with this ID: the registered one, or a new fault (which fails to load if the object does not
     /// exist). Use `existingObject(with:)` to find out.
     public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
-        if let object = registered[objectID.identity] { return object }
+        if let object = registeredObject(for: objectID) { return object }
         let object = makeObject(entity: objectID.entity)
         object.assignedID = objectID
         object.faulted = true
@@ -14,7 +14,7 @@ extension NSManagedObjectContext {
     /// The object with this ID, loaded from its store if needed.
     /// - Throws: 133000 when no store has the object.
     public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
-        if let object = registered[objectID.identity] {
+        if let object = registeredObject(for: objectID) {
             if object.faulted { try fulfillFaultThrowing(object) }
             return object
         }
@@ -143,13 +143,9 @@ extension NSManagedObjectContext {
                     throw CoreDataError.saveFailed("the store gave \(keys.count) keys for \(members.count) objects")
                 }
                 for (object, primaryKey) in zip(members, keys) {
-                    let oldID = object.objectID
                     let newID = store.objectID(for: ObjectKey(entityNumber: object.entity.entityNumber, primaryKey: primaryKey), entity: object.entity)
                     object.assignedID = newID
-                    if registered[oldID.identity] === object {
-                        registered[oldID.identity] = nil
-                        registered[newID.identity] = object
-                    }
+                    if object.managedObjectContext === self { registered[newID.identity] = object }
                 }
             }
         }

@@ -131,17 +131,31 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The objects deleted and not saved yet.
     open var deletedObjects: Set<NSManagedObject> { Set(deletedSet.values) }
     /// Every object the context holds.
-    open var registeredObjects: Set<NSManagedObject> { Set(registered.values) }
+    open var registeredObjects: Set<NSManagedObject> { Set(allObjects) }
+
+    /// Every object of the context: those registered by ID and the inserted ones that still have temporary IDs.
+    var allObjects: [NSManagedObject] {
+        Array(registered.values) + insertionOrder.filter { $0.managedObjectContext === self && $0.assignedID?.isTemporaryID ?? true }
+    }
 
     /// The registered object with this ID, or nil (never a fault made for the call).
-    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registered[objectID.identity] }
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
+        objectID.isTemporaryID ? insertedObject(withTemporaryID: objectID) : registered[objectID.identity]
+    }
+
+    /// The inserted object with a temporary ID (such objects are kept out of `registered` until they get a
+    /// permanent ID, so inserting many objects costs no table updates).
+    func insertedObject(withTemporaryID objectID: NSManagedObjectID) -> NSManagedObject? {
+        insertionOrder.first { $0.assignedID == objectID && $0.managedObjectContext === self }
+    }
 
     func noteUpdated(_ object: NSManagedObject) {
         updatedSet[ObjectIdentifier(object)] = object
     }
 
+    /// Makes `object` one of the context's objects; objects with a permanent ID are also found by ID.
     func register(_ object: NSManagedObject) {
-        registered[object.objectID.identity] = object
+        if let id = object.assignedID, !id.isTemporaryID { registered[id.identity] = object }
         object.managedObjectContext = self
     }
 
@@ -230,7 +244,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Forgets every registered object; objects held elsewhere become unusable.
     open func reset() {
-        for object in registered.values {
+        for object in allObjects {
             object.managedObjectContext = nil
         }
         registered = [:]
