@@ -42,7 +42,14 @@ public final class SQLiteStore: PersistentStoreBackend {
         if let size, size > 0 {
             try SQLiteFileCheck.checkHeader(at: url, size: size)
             // Check everything through a connection that cannot write, before opening for real.
-            metadata = try Self.validate(url: url, request: request, schema: schema)
+            do {
+                metadata = try Self.validate(url: url, request: request, schema: schema)
+            } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreIncompatibleVersionHashError
+                        && request.allowsLightweightMigration && !request.isReadOnly {
+                // Saved with another model, and the options ask for an inferred migration (SQLiteMigration).
+                try SQLiteMigration.migrate(url: url, request: request, schema: schema)
+                metadata = try Self.validate(url: url, request: request, schema: schema)
+            }
             connection = try Self.openConnection(path: path, readOnly: request.isReadOnly, options: request.options)
         } else {
             guard !request.isReadOnly else {
@@ -172,21 +179,33 @@ public final class SQLiteStore: PersistentStoreBackend {
 
     private func createSchema() throws {
         try connection.transaction {
-            try connection.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
-            try connection.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
-            try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
-            for statement in schema.createStatements { try connection.execute(statement) }
-            for entity in model.entitiesInStoreOrder {
-                try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
-                                   [.integer(Int64(entity.entityNumber)), .text(entity.name.orEmpty),
-                                    .integer(Int64(entity.superentity?.entityNumber ?? 0))])
-            }
-            try writeMetadata(metadata)
+            try Self.createSchema(on: connection, schema: schema, model: model, metadata: metadata)
         }
+    }
+
+    /// Creates Core Data's tables, the schema's tables and indexes, one `Z_PRIMARYKEY` row per entity and the
+    /// metadata row, inside the caller's transaction.
+    static func createSchema(on connection: SQLiteConnection, schema: SQLiteSchema, model: NSManagedObjectModel,
+                             metadata: [String: Any]) throws {
+        try connection.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+        try connection.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+        try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+        for statement in schema.createStatements { try connection.execute(statement) }
+        for entity in model.entitiesInStoreOrder {
+            try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                               [.integer(Int64(entity.entityNumber)), .text(entity.name.orEmpty),
+                                .integer(Int64(entity.superentity?.entityNumber ?? 0))])
+        }
+        try writeMetadata(metadata, on: connection)
     }
 
     /// Writes the metadata row: the UUID in `Z_UUID`, everything else as a binary plist in `Z_PLIST`.
     func writeMetadata(_ metadata: [String: Any]) throws {
+        try Self.writeMetadata(metadata, on: connection)
+    }
+
+    /// Writes the metadata row through `connection`.
+    static func writeMetadata(_ metadata: [String: Any], on connection: SQLiteConnection) throws {
         var plist = metadata
         plist[NSStoreUUIDKey] = nil
         plist["_NSAutoVacuumLevel"] = plist["_NSAutoVacuumLevel"] ?? "2"

@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CSQLite
+import CoreDataStoreKit
+
+/// Automatic lightweight migration of a SQLite store saved with another model, as Apple's inferred mapping
+/// does it: entities, attributes and relationships are matched by name or `renamingIdentifier`; added ones
+/// start empty (or with their default value), removed ones are dropped; keys (`Z_PK`, `Z_MAX`) are kept so
+/// object IDs stay valid, while `Z_ENT` numbers follow the new model.
+///
+/// The old model is not needed: the store's own tables say what it holds (`SQLiteMigrationSource`).
+/// The new store is built in a file beside the old one (schema, then one `INSERT … SELECT` transaction from
+/// the old file attached read-only), then moved over it with `rename`, so a crash leaves either the old store
+/// or the new one. When anything fails the old file is left byte-for-byte as it was.
+enum SQLiteMigration {
+    /// Migrates the store at `url` to `schema` (the new model's, for the store's entities).
+    /// - Throws: 134190 (`NSInferredMappingModelError`) for a change the inferred mapping cannot make,
+    ///   naming the entity and property; 134110 (`NSMigrationError`) when the data does not fit the new model
+    ///   (a required value missing) or a step fails.
+    static func migrate(url: URL, request: StoreOpenRequest, schema: SQLiteSchema) throws {
+        let source: SQLiteMigrationSource
+        do {
+            let connection = try SQLiteFileCheck.readOnlyConnection(url: url)
+            defer { connection.close() }
+            source = try SQLiteMigrationSource(connection, url: url)
+        }
+        let plan = try SQLiteMigrationPlan(source: source, schema: schema)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migration")
+        removeFile(temporary.path)
+        do {
+            try build(temporary, from: url, plan: plan, source: source, request: request, schema: schema)
+            try replace(url, with: temporary)
+        } catch {
+            removeFile(temporary.path)
+            throw CoreDataError.migrationFailed(error)
+        }
+    }
+
+    /// Writes the migrated store into `temporary` and closes it, leaving no `-wal` beside it.
+    private static func build(_ temporary: URL, from url: URL, plan: SQLiteMigrationPlan, source: SQLiteMigrationSource,
+                              request: StoreOpenRequest, schema: SQLiteSchema) throws {
+        let connection = try SQLiteConnection(path: temporary.standardizedFileURL.absoluteString,
+                                              flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, uri: true)
+        defer { connection.close() }
+        try connection.execute("PRAGMA page_size = 4096")
+        try connection.execute("PRAGMA auto_vacuum = 2")
+        try connection.execute("PRAGMA secure_delete = OFF")
+        // The old file is read as the read-only check reads it: immutable when it has no log.
+        let walExists = FileManager.default.fileExists(atPath: url.path + "-wal")
+        let oldURI = url.standardizedFileURL.absoluteString + (walExists ? "?mode=ro" : "?mode=ro&immutable=1")
+        try connection.run("ATTACH DATABASE ? AS old", [.text(oldURI)], cached: false)
+        var metadata = source.metadata
+        for key in ["NSStoreModelVersionHashesDigest", "NSStoreModelVersionChecksumKey"] { metadata[key] = nil }
+        metadata = ModelCompatibility.metadata(storeType: NSSQLiteStoreType, uuid: (source.metadata[NSStoreUUIDKey] as? String) ?? UUID().uuidString,
+                                               entities: request.entities, model: request.model, keeping: metadata)
+        try connection.transaction {
+            try SQLiteStore.createSchema(on: connection, schema: schema, model: request.model, metadata: metadata)
+            for statement in plan.copies + plan.repairs {
+                try connection.run(statement.sql, statement.bindings, cached: false)
+            }
+            for check in plan.checks {
+                let missing = try connection.query(check.statement.sql, check.statement.bindings, cached: false) { $0.int64(at: 0) }.first ?? 0
+                if missing > 0 {
+                    throw CoreDataError.make(NSMigrationError,
+                                             "The store cannot be migrated: \(check.entity).\(check.property) is required, but \(missing) object(s) have no value and the model gives no default.",
+                                             userInfo: ["entity": check.entity, "property": check.property])
+                }
+            }
+            for (entity, largest) in plan.largestKeys {
+                try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(largest), .integer(Int64(entity))], cached: false)
+            }
+        }
+        try connection.execute("DETACH DATABASE old")
+        try connection.execute("PRAGMA journal_mode = WAL")
+    }
+
+    /// Moves `temporary` over `url`. An old `-wal` is first folded into the old file (and removed with its
+    /// `-shm`), so no stale log can ever be replayed onto the new file; then the rename is one atomic step.
+    private static func replace(_ url: URL, with temporary: URL) throws {
+        let wal = url.path + "-wal", shm = url.path + "-shm"
+        if FileManager.default.fileExists(atPath: wal) {
+            let connection = try SQLiteConnection(path: url.path, flags: SQLITE_OPEN_READWRITE)
+            defer { connection.close() }
+            try connection.execute("PRAGMA journal_mode = DELETE")
+        }
+        guard !FileManager.default.fileExists(atPath: wal) else {
+            throw CoreDataError.make(NSMigrationError, "The log \(wal) could not be folded into the store; is the store open elsewhere?")
+        }
+        try flush(temporary.path, directory: false)
+        if FileManager.default.fileExists(atPath: shm) { unlink(shm) }
+        guard rename(temporary.path, url.path) == 0 else {
+            throw CoreDataError.make(NSMigrationError, "Could not move the migrated store over \(url.path): \(String(cString: strerror(errno))).")
+        }
+        try? flush(url.deletingLastPathComponent().path, directory: true)
+    }
+
+    private static func flush(_ path: String, directory: Bool) throws {
+        let descriptor = open(path, directory ? O_RDONLY | O_DIRECTORY : O_RDONLY)
+        guard descriptor >= 0 else { throw CoreDataError.make(NSMigrationError, "Could not open \(path): \(String(cString: strerror(errno))).") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw CoreDataError.make(NSMigrationError, "Could not flush \(path): \(String(cString: strerror(errno))).") }
+    }
+
+    /// Removes a half-built file and its SQLite companions.
+    private static func removeFile(_ path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
+    }
+}
+
+extension CoreDataError {
+    /// A model change the inferred mapping cannot make (134190, `NSInferredMappingModelError`).
+    static func cannotInferMapping(entity: String, property: String, reason: String) -> NSError {
+        make(NSInferredMappingModelError, "Cannot infer a mapping model: \(entity).\(property) \(reason).",
+             userInfo: ["entity": entity, "property": property, "reason": reason])
+    }
+
+    /// A migration that failed (134110, `NSMigrationError`).
+    static func migrationFailed(_ reason: String) -> NSError {
+        make(NSMigrationError, "The store could not be migrated: \(reason).")
+    }
+
+    /// `error` as a migration error: migration and mapping errors unchanged, anything else as 134110 with it
+    /// under `NSUnderlyingErrorKey`.
+    static func migrationFailed(_ error: Error) -> NSError {
+        let error = error as NSError
+        if error.domain == NSCocoaErrorDomain, error.code == NSMigrationError || error.code == NSInferredMappingModelError { return error }
+        return make(NSMigrationError, "The store could not be migrated: \(error.localizedDescription)", userInfo: [NSUnderlyingErrorKey: error])
+    }
+}

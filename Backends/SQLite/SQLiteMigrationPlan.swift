@@ -1,0 +1,314 @@
+import CoreDataStoreKit
+
+/// How the rows of a store saved with another model become rows of the new model's schema (Apple's inferred
+/// mapping): which old entity each new entity continues (by `renamingIdentifier`, then by name), which old
+/// column feeds each new column (`Z` + uppercased old name), how keys shift when hierarchies merge, and the
+/// SQL that copies, repairs and checks the data. Old rows are read from the database attached as `old`.
+///
+/// Built before anything is written, so a change that cannot be inferred fails with the file untouched.
+struct SQLiteMigrationPlan {
+    /// One SQL statement with its values, bound to numbered parameters (`?1`, `?2`, …).
+    struct Statement {
+        var sql: String
+        var bindings: [SQLiteValue]
+    }
+
+    /// A required property that must have a value in every row once the data is copied.
+    struct RequiredCheck {
+        let entity: String
+        let property: String
+        /// `SELECT COUNT(*)` of the rows without a value.
+        let statement: Statement
+    }
+
+    /// `INSERT … SELECT` statements, one per old table and new table pair and one per join table.
+    private(set) var copies: [Statement] = []
+    /// Statements that clear references to rows that were not carried over and refresh `Z<n>_<REL>` columns.
+    private(set) var repairs: [Statement] = []
+    private(set) var checks: [RequiredCheck] = []
+    /// `Z_MAX` of each new root entity.
+    private(set) var largestKeys: [Int32: Int64] = [:]
+
+    private let source: SQLiteMigrationSource
+    private let schema: SQLiteSchema
+    /// The old `Z_ENT` of each new entity that continues an old one.
+    private var oldNumbers: [ObjectIdentifier: Int64] = [:]
+    /// What is added to an old key, by old table and new table ("old|new").
+    private var offsets: [String: Int64] = [:]
+
+    /// Plans the migration of `source` into `schema`.
+    /// - Throws: 134190 for a change that cannot be inferred (a column whose type changed, a relationship
+    ///   that moved between a foreign key and a join table), 134110 for a store that cannot be read as expected.
+    init(source: SQLiteMigrationSource, schema: SQLiteSchema) throws {
+        self.source = source
+        self.schema = schema
+        mapEntities()
+        try computeOffsets()
+        for table in schema.orderedTables { try planRows(of: table) }
+        for join in schema.joinTables { try planJoinRows(join) }
+        planRepairsAndChecks()
+    }
+
+    // MARK: Entities and keys
+
+    private mutating func mapEntities() {
+        let entities = schema.orderedTables.flatMap { SQLiteSchema.hierarchy(of: $0.root) }
+        var used = Set<Int64>()
+        // Renamed entities first, so a new entity that takes a renamed entity's old name starts empty.
+        for byRenaming in [true, false] {
+            for entity in entities where oldNumbers[ObjectIdentifier(entity)] == nil {
+                guard let name = byRenaming ? entity.renamingIdentifier : entity.name,
+                      let number = source.numbersByName[name], !used.contains(number) else { continue }
+                oldNumbers[ObjectIdentifier(entity)] = number
+                used.insert(number)
+            }
+        }
+    }
+
+    /// Keys are kept, so object IDs stay valid; only when rows of several old tables meet in one new table
+    /// are the later tables' keys shifted past the earlier ones'.
+    private mutating func computeOffsets() throws {
+        for table in schema.orderedTables {
+            var oldTables: [String] = []
+            for entity in SQLiteSchema.hierarchy(of: table.root) {
+                if let old = oldTable(of: entity), !oldTables.contains(old) { oldTables.append(old) }
+            }
+            var next: Int64 = 0
+            for old in oldTables {
+                offsets[old + "|" + table.name] = next
+                let (sum, overflow) = next.addingReportingOverflow(source.largestKey(in: old))
+                guard !overflow else { throw CoreDataError.migrationFailed("the keys of table \(old) are out of range") }
+                next = sum
+            }
+            largestKeys[table.root.entityNumber] = next
+        }
+    }
+
+    private func oldTable(of entity: NSEntityDescription) -> String? {
+        oldNumbers[ObjectIdentifier(entity)].flatMap(source.table(of:))
+    }
+
+    /// What is added to the old keys of `entity`'s objects.
+    private func keyOffset(of entity: NSEntityDescription) -> Int64 {
+        guard let old = oldTable(of: entity), let table = schema.table(for: entity) else { return 0 }
+        return offsets[old + "|" + table.name] ?? 0
+    }
+
+    private static func oldName(_ property: NSPropertyDescription) -> String { property.renamingIdentifier ?? property.name }
+
+    // MARK: Entity rows
+
+    private mutating func planRows(of table: SQLiteSchema.Table) throws {
+        var groups: [(old: String, pairs: [(old: Int64, new: NSEntityDescription)])] = []
+        for entity in SQLiteSchema.hierarchy(of: table.root) {
+            guard let number = oldNumbers[ObjectIdentifier(entity)], let old = source.table(of: number) else { continue }
+            if let index = groups.firstIndex(where: { $0.old == old }) {
+                groups[index].pairs.append((number, entity))
+            } else {
+                groups.append((old, [(number, entity)]))
+            }
+        }
+        for group in groups { try planCopy(from: group.old, pairs: group.pairs, into: table) }
+    }
+
+    private mutating func planCopy(from old: String, pairs: [(old: Int64, new: NSEntityDescription)], into table: SQLiteSchema.Table) throws {
+        for column in ["Z_PK", "Z_ENT", "Z_OPT"] where source.columnType(column, in: old) == nil {
+            throw CoreDataError.migrationFailed("table \(old) has no \(column) column")
+        }
+        var sql = SQLBuilder()
+        let offset = offsets[old + "|" + table.name] ?? 0
+        var names = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var values = ["o.Z_PK + \(sql.bind(.integer(offset)))",
+                      "CASE o.Z_ENT " + pairs.map { "WHEN \(sql.bind(.integer($0.old))) THEN \(sql.bind(.integer(Int64($0.new.entityNumber))))" }
+                          .joined(separator: " ") + " END",
+                      "o.Z_OPT"]
+        func add(_ column: String, _ expression: String, for having: [Int64]) {
+            names.append(column)
+            values.append(having.count == pairs.count ? expression : "CASE WHEN o.Z_ENT IN (\(sql.list(having))) THEN \(expression) END")
+        }
+        for entity in SQLiteSchema.hierarchy(of: table.root) {
+            for property in entity.properties where !property.isTransient {
+                let relationship = property as? NSRelationshipDescription
+                guard relationship?.isToMany != true, let index = table.columnByProperty[ObjectIdentifier(property)] else { continue }
+                let column = table.columns[index]
+                let having = pairs.filter { $0.new.isKindOf(entity: entity) }.map(\.old)
+                guard !having.isEmpty else { continue }
+                let oldColumn = sourceColumn(for: property, newColumn: column.name, in: old)
+                var expression: String?
+                if let oldColumn, let oldType = source.columnType(oldColumn, in: old) {
+                    guard oldType == column.type else {
+                        throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: property.name,
+                                                               reason: "its column changed from \(oldType) to \(column.type)")
+                    }
+                    expression = "o.\(q(oldColumn))"
+                    if let destination = relationship?.destinationEntity, case let shift = keyOffset(of: destination), shift != 0 {
+                        expression = "(o.\(q(oldColumn)) + \(sql.bind(.integer(shift))))"
+                    }
+                } else if let relationship {
+                    try checkStorageKept(relationship, entity: entity)
+                }
+                if let attribute = property as? NSAttributeDescription, let defaultValue = attribute.defaultValue,
+                   let value = SQLValueCoding.encode(defaultValue, as: attribute.attributeType,
+                                                     externalStorage: attribute.allowsExternalBinaryDataStorage) {
+                    if case .null = value {} else if let current = expression {
+                        if !attribute.isOptional { expression = "IFNULL(\(current), \(sql.bind(value)))" }
+                    } else {
+                        expression = sql.bind(value)
+                    }
+                }
+                guard let expression else { continue }
+                add(column.name, expression, for: having)
+                if let relationship, let orderIndex = table.orderColumnByRelationship[ObjectIdentifier(relationship)], let oldColumn {
+                    let oldOrder = "Z_FOK_" + SQLiteSchema.upper(Self.oldName(relationship))
+                    let order = source.columnType(oldOrder, in: old) != nil ? "o.\(q(oldOrder))"
+                        : "CASE WHEN o.\(q(oldColumn)) IS NOT NULL THEN (ROW_NUMBER() OVER (PARTITION BY o.\(q(oldColumn)) ORDER BY o.Z_PK) + 1) * 1024 END"
+                    add(table.columns[orderIndex].name, order, for: having)
+                }
+            }
+        }
+        let text = "INSERT INTO main.\(q(table.name)) (\(names.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
+            + "FROM old.\(q(old)) AS o WHERE o.Z_ENT IN (\(sql.list(pairs.map(\.old))))"
+        copies.append(Statement(sql: text, bindings: sql.bindings))
+    }
+
+    /// The old column that holds a property's values: its old name's column (with the new column's collision
+    /// suffix, then without), else its current name's.
+    private func sourceColumn(for property: NSPropertyDescription, newColumn: String, in table: String) -> String? {
+        let base = "Z" + SQLiteSchema.upper(property.name)
+        let suffix = newColumn.hasPrefix(base) ? String(newColumn.dropFirst(base.count)) : ""
+        var candidates: [String] = []
+        if let old = property.renamingIdentifier, old != property.name {
+            candidates += ["Z" + SQLiteSchema.upper(old) + suffix, "Z" + SQLiteSchema.upper(old)]
+        }
+        candidates += [newColumn, base]
+        return candidates.first { source.columnType($0, in: table) != nil }
+    }
+
+    /// A to-one without an old column: refuses it when the old store kept it in a join table (a to-many
+    /// turned to-one), which the inferred mapping does not convert.
+    private func checkStorageKept(_ relationship: NSRelationshipDescription, entity: NSEntityDescription) throws {
+        var joinNames: [String] = []
+        if let number = oldNumbers[ObjectIdentifier(entity)] { joinNames.append("Z_\(number)" + SQLiteSchema.upper(Self.oldName(relationship))) }
+        if let inverse = relationship.inverseRelationship, let inverseEntity = inverse.entity, let number = oldNumbers[ObjectIdentifier(inverseEntity)] {
+            joinNames.append("Z_\(number)" + SQLiteSchema.upper(Self.oldName(inverse)))
+        }
+        if let name = joinNames.first(where: { source.columns[$0] != nil }) {
+            throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: relationship.name,
+                                                   reason: "it was kept in join table \(name) and is now a to-one")
+        }
+    }
+
+    // MARK: Join tables
+
+    private mutating func planJoinRows(_ join: SQLiteSchema.JoinTable) throws {
+        let relationship = join.relationship
+        guard let entity = relationship.entity, let destination = relationship.destinationEntity,
+              let sourceNumber = oldNumbers[ObjectIdentifier(entity)], let destinationNumber = oldNumbers[ObjectIdentifier(destination)] else { return }
+        let name = SQLiteSchema.upper(Self.oldName(relationship))
+        let inverseName = join.inverse.map { SQLiteSchema.upper(Self.oldName($0)) }
+        // The old table is named after this relationship, or after its inverse (then its columns are swapped).
+        var found: (table: String, sourceKeys: String, destinationKeys: String)?
+        if source.columns["Z_\(sourceNumber)" + name] != nil {
+            let keys = "Z_\(destinationNumber)" + name
+            var owners = "Z_\(sourceNumber)" + (inverseName ?? SQLiteSchema.upper(source.entities[sourceNumber]?.name ?? ""))
+            if owners == keys { owners += "1" }
+            found = ("Z_\(sourceNumber)" + name, owners, keys)
+        } else if let inverseName, source.columns["Z_\(destinationNumber)" + inverseName] != nil {
+            let keys = "Z_\(sourceNumber)" + inverseName
+            var owners = "Z_\(destinationNumber)" + name
+            if owners == keys { owners += "1" }
+            found = ("Z_\(destinationNumber)" + inverseName, keys, owners)
+        }
+        guard let found else {
+            let foreignKey = source.table(of: sourceNumber).flatMap { source.columnType("Z" + name, in: $0) }
+            let inverseForeignKey = inverseName.flatMap { inverseName in source.table(of: destinationNumber).flatMap { source.columnType("Z" + inverseName, in: $0) } }
+            if foreignKey != nil || inverseForeignKey != nil {
+                throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: relationship.name,
+                                                       reason: "it was kept in a foreign key column and now needs join table \(join.name)")
+            }
+            return
+        }
+        for column in [found.sourceKeys, found.destinationKeys] where source.columnType(column, in: found.table) == nil {
+            throw CoreDataError.migrationFailed("join table \(found.table) has no column \(column)")
+        }
+        var sql = SQLBuilder()
+        var names = [join.sourceColumn, join.destinationColumn]
+        var values = ["j.\(q(found.sourceKeys)) + \(sql.bind(.integer(keyOffset(of: entity))))",
+                      "j.\(q(found.destinationKeys)) + \(sql.bind(.integer(keyOffset(of: destination))))"]
+        func order(of keys: String, within owners: String) -> String {
+            let old = "Z_FOK_" + keys.dropFirst(2)
+            return source.columnType(old, in: found.table) != nil ? "j.\(q(old))"
+                : "(ROW_NUMBER() OVER (PARTITION BY j.\(q(owners)) ORDER BY j.\(q(keys))) + 1) * 1024"
+        }
+        if let column = join.destinationOrderColumn {
+            names.append(column)
+            values.append(order(of: found.destinationKeys, within: found.sourceKeys))
+        }
+        if let column = join.sourceOrderColumn {
+            names.append(column)
+            values.append(order(of: found.sourceKeys, within: found.destinationKeys))
+        }
+        copies.append(Statement(sql: "INSERT INTO main.\(q(join.name)) (\(names.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM old.\(q(found.table)) AS j",
+                                bindings: sql.bindings))
+    }
+
+    // MARK: Repairs and checks
+
+    /// The `Z_ENT` numbers of an entity and its subentities.
+    private static func numbers(of entity: NSEntityDescription) -> [Int64] {
+        SQLiteSchema.hierarchy(of: entity).map { Int64($0.entityNumber) }
+    }
+
+    private mutating func planRepairsAndChecks() {
+        for table in schema.orderedTables {
+            for entity in SQLiteSchema.hierarchy(of: table.root) {
+                for property in entity.properties where !property.isTransient {
+                    guard let index = table.columnByProperty[ObjectIdentifier(property)] else { continue }
+                    let column = q(table.columns[index].name)
+                    if let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
+                       let destination = relationship.destinationEntity, let target = schema.table(for: destination) {
+                        // References to rows that were not carried over (removed entities) are cleared.
+                        var sql = SQLBuilder()
+                        repairs.append(Statement(sql: "UPDATE main.\(q(table.name)) SET \(column) = NULL WHERE \(column) IS NOT NULL AND \(column) NOT IN "
+                                                 + "(SELECT Z_PK FROM main.\(q(target.name)) WHERE Z_ENT IN (\(sql.list(Self.numbers(of: destination)))))",
+                                                 bindings: sql.bindings))
+                        if let entityIndex = table.entityColumnByRelationship[ObjectIdentifier(relationship)] {
+                            let entityColumn = q(table.columns[entityIndex].name)
+                            repairs.append(Statement(sql: "UPDATE main.\(q(table.name)) SET \(entityColumn) = (SELECT d.Z_ENT FROM main.\(q(target.name)) AS d "
+                                                     + "WHERE d.Z_PK = \(q(table.name)).\(column))", bindings: []))
+                        }
+                    }
+                    guard !property.isOptional else { continue }
+                    var sql = SQLBuilder()
+                    let count = "SELECT COUNT(*) FROM main.\(q(table.name)) WHERE Z_ENT IN (\(sql.list(Self.numbers(of: entity)))) AND \(column) IS NULL"
+                    checks.append(RequiredCheck(entity: entity.name.orEmpty, property: property.name, statement: Statement(sql: count, bindings: sql.bindings)))
+                }
+            }
+        }
+        for join in schema.joinTables {
+            guard let entity = join.relationship.entity, let destination = join.relationship.destinationEntity,
+                  let owners = schema.table(for: entity), let targets = schema.table(for: destination) else { continue }
+            var sql = SQLBuilder()
+            repairs.append(Statement(sql: "DELETE FROM main.\(q(join.name)) WHERE \(q(join.sourceColumn)) NOT IN (SELECT Z_PK FROM main.\(q(owners.name)) "
+                                     + "WHERE Z_ENT IN (\(sql.list(Self.numbers(of: entity))))) OR \(q(join.destinationColumn)) NOT IN "
+                                     + "(SELECT Z_PK FROM main.\(q(targets.name)) WHERE Z_ENT IN (\(sql.list(Self.numbers(of: destination)))))",
+                                     bindings: sql.bindings))
+        }
+    }
+}
+
+/// SQL text with its values, each bound to a numbered parameter so text can be assembled in any order.
+private struct SQLBuilder {
+    private(set) var bindings: [SQLiteValue] = []
+
+    /// The parameter (`?n`) that will carry `value`.
+    mutating func bind(_ value: SQLiteValue) -> String {
+        bindings.append(value)
+        return "?\(bindings.count)"
+    }
+
+    /// A comma-separated parameter list for `numbers`.
+    mutating func list(_ numbers: [Int64]) -> String {
+        numbers.map { bind(.integer($0)) }.joined(separator: ", ")
+    }
+}
