@@ -97,6 +97,7 @@ extension StoreCapabilities {
         if contains(.sharedBetweenCoordinators) { result.append("sharedBetweenCoordinators") }
         if contains(.batchUpdate) { result.append("batchUpdate") }
         if contains(.batchInsert) { result.append("batchInsert") }
+        if contains(.lightweightMigration) { result.append("lightweightMigration") }
         return result
     }
 }
@@ -123,7 +124,7 @@ public struct ConformancePlan: Sendable {
 
     public init(_ configuration: ConformanceConfiguration) {
         self.configuration = configuration
-        let capabilities = ConformanceEnvironment.probeCapabilities(configuration) ?? [.persistsToFile, .sharedBetweenCoordinators, .batchUpdate, .batchInsert]
+        let capabilities = ConformanceEnvironment.probeCapabilities(configuration) ?? [.persistsToFile, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration]
         self.capabilities = capabilities
         applicable = ConformanceSuite.cases.filter { $0.requires.isSubset(of: capabilities) }
         skipped = ConformanceSuite.cases.filter { !$0.requires.isSubset(of: capabilities) }

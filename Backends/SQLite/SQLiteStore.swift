@@ -16,7 +16,7 @@ public final class SQLiteStore: PersistentStoreBackend {
     /// The request the store was opened with.
     public let openRequest: StoreOpenRequest
     public internal(set) var metadata: [String: Any]
-    public var capabilities: StoreCapabilities { [.persistsToFile, .sharedBetweenCoordinators, .batchUpdate, .batchInsert] }
+    public var capabilities: StoreCapabilities { [.persistsToFile, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration] }
 
     let url: URL
     let model: NSManagedObjectModel

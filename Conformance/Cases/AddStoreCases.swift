@@ -141,6 +141,43 @@ enum AddStoreCases {
                 try coordinator.addPersistentStore(ofType: "NoSuchStoreType", configurationName: nil, at: env.url, options: nil)
             }
         },
+        ConformanceCase("add-store/lightweight-migration", requires: [.persistsToFile, .lightweightMigration]) { env in
+            let coordinator = try env.openCoordinator()
+            let context = env.context(coordinator)
+            let owner = Fixtures.owner(context, "Kept")
+            let item = Fixtures.item(context, "thing", rank: 3)
+            item.setValue(owner, forKey: "owner")
+            item.setValue("gone soon", forKey: "string")
+            try context.save()
+            let uri = item.objectID.uriRepresentation().absoluteString
+            for store in coordinator.persistentStores { try coordinator.remove(store) }
+            // Version 2: Owner gains an optional attribute, Item loses one, and a new entity appears.
+            let changed = ConformanceModel.make()
+            changed.entitiesByName["Owner"]?.properties.append(NSAttributeDescription(name: "nickname", type: .string))
+            if let itemEntity = changed.entitiesByName["Item"] {
+                itemEntity.properties.removeAll { $0.name == "string" }
+            }
+            let shelf = NSEntityDescription(name: "Shelf")
+            shelf.properties = [NSAttributeDescription(name: "label", type: .string)]
+            changed.entities.append(shelf)
+            let migrated = try env.openCoordinator(options: [NSMigratePersistentStoresAutomaticallyOption: true,
+                                                             NSInferMappingModelAutomaticallyOption: true], model: changed)
+            let after = env.context(migrated)
+            let items = try Fixtures.byName(after, "Item")
+            try env.expectEqual(items["thing"]?.value(forKey: "rank") as? Int64, 3, "kept attribute after migration")
+            try env.expectEqual((items["thing"]?.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String, "Kept", "kept relationship")
+            try env.expectEqual(items["thing"]?.objectID.uriRepresentation().absoluteString, uri, "object URI after migration")
+            let owners = try Fixtures.byName(after, "Owner")
+            try env.expect(owners["Kept"]?.value(forKey: "nickname") == nil, "a new optional attribute starts nil")
+            owners["Kept"]?.setValue("K", forKey: "nickname")
+            let newShelf = NSEntityDescription.insertNewObject(forEntityName: "Shelf", into: after)
+            newShelf.setValue("top", forKey: "label")
+            try after.save()
+            for store in migrated.persistentStores { try migrated.remove(store) }
+            let reopened = env.context(try env.openCoordinator(model: changed))
+            try env.expectEqual(try Fixtures.byName(reopened, "Owner")["Kept"]?.value(forKey: "nickname") as? String, "K", "new attribute saved after migration")
+            try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Shelf")), 1, "new entity saved after migration")
+        },
         ConformanceCase("add-store/incompatible-model", requires: .persistsToFile) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)

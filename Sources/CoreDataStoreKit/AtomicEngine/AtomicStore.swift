@@ -35,7 +35,7 @@ open class AtomicStore: PersistentStoreBackend {
     public let openRequest: StoreOpenRequest
     public private(set) var metadata: [String: Any]
     open var capabilities: StoreCapabilities {
-        openRequest.url == nil ? [.batchUpdate, .batchInsert] : [.persistsToFile, .batchUpdate, .batchInsert]
+        openRequest.url == nil ? [.batchUpdate, .batchInsert] : [.persistsToFile, .batchUpdate, .batchInsert, .lightweightMigration]
     }
 
     private var records: [ObjectKey: AtomicRecord] = [:]

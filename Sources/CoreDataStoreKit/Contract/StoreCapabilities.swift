@@ -12,4 +12,7 @@ public struct StoreCapabilities: OptionSet, Sendable {
     public static let batchUpdate = StoreCapabilities(rawValue: 1 << 2)
     /// `NSBatchInsertRequest` is supported.
     public static let batchInsert = StoreCapabilities(rawValue: 1 << 3)
+    /// A store saved with another model opens with Apple's two migration options set, its data moved to the
+    /// new model by name (and renaming identifiers).
+    public static let lightweightMigration = StoreCapabilities(rawValue: 1 << 4)
 }
