@@ -72,26 +72,20 @@ final class ManagedSlotCache: @unchecked Sendable {
     private struct Entry {
         let keyPath: AnyKeyPath
         let layout: EntityLayout
-        let slot: Int
+        let slot: Int?
     }
 
-    private let lock = NSLock()
-    private var slots: [Key: Entry] = [:]
+    /// Each thread keeps its own table, so a lookup takes no lock.
+    private let entries = ThreadLocalCache<Key, Entry>()
 
     /// The slot of the property, or nil when the entity has no property of that name.
     @inline(__always)
     func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: String?) -> Int? {
-        let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(object.layout))
-        lock.lock()
-        let cached = slots[key]
-        lock.unlock()
-        if let cached { return cached.slot }
-        let name = explicitName ?? Self.propertyName(of: keyPath)
-        guard let slot = object.layout.slotByName[name] else { return nil }
-        lock.lock()
-        slots[key] = Entry(keyPath: keyPath, layout: object.layout, slot: slot)
-        lock.unlock()
-        return slot
+        let layout = object.layout
+        let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(layout))
+        return entries.value(for: key) {
+            Entry(keyPath: keyPath, layout: layout, slot: layout.slotByName[explicitName ?? Self.propertyName(of: keyPath)])
+        }.slot
     }
 
     /// The property name of a storage key path such as `\Person._name`: `name`.

@@ -229,28 +229,20 @@ extension NSOrderedSet: PredicateCollectionConvertible {
     var predicateElements: [Any?] { map { $0 } }
 }
 
-/// What the evaluator needs to know about a type, found by protocol conformance checks once per type and then
-/// read from a table: a conformance check costs far more than the table lookup.
+/// What the evaluator needs to know about a type, found by protocol conformance checks once per type (and
+/// thread) and then read from a table: a conformance check costs far more than the lookup.
 struct PredicateTypeTraits {
     let isOptional: Bool
     let isCollection: Bool
     let isKeyValueReading: Bool
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var table: [ObjectIdentifier: PredicateTypeTraits] = [:]
+    private static let cache = ThreadLocalCache<ObjectIdentifier, PredicateTypeTraits>()
 
     static func of(_ type: Any.Type) -> PredicateTypeTraits {
-        let key = ObjectIdentifier(type)
-        lock.lock()
-        let known = table[key]
-        lock.unlock()
-        if let known { return known }
-        let traits = PredicateTypeTraits(isOptional: type is PredicateOptionalUnwrapping.Type,
-                                         isCollection: type is PredicateCollectionConvertible.Type,
-                                         isKeyValueReading: type is PredicateKeyValueReading.Type)
-        lock.lock()
-        table[key] = traits
-        lock.unlock()
-        return traits
+        cache.value(for: ObjectIdentifier(type)) {
+            PredicateTypeTraits(isOptional: type is PredicateOptionalUnwrapping.Type,
+                                isCollection: type is PredicateCollectionConvertible.Type,
+                                isKeyValueReading: type is PredicateKeyValueReading.Type)
+        }
     }
 }
