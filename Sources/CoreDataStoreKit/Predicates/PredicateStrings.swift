@@ -9,6 +9,10 @@ enum PredicateStrings {
         if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
         if folding.isEmpty { return s }
+        // ASCII has no diacritics, and its case folding is lowercasing: skip Foundation's Unicode folding.
+        if s.utf8.allSatisfy({ $0 < 0x80 }) {
+            return folding.contains(.caseInsensitive) ? s.lowercased() : s
+        }
         return s.folding(options: folding, locale: nil)
     }
 
