@@ -28,7 +28,7 @@ struct CoreDataModelPlugin: BuildToolPlugin {
                             "--follow-codegen"],
                 inputFiles: inputs,
                 outputFiles: [swiftFile]))
-            // An output that is not source is a resource of the target (SwiftPM 5.9+), copied to the bundle's top.
+            // An output that is not source is a resource of the target: SwiftPM copies it to the top of the bundle.
             let compiled = work.appendingPathComponent("Resources").appendingPathComponent("\(name).momd")
             commands.append(.buildCommand(
                 displayName: "Compiling \(model.lastPathComponent)",
