@@ -2,17 +2,20 @@ import Foundation
 import PackagePlugin
 
 /// Build-tool plugin: for every `.xcdatamodeld` (or loose `.xcdatamodel`) in a target, runs
-/// `coredata generate` (one Swift file of entity classes, compiled into the target) and `coredata compile`
-/// (a `.momd` bundled as a resource). Adding the model to the target and this plugin to its `plugins:` is
-/// all a user does.
+/// `coredata generate --follow-codegen` (one Swift file of public classes for the entities whose Codegen
+/// setting is Class Definition, compiled into the target) and
+/// `coredata compile` (a `<Model>.momd` that SwiftPM copies into the target's resource bundle, so
+/// `Bundle.module` and `NSPersistentContainer(name:)` find it).
+///
+/// The model may be excluded from the target (`exclude: ["Model.xcdatamodeld"]`, the quiet choice), listed as
+/// a resource (`.copy`, which also ships the source), or left unlisted (SwiftPM then warns it is unhandled).
 @main
 struct CoreDataModelPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
         let tool = try context.tool(named: "coredata")
         var commands: [Command] = []
-        // `directoryURL` needs tools version 6.1; this package declares 6.0.
-        for model in Self.models(in: URL(fileURLWithPath: target.directory.string)) {
+        for model in Self.models(of: target) {
             let name = model.deletingPathExtension().lastPathComponent
             let work = context.pluginWorkDirectoryURL.appendingPathComponent(name)
             let inputs = Self.files(in: model)
@@ -21,9 +24,11 @@ struct CoreDataModelPlugin: BuildToolPlugin {
             commands.append(.buildCommand(
                 displayName: "Generating entity classes for \(model.lastPathComponent)",
                 executable: tool.url,
-                arguments: ["generate", model.path, "--output", generated.path, "--single-file", swiftFile.lastPathComponent],
+                arguments: ["generate", model.path, "--output", generated.path, "--single-file", swiftFile.lastPathComponent,
+                            "--follow-codegen"],
                 inputFiles: inputs,
                 outputFiles: [swiftFile]))
+            // An output that is not source is a resource of the target: SwiftPM copies it to the top of the bundle.
             let compiled = work.appendingPathComponent("Resources").appendingPathComponent("\(name).momd")
             commands.append(.buildCommand(
                 displayName: "Compiling \(model.lastPathComponent)",
@@ -35,21 +40,42 @@ struct CoreDataModelPlugin: BuildToolPlugin {
         return commands
     }
 
-    /// The model packages under `folder`, sorted; a `.xcdatamodel` inside a `.xcdatamodeld` is not listed apart.
+    /// The target's model packages, sorted: those SwiftPM lists (resources, unhandled files) and those in its
+    /// folder that it does not (excluded ones). Two models with the same name would share outputs: the first wins.
+    static func models(of target: SourceModuleTarget) -> [URL] {
+        var found = target.sourceFiles.map(\.url).filter(isModel)
+        found += models(in: directory(of: target))
+        var names = Set<String>()
+        return found.map(\.standardizedFileURL).sorted { $0.path < $1.path }.filter { model in
+            names.insert(model.deletingPathExtension().lastPathComponent).inserted
+        }
+    }
+
+    /// A `.xcdatamodeld` package or a `.xcdatamodel` outside one.
+    static func isModel(_ url: URL) -> Bool {
+        let ext = url.pathExtension
+        return ext == "xcdatamodeld" || (ext == "xcdatamodel" && url.deletingLastPathComponent().pathExtension != "xcdatamodeld")
+    }
+
+    /// The target's folder. `Target.directoryURL` needs tools version 6.1 and this package declares 6.0, and
+    /// `Path`'s accessors are deprecated, so the path is read through its `CustomStringConvertible` conformance
+    /// (its description is the path), which builds without a warning.
+    static func directory(of target: SourceModuleTarget) -> URL {
+        URL(fileURLWithPath: String(describing: target.directory), isDirectory: true)
+    }
+
+    /// The model packages under `folder`; a `.xcdatamodel` inside a `.xcdatamodeld` is not listed apart.
     static func models(in folder: URL) -> [URL] {
         var found: [URL] = []
         guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { return [] }
-        for case let url as URL in walker {
-            let ext = url.pathExtension
-            if ext == "xcdatamodeld" || ext == "xcdatamodel" {
-                found.append(url)
-                walker.skipDescendants()
-            }
+        for case let url as URL in walker where isModel(url) {
+            found.append(url)
+            walker.skipDescendants()
         }
-        return found.sorted { $0.path < $1.path }
+        return found
     }
 
-    /// Every file inside a model package (the command reruns when one changes).
+    /// Every file inside a model package (the commands rerun when one changes).
     static func files(in package: URL) -> [URL] {
         guard let walker = FileManager.default.enumerator(at: package, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
         var files: [URL] = []

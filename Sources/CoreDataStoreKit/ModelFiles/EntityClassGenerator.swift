@@ -1,7 +1,8 @@
 /// An addition to Apple's API: writes Swift source for a model's entity classes, as Xcode's "Class
 /// Definition" code generation does, using this package's `@Managed` property wrapper.
 ///
-/// One file per entity whose class is not `NSManagedObject`: a class inheriting from the parent entity's
+/// One file per entity whose class is not `NSManagedObject` (with `followsCodegenSetting`, only the entities
+/// whose Xcode Codegen setting is "Class Definition"): a class inheriting from the parent entity's
 /// class (`final` when nothing inherits from it), `fetchRequest()`, one `@Managed` property per attribute
 /// and relationship, and add/remove accessors for to-many relationships. Output is deterministic.
 public struct EntityClassGenerator {
@@ -21,6 +22,12 @@ public struct EntityClassGenerator {
     public var accessLevel: String = "public"
     /// Where the model came from, named in each file's header.
     public var sourceName: String
+    /// When true, only entities whose Xcode Codegen setting is "Class Definition" (`codeGenerationType="class"`)
+    /// get a class, as in Xcode's build; "Manual/None" entities are the user's to write, and "Category/Extension"
+    /// ones are skipped too, since `@Managed` properties cannot be declared in an extension. Entities the hints
+    /// do not know (a compiled model) are generated. When false (the default), every entity is generated, as
+    /// Xcode's "Create NSManagedObject Subclass…" does.
+    public var followsCodegenSetting = false
 
     public init(model: NSManagedObjectModel, hints: ModelCodegenHints = ModelCodegenHints(), sourceName: String) {
         self.model = model
@@ -37,9 +44,17 @@ public struct EntityClassGenerator {
     /// The generated files, sorted by name.
     public func files() -> [File] {
         model.entities
-            .filter { Self.className(of: $0) != "NSManagedObject" && !$0.name.isNilOrEmpty }
+            .filter(isGenerated)
             .map { File(name: Self.className(of: $0) + ".swift", contents: source(for: $0)) }
             .sorted { $0.name < $1.name }
+    }
+
+    /// Whether `entity` gets a class: it has a name and a class of its own, and, with `followsCodegenSetting`,
+    /// its Codegen setting (when known) is "Class Definition".
+    public func isGenerated(_ entity: NSEntityDescription) -> Bool {
+        guard let name = entity.name, !name.isEmpty, Self.className(of: entity) != "NSManagedObject" else { return false }
+        guard followsCodegenSetting, let hint = hints.entities[name] else { return true }
+        return hint.codeGenerationType == "class"
     }
 
     /// Every class in one source file (one `import`, then each class in file-name order).
@@ -85,35 +100,12 @@ public struct EntityClassGenerator {
                     lines += ["", "    @Managed \(access)var \(identifier): \(destination)?"]
                     continue
                 }
-                let suffix = Self.capitalized(property.name)
                 if relationship.isOrdered {
                     lines += ["", "    @Managed \(access)var \(identifier): NSOrderedSet"]
-                    accessors += [
-                        "",
-                        "    \(access)func addTo\(suffix)(_ value: \(destination)) {",
-                        "        let items = NSMutableOrderedSet(orderedSet: \(identifier))",
-                        "        items.add(value)",
-                        "        \(identifier) = items",
-                        "    }",
-                        "",
-                        "    \(access)func removeFrom\(suffix)(_ value: \(destination)) {",
-                        "        let items = NSMutableOrderedSet(orderedSet: \(identifier))",
-                        "        items.remove(value)",
-                        "        \(identifier) = items",
-                        "    }",
-                    ]
+                    accessors += orderedAccessors(property.name, destination: destination, access: access)
                 } else {
                     lines += ["", "    @Managed \(access)var \(identifier): Set<\(destination)>"]
-                    accessors += [
-                        "",
-                        "    \(access)func addTo\(suffix)(_ value: \(destination)) { \(identifier).insert(value) }",
-                        "",
-                        "    \(access)func removeFrom\(suffix)(_ value: \(destination)) { \(identifier).remove(value) }",
-                        "",
-                        "    \(access)func addTo\(suffix)(_ values: Set<\(destination)>) { \(identifier).formUnion(values) }",
-                        "",
-                        "    \(access)func removeFrom\(suffix)(_ values: Set<\(destination)>) { \(identifier).subtract(values) }",
-                    ]
+                    accessors += setAccessors(property.name, destination: destination, access: access)
                 }
             case let fetched as NSFetchedPropertyDescription:
                 lines += ["", "    // \(fetched.name): fetched property of \(fetched.destinationEntityName ?? "?") objects; read it with value(forKey:)."]
@@ -176,8 +168,4 @@ public struct EntityClassGenerator {
         guard let first = name.first else { return name }
         return first.uppercased() + name.dropFirst()
     }
-}
-
-fileprivate extension Optional where Wrapped == String {
-    var isNilOrEmpty: Bool { self?.isEmpty ?? true }
 }

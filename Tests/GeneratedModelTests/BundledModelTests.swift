@@ -1,0 +1,37 @@
+import CoreData
+import Foundation
+import GeneratedModelExample
+import Testing
+
+/// The plugin's compiled model is bundled with the example target and equals the source model.
+@Suite struct BundledModelTests {
+    /// `Examples/GeneratedModel/Company.xcdatamodeld`, the plugin's input.
+    static let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples/GeneratedModel/Company.xcdatamodeld")
+
+    @Test func compiledModelIsInTheTargetBundle() throws {
+        let url = try #require(CompanyModel.url)
+        #expect(url.lastPathComponent == "Company.momd")
+        #expect(FileManager.default.fileExists(atPath: url.appendingPathComponent("VersionInfo.plist").path))
+        let compiled = try NSManagedObjectModel.load(contentsOf: url)
+        let original = try NSManagedObjectModel.load(contentsOf: Self.source)
+        #expect(ModelComparison.differences(compiled, original) == [])
+    }
+
+    @Test func containerFindsTheModelByName() throws {
+        let container = NSPersistentContainer(name: CompanyModel.name)
+        let names = container.managedObjectModel.entities.compactMap(\.name).sorted()
+        #expect(names == ["Department", "Manager", "Milestone", "Office", "Person", "Project"])
+        #expect(container.managedObjectModel.entitiesByName["Manager"]?.superentity?.name == "Person")
+        #expect(container.managedObjectModel.fetchRequestTemplate(forName: "ActivePeople") != nil)
+    }
+
+    @Test func generatedClassesMatchTheirEntities() throws {
+        let stack = try CompanyStack(.inMemory)
+        let manager = Manager(context: stack.context)
+        #expect(manager.entity.name == "Manager")
+        #expect((manager as Person).entity.superentity?.name == "Person")
+        #expect(Milestone(context: stack.context).entity.name == "Milestone")
+        #expect(Person.entity().name == "Person")
+    }
+}
