@@ -120,24 +120,5 @@ func throwCombined(_ errors: [NSError]) throws {
 
 extension NSAttributeDescription.AttributeType {
     /// The type's name as Xcode's model editor shows it.
-    var name: String {
-        switch rawValue {
-        case .integer16AttributeType: return "Integer 16"
-        case .integer32AttributeType: return "Integer 32"
-        case .integer64AttributeType: return "Integer 64"
-        case .decimalAttributeType: return "Decimal"
-        case .doubleAttributeType: return "Double"
-        case .floatAttributeType: return "Float"
-        case .stringAttributeType: return "String"
-        case .booleanAttributeType: return "Boolean"
-        case .dateAttributeType: return "Date"
-        case .binaryDataAttributeType: return "Binary"
-        case .UUIDAttributeType: return "UUID"
-        case .URIAttributeType: return "URI"
-        case .transformableAttributeType: return "Transformable"
-        case .objectIDAttributeType: return "Object ID"
-        case .compositeAttributeType: return "Composite"
-        case .undefinedAttributeType: return "Undefined"
-        }
-    }
+    var name: String { XCDataModelAttributeType.name(of: rawValue) }
 }

@@ -1,6 +1,6 @@
 /// The `attributeType` strings of Xcode's `contents` XML, and the class names Apple's compiled models record
 /// for each type.
-enum XCDataModelAttributeType {
+package enum XCDataModelAttributeType {
     /// The attribute type written as `name` in a `contents` file, or nil for an unknown name.
     static func type(named name: String) -> NSAttributeType? {
         switch name {
@@ -25,7 +25,7 @@ enum XCDataModelAttributeType {
     }
 
     /// The name Xcode writes for `type`.
-    static func name(of type: NSAttributeType) -> String {
+    package static func name(of type: NSAttributeType) -> String {
         switch type {
         case .undefinedAttributeType: return "Undefined"
         case .integer16AttributeType: return "Integer 16"
