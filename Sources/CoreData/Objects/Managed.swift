@@ -69,23 +69,24 @@ final class ManagedSlotCache: @unchecked Sendable {
         let layout: ObjectIdentifier
     }
 
-    private struct Entry {
-        let keyPath: AnyKeyPath
-        let layout: EntityLayout
-        let slot: Int?
-    }
-
-    /// Each thread keeps its own table, so a lookup takes no lock.
-    private let entries = ThreadLocalCache<Key, Entry>()
+    /// Each thread keeps its own table of slots (a lookup takes no lock and copies no references).
+    private let slots = ThreadLocalCache<Key, Int?>()
+    /// The key paths and layouts named by the tables' keys, kept alive so no identity in a table is reused.
+    private var kept: [AnyObject] = []
+    private let keptLock = NSLock()
 
     /// The slot of the property, or nil when the entity has no property of that name.
     @inline(__always)
-    func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: String?) -> Int? {
+    func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: @autoclosure () -> String?) -> Int? {
         let layout = object.layout
         let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(layout))
-        return entries.value(for: key) {
-            Entry(keyPath: keyPath, layout: layout, slot: layout.slotByName[explicitName ?? Self.propertyName(of: keyPath)])
-        }.slot
+        return slots.value(for: key) {
+            keptLock.lock()
+            kept.append(keyPath)
+            kept.append(layout)
+            keptLock.unlock()
+            return layout.slotByName[explicitName() ?? Self.propertyName(of: keyPath)]
+        }
     }
 
     /// The property name of a storage key path such as `\Person._name`: `name`.

@@ -10,9 +10,12 @@ import Darwin
 /// facts, `@Managed` slots). Entries are never removed; keep keys few and values small. An addition used
 /// inside this package only.
 package final class ThreadLocalCache<Key: Hashable, Value> {
-    private final class Table { var values: [Key: Value] = [:] }
+    @usableFromInline final class Table {
+        @usableFromInline var values: [Key: Value] = [:]
+        @usableFromInline init() {}
+    }
 
-    private var key = pthread_key_t()
+    @usableFromInline var key = pthread_key_t()
 
     package init() {
         pthread_key_create(&key) { pointer in
@@ -22,7 +25,7 @@ package final class ThreadLocalCache<Key: Hashable, Value> {
     }
 
     /// The value for `lookup` on this thread, computed with `compute` the first time this thread asks.
-    @inline(__always)
+    @inlinable
     package func value(for lookup: Key, orCompute compute: () -> Value) -> Value {
         let table: Table
         if let raw = pthread_getspecific(key) {
