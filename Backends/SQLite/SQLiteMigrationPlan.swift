@@ -133,7 +133,7 @@ struct SQLiteMigrationPlan {
                 let column = table.columns[index]
                 let having = pairs.filter { $0.new.isKindOf(entity: entity) }.map(\.old)
                 guard !having.isEmpty else { continue }
-                let oldColumn = sourceColumn(for: property, newColumn: column.name, in: old)
+                let oldColumn = try sourceColumn(for: property, entity: entity, newColumn: column.name, in: old)
                 var expression: String?
                 if let oldColumn, let oldType = source.columnType(oldColumn, in: old) {
                     guard oldType == column.type else {
@@ -141,6 +141,13 @@ struct SQLiteMigrationPlan {
                                                                reason: "its column changed from \(oldType) to \(column.type)")
                     }
                     expression = "o.\(q(oldColumn))"
+                    if let destination = relationship?.destinationEntity, let destinationTable = schema.table(for: destination),
+                       Set(offsets.filter { $0.key.hasSuffix("|" + destinationTable.name) }.values).count > 1 {
+                        // The destination's table merges old tables whose keys moved by different amounts: one
+                        // shift cannot repoint every reference, and a wrong one would point at other objects.
+                        throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: property.name,
+                                                               reason: "its destinations now share a table made from several old tables, so its references cannot be kept")
+                    }
                     if let destination = relationship?.destinationEntity, case let shift = keyOffset(of: destination), shift != 0 {
                         expression = "(o.\(q(oldColumn)) + \(sql.bind(.integer(shift))))"
                     }
@@ -171,16 +178,27 @@ struct SQLiteMigrationPlan {
         copies.append(Statement(sql: text, bindings: sql.bindings))
     }
 
-    /// The old column that holds a property's values: its old name's column (with the new column's collision
-    /// suffix, then without), else its current name's.
-    private func sourceColumn(for property: NSPropertyDescription, newColumn: String, in table: String) -> String? {
-        let base = "Z" + SQLiteSchema.upper(property.name)
-        let suffix = newColumn.hasPrefix(base) ? String(newColumn.dropFirst(base.count)) : ""
-        var candidates: [String] = []
-        if let old = property.renamingIdentifier, old != property.name {
-            candidates += ["Z" + SQLiteSchema.upper(old) + suffix, "Z" + SQLiteSchema.upper(old)]
+    /// The old column that holds a property's values: its old name's column, else its current name's.
+    ///
+    /// Sibling subentities with a property of the same name share a table through numbered columns
+    /// (`ZTITLE1`, `ZTITLE2`, …) whose numbers depend on the whole hierarchy; without the old model there is no
+    /// telling which old column was whose, so such properties are refused (134190) rather than guessed.
+    private func sourceColumn(for property: NSPropertyDescription, entity: NSEntityDescription, newColumn: String, in table: String) throws -> String? {
+        let names = [property.renamingIdentifier, property.name].compactMap { $0 }
+        for name in names {
+            let base = "Z" + SQLiteSchema.upper(name)
+            let numbered = (source.columns[table] ?? [:]).keys.contains { column in
+                column.count > base.count && column.hasPrefix(base) && column.dropFirst(base.count).allSatisfy(\.isNumber)
+            }
+            let newSuffix = newColumn.hasPrefix(base) ? newColumn.dropFirst(base.count) : ""
+            if numbered || (!newSuffix.isEmpty && newSuffix.allSatisfy(\.isNumber)) {
+                throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: property.name,
+                                                       reason: "several entities of its table have a property named \(name), stored in numbered columns that cannot be told apart without the old model")
+            }
         }
-        candidates += [newColumn, base]
+        var candidates: [String] = []
+        if let old = property.renamingIdentifier, old != property.name { candidates.append("Z" + SQLiteSchema.upper(old)) }
+        candidates += [newColumn, "Z" + SQLiteSchema.upper(property.name)]
         return candidates.first { source.columnType($0, in: table) != nil }
     }
 

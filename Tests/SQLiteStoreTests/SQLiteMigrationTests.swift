@@ -171,6 +171,36 @@ import Testing
         return error
     }
 
+    /// Item ⊃ Book{title}, Movie{title} (+ Album{title} when `withAlbum`): sibling properties of one name
+    /// share the table through numbered columns.
+    static func siblingModel(withAlbum: Bool, bookHasTitle: Bool = true) -> NSManagedObjectModel {
+        let item = entity("Item", [attribute("name", .string)])
+        let book = entity("Book", bookHasTitle ? [attribute("title", .string)] : [])
+        let movie = entity("Movie", [attribute("title", .string)])
+        var subentities = [book, movie]
+        if withAlbum { subentities.append(entity("Album", [attribute("title", .string)])) }
+        item.subentities = subentities
+        return NSManagedObjectModel(entities: [item] + subentities)
+    }
+
+    @Test func numberedSiblingColumnsAreRefusedNotGuessed() throws {
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: Self.siblingModel(withAlbum: false), url: url)
+        try stack.context.performAndWait {
+            for name in ["Book", "Movie"] {
+                let object = NSEntityDescription.insertNewObject(forEntityName: name, into: stack.context)
+                object.setValue("\(name) title", forKey: "title")
+            }
+            try stack.context.save()
+        }
+        try stack.close()
+        // Adding a sibling renumbers the columns; removing Book's title leaves Movie's unnumbered.
+        for changed in [Self.siblingModel(withAlbum: true), Self.siblingModel(withAlbum: false, bookHasTitle: false)] {
+            let error = expectRefused(url, model: changed, code: NSInferredMappingModelError)
+            #expect(error?.localizedDescription.contains("title") == true)
+        }
+    }
+
     @Test func typeChangeCannotBeInferred() throws {
         let url = TemporaryStore.url()
         _ = try Self.makeV1Store(url)
