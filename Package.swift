@@ -32,8 +32,9 @@ let package = Package(
                           path: "Examples/ModelResourceExample", resources: [.copy("Library.xcdatamodeld")]),
         .target(name: "GeneratedModelExample", dependencies: ["CoreData"], path: "Examples/GeneratedModel",
                 exclude: ["Company.xcdatamodeld"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
+        .target(name: "StoreTestSupport", dependencies: ["CoreData"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "GeneratedModelTests", dependencies: ["GeneratedModelExample", "CoreData"]),
-        .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit"]),
+        .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit", "StoreTestSupport"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"],
                     resources: [.copy("Resources/Model.xcdatamodeld"), .copy("Resources/MustC.xcdatamodeld")]),
         .testTarget(name: "ReadmeTests", dependencies: ["CoreData"]),
@@ -41,8 +42,8 @@ let package = Package(
         .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CSQLite"]),
         .executableTarget(name: "coredata-benchmark", dependencies: ["CoreData", "CoreDataSQLite", "CSQLite"], path: "Benchmarks"),
-        .testTarget(name: "XMLStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
-        .testTarget(name: "BinaryStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CoreDataBinary", "CoreDataXML"]),
+        .testTarget(name: "XMLStoreTests", dependencies: ["CoreData", "CoreDataConformance", "StoreTestSupport"]),
+        .testTarget(name: "BinaryStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CoreDataBinary", "CoreDataXML", "StoreTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

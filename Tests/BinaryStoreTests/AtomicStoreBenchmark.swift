@@ -1,5 +1,6 @@
 import Testing
 import CoreData
+import StoreTestSupport
 import CoreDataBinary
 import CoreDataXML
 

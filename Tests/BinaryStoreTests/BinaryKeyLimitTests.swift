@@ -1,5 +1,6 @@
 import Testing
 import CoreData
+import StoreTestSupport
 import CoreDataBinary
 
 /// Keys, versions and high-water marks near `Int64.max` in a well-formed binary file: damage, never a trap.
@@ -41,12 +42,7 @@ import CoreDataBinary
 
     @Test func runningOutOfKeysFailsTheSave() throws {
         let (directory, url, contents) = try crafted { $0.primaryKeyHighWater["Tag"] = StoreNumberLimits.largestStoredNumber }
-        let context = try openStore(.binary, at: url, model: everyTypeModel())
-        let code = context.performAndWait {
-            let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
-            tag.setValue("one too many", forKey: "name")
-            return errorCode { try context.save() }
-        }
+        let code = try saveCodeAfterInsertingATag(.binary, at: url)
         #expect(code == NSPersistentStoreSaveError)
         #expect(try Data(contentsOf: url) == contents, "nothing was written")
         _ = directory

@@ -1,5 +1,6 @@
 import Testing
 import CoreData
+import StoreTestSupport
 
 /// CRC-32 (zlib's), computed bit by bit: an implementation independent of the store's table-driven one.
 func referenceCRC32<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 import CoreData
+import StoreTestSupport
 
 /// A save killed part-way leaves the store file complete: either as it was before that save or as it was
 /// after it. The test runs a child process (this test binary, running `crashChildSaves`) that saves in a

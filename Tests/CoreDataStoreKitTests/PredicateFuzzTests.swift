@@ -1,17 +1,6 @@
 import Testing
 @testable import CoreDataStoreKit
-
-/// A small deterministic generator (SplitMix64), so the fuzz test is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import StoreTestSupport
 
 @Suite struct PredicateFuzzTests {
     static let fragments = [
@@ -34,7 +23,7 @@ struct SplitMix64: RandomNumberGenerator {
     ]
 
     @Test func mutatedFormatsNeverTrap() {
-        var rng = SplitMix64(state: 0x5EED_CAFE)
+        var rng = SplitMix64(seed: 0x5EED_CAFE)
         var parsed = 0
         for _ in 0..<4000 {
             let base = predicateCases[Int(rng.next() % UInt64(predicateCases.count))]

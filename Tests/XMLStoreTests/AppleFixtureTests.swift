@@ -1,5 +1,6 @@
 import Testing
 import CoreData
+import StoreTestSupport
 
 /// Apple's own XML stores open, keep their values, and survive a load → save → load cycle in Apple's format.
 @Suite(.enabled(if: Fixtures.available, "fixtures/apple/xml not found (set COREDATA_FIXTURES)"))

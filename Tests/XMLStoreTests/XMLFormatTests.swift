@@ -1,5 +1,6 @@
 import Testing
 import CoreData
+import StoreTestSupport
 
 /// What the XML store writes, and that every value comes back from the file as it was saved.
 @Suite struct XMLFormatTests {

@@ -1,5 +1,6 @@
 import Testing
 import CoreData
+import StoreTestSupport
 
 /// Object IDs and `nextObjectID` near `Int64.max`: a file cannot make the store trap when it hands out keys.
 @Suite struct XMLKeyLimitTests {
@@ -35,12 +36,7 @@ import CoreData
     @Test func runningOutOfKeysFailsTheSave() throws {
         let contents = file(key: StoreNumberLimits.largestStoredNumber)
         let (directory, url) = try write(contents)
-        let context = try openStore(.xml, at: url, model: everyTypeModel())
-        let code = context.performAndWait {
-            let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
-            tag.setValue("one too many", forKey: "name")
-            return errorCode { try context.save() }
-        }
+        let code = try saveCodeAfterInsertingATag(.xml, at: url)
         #expect(code == NSPersistentStoreSaveError)
         #expect(try Data(contentsOf: url) == contents, "nothing was written")
         _ = directory

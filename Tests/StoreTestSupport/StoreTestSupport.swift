@@ -1,20 +1,24 @@
 import Testing
 import CoreData
 
+/// Helpers shared by the store test targets: temporary directories, opening stores, a model with every
+/// attribute type and its contents, error codes, and (in Fuzzing.swift) deterministic file damage.
+
 /// A fresh directory for one test, removed when the value is released.
-final class TemporaryDirectory {
-    let url: URL
-    init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("binarystore-tests-\(UUID().uuidString)")
+public final class TemporaryDirectory {
+    public let url: URL
+    /// `prefix` starts the directory's name, so a left-over directory says which tests made it.
+    public init(prefix: String = "store-tests") {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(at: url) }
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+    public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 }
 
 /// A coordinator with one store of `type` at `url`, and a private-queue context on it.
-func openStore(_ type: NSPersistentStore.StoreType, at url: URL, model: NSManagedObjectModel,
-               options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectContext {
+public func openStore(_ type: NSPersistentStore.StoreType, at url: URL, model: NSManagedObjectModel,
+                      options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectContext {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     try coordinator.addPersistentStore(type: type, at: url, options: options)
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -23,13 +27,13 @@ func openStore(_ type: NSPersistentStore.StoreType, at url: URL, model: NSManage
 }
 
 /// The primary key in an object ID's URI (".../Entity/p42" → 42).
-func primaryKey(of object: NSManagedObject) -> Int64 {
+public func primaryKey(of object: NSManagedObject) -> Int64 {
     Int64(object.objectID.uriRepresentation().lastPathComponent.dropFirst()) ?? -1
 }
 
 /// Every object of the model's concrete entities, as "Entity/pN" → property name → a comparable description.
 /// To-ones show the destination's key, to-manys the sorted keys.
-func dump(_ context: NSManagedObjectContext, model: NSManagedObjectModel) throws -> [String: [String: String]] {
+public func dump(_ context: NSManagedObjectContext, model: NSManagedObjectModel) throws -> [String: [String: String]] {
     try context.performAndWait {
         var result: [String: [String: String]] = [:]
         for entity in model.entities where !entity.isAbstract {
@@ -55,20 +59,20 @@ func dump(_ context: NSManagedObjectContext, model: NSManagedObjectModel) throws
     }
 }
 
-extension NSEntityDescription {
+public extension NSEntityDescription {
     /// The entity's properties with its ancestors' first.
     func properties(includingInherited: Bool) -> [NSPropertyDescription] { layout.allProperties }
 }
 
 /// The Cocoa error code of a thrown error.
-func errorCode(_ body: () throws -> Void) -> Int? {
+public func errorCode(_ body: () throws -> Void) -> Int? {
     do { try body() } catch { return (error as NSError).code }
     return nil
 }
 
 /// A model with every attribute type the atomic stores write, an entity hierarchy and relationships:
 /// Item (every type) ←→ Tag (many-to-many), Item → Owner (to-one), Animal ▸ Dog (Dog adds `breed`).
-func everyTypeModel() -> NSManagedObjectModel {
+public func everyTypeModel() -> NSManagedObjectModel {
     let item = NSEntityDescription(name: "Item"), tag = NSEntityDescription(name: "Tag"), owner = NSEntityDescription(name: "Owner")
     let animal = NSEntityDescription(name: "Animal"), dog = NSEntityDescription(name: "Dog")
     animal.subentities = [dog]
@@ -103,7 +107,7 @@ func everyTypeModel() -> NSManagedObjectModel {
 }
 
 /// Fills a store of `everyTypeModel()` with `count` items (and a few tags, owners and animals), deterministically.
-func populate(_ context: NSManagedObjectContext, items count: Int, titlePrefix: String = "item") throws {
+public func populate(_ context: NSManagedObjectContext, items count: Int, titlePrefix: String = "item") throws {
     try context.performAndWait { () throws -> Void in
         let model = try #require(context.persistentStoreCoordinator?.managedObjectModel)
         let tagEntity = try #require(model.entitiesByName["Tag"]), ownerEntity = try #require(model.entitiesByName["Owner"])
@@ -133,5 +137,15 @@ func populate(_ context: NSManagedObjectContext, items count: Int, titlePrefix: 
             item.setValue(Set([tags[index % 3]]), forKey: "tags")
         }
         try context.save()
+    }
+}
+
+/// Opens a store of `everyTypeModel()` at `url`, inserts one Tag and saves: the save's Cocoa error code, if it fails.
+public func saveCodeAfterInsertingATag(_ type: NSPersistentStore.StoreType, at url: URL) throws -> Int? {
+    let context = try openStore(type, at: url, model: everyTypeModel())
+    return context.performAndWait {
+        let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+        tag.setValue("one too many", forKey: "name")
+        return errorCode { try context.save() }
     }
 }
