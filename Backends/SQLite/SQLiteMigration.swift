@@ -21,6 +21,14 @@ enum SQLiteMigration {
     ///   naming the entity and property; 134110 (`NSMigrationError`) when the data does not fit the new model
     ///   (a required value missing) or a step fails.
     static func migrate(url: URL, request: StoreOpenRequest, schema: SQLiteSchema) throws {
+        // A rollback journal left by an interrupted transaction (stores opened with journal_mode=DELETE) must be
+        // rolled back by SQLite before the file can be read as a whole, and must never outlive a file swap.
+        let journal = url.path + "-journal"
+        if let size = (try? FileManager.default.attributesOfItem(atPath: journal))?[.size] as? Int, size > 0 {
+            throw CoreDataError.make(NSMigrationError,
+                                     "The store at \(url.path) has an unfinished transaction (\(journal)); open it once with its current model so SQLite can roll it back, then migrate.",
+                                     userInfo: [NSURLErrorKey: url])
+        }
         let source: SQLiteMigrationSource
         do {
             let connection = try SQLiteFileCheck.readOnlyConnection(url: url)

@@ -23,6 +23,8 @@ public enum VersionHashing {
         var text = "\(property.name)|\(property.isOptional)|\(property.isTransient)|\(property.versionHashModifier ?? "")"
         if let attribute = property as? NSAttributeDescription {
             text += "|attribute|\(attribute.attributeType.rawValue)"
+            // External storage changes how a store encodes the value, so it changes the stored form.
+            if attribute.allowsExternalBinaryDataStorage { text += "|external" }
         } else if let relationship = property as? NSRelationshipDescription {
             text += "|relationship|\(relationship.destinationEntity?.name ?? "")|\(relationship.inverseRelationship?.name ?? "")"
             text += "|\(relationship.minCount)|\(relationship.maxCount)|\(relationship.isOrdered)"
