@@ -142,6 +142,7 @@ extension NSManagedObjectContext {
                 guard keys.count == members.count else {
                     throw CoreDataError.saveFailed("the store gave \(keys.count) keys for \(members.count) objects")
                 }
+                registered.reserveCapacity(registered.count + members.count)
                 for (object, primaryKey) in zip(members, keys) {
                     let newID = store.objectID(for: ObjectKey(entityNumber: object.entity.entityNumber, primaryKey: primaryKey), entity: object.entity)
                     object.assignedID = newID

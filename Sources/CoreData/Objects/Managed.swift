@@ -70,7 +70,8 @@ final class ManagedSlotCache: @unchecked Sendable {
     }
 
     /// Each thread keeps its own table of slots (a lookup takes no lock and copies no references).
-    private let slots = ThreadLocalCache<Key, Int?>()
+    private final class Table { var slots: [Key: Int?] = [:] }
+    private let tables = ThreadLocal { Table() }
     /// The key paths and layouts named by the tables' keys, kept alive so no identity in a table is reused.
     private var kept: [AnyObject] = []
     private let keptLock = NSLock()
@@ -80,13 +81,15 @@ final class ManagedSlotCache: @unchecked Sendable {
     func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: @autoclosure () -> String?) -> Int? {
         let layout = object.layout
         let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(layout))
-        return slots.value(for: key) {
-            keptLock.lock()
-            kept.append(keyPath)
-            kept.append(layout)
-            keptLock.unlock()
-            return layout.slotByName[explicitName() ?? Self.propertyName(of: keyPath)]
-        }
+        let table = tables.value
+        if let known = table.slots[key] { return known }
+        keptLock.lock()
+        kept.append(keyPath)
+        kept.append(layout)
+        keptLock.unlock()
+        let slot = layout.slotByName[explicitName() ?? Self.propertyName(of: keyPath)]
+        table.slots[key] = .some(slot)
+        return slot
     }
 
     /// The property name of a storage key path such as `\Person._name`: `name`.

@@ -236,13 +236,16 @@ struct PredicateTypeTraits {
     let isCollection: Bool
     let isKeyValueReading: Bool
 
-    private static let cache = ThreadLocalCache<ObjectIdentifier, PredicateTypeTraits>()
+    private final class Table { var traits: [ObjectIdentifier: PredicateTypeTraits] = [:] }
+    private static let tables = ThreadLocal { Table() }
 
     static func of(_ type: Any.Type) -> PredicateTypeTraits {
-        cache.value(for: ObjectIdentifier(type)) {
-            PredicateTypeTraits(isOptional: type is PredicateOptionalUnwrapping.Type,
-                                isCollection: type is PredicateCollectionConvertible.Type,
-                                isKeyValueReading: type is PredicateKeyValueReading.Type)
-        }
+        let table = tables.value
+        if let known = table.traits[ObjectIdentifier(type)] { return known }
+        let traits = PredicateTypeTraits(isOptional: type is PredicateOptionalUnwrapping.Type,
+                                         isCollection: type is PredicateCollectionConvertible.Type,
+                                         isKeyValueReading: type is PredicateKeyValueReading.Type)
+        table.traits[ObjectIdentifier(type)] = traits
+        return traits
     }
 }

@@ -4,39 +4,27 @@ import Glibc
 import Darwin
 #endif
 
-/// A memo table per thread: lookups take no lock, each thread fills its own table on first use.
-///
-/// For hot paths that map a type or a key path to something computed once (the predicate evaluator's type
-/// facts, `@Managed` slots). Entries are never removed; keep keys few and values small. An addition used
-/// inside this package only.
-package final class ThreadLocalCache<Key: Hashable, Value> {
-    @usableFromInline final class Table {
-        @usableFromInline var values: [Key: Value] = [:]
-        @usableFromInline init() {}
-    }
-
+/// One object per thread, made on the thread's first use: for memo tables on hot paths that must not take a
+/// lock (the predicate evaluator's type facts, `@Managed` slots). The object lives as long as its thread.
+/// An addition used inside this package only.
+package final class ThreadLocal<Storage: AnyObject> {
     @usableFromInline var key = pthread_key_t()
+    @usableFromInline let make: () -> Storage
 
-    package init() {
+    package init(_ make: @escaping () -> Storage) {
+        self.make = make
         pthread_key_create(&key) { pointer in
             guard let pointer else { return }
             Unmanaged<AnyObject>.fromOpaque(pointer).release()
         }
     }
 
-    /// The value for `lookup` on this thread, computed with `compute` the first time this thread asks.
+    /// This thread's object.
     @inlinable
-    package func value(for lookup: Key, orCompute compute: () -> Value) -> Value {
-        let table: Table
-        if let raw = pthread_getspecific(key) {
-            table = Unmanaged<Table>.fromOpaque(raw).takeUnretainedValue()
-        } else {
-            table = Table()
-            pthread_setspecific(key, Unmanaged.passRetained(table as AnyObject).toOpaque())
-        }
-        if let known = table.values[lookup] { return known }
-        let value = compute()
-        table.values[lookup] = value
-        return value
+    package var value: Storage {
+        if let raw = pthread_getspecific(key) { return Unmanaged<Storage>.fromOpaque(raw).takeUnretainedValue() }
+        let storage = make()
+        pthread_setspecific(key, Unmanaged.passRetained(storage as AnyObject).toOpaque())
+        return storage
     }
 }
