@@ -9,6 +9,8 @@ import CoreData
 /// - `Item` has one optional attribute of every type, plus `name` and `rank` for predicates and sorting.
 /// - `Node` (name) —< `Node` (children, deny; parent, nullify): a tree for the deny rule, kept apart so the
 ///   other entities' cases are unaffected.
+/// - `Account` (email, region, code) with uniqueness constraints `[["email"], ["region", "code"]]`, and
+///   `PremiumAccount` inheriting from it (adds `tier`): kept apart for the constraint cases.
 enum ConformanceModel {
     static func make() -> NSManagedObjectModel {
         let owner = NSEntityDescription(name: "Owner")
@@ -18,6 +20,8 @@ enum ConformanceModel {
         let chapter = NSEntityDescription(name: "Chapter")
         let profile = NSEntityDescription(name: "Profile")
         let node = NSEntityDescription(name: "Node")
+        let account = NSEntityDescription(name: "Account")
+        let premium = NSEntityDescription(name: "PremiumAccount")
 
         let ownerItems = NSRelationshipDescription(name: "items", destination: item, toMany: true, deleteRule: .nullifyDeleteRule)
         let itemOwner = NSRelationshipDescription(name: "owner", destination: owner, toMany: false)
@@ -62,7 +66,15 @@ enum ConformanceModel {
         chapter.properties = [NSAttributeDescription(name: "title", type: .string), chapterOwner]
         profile.properties = [NSAttributeDescription(name: "bio", type: .string), profileOwner]
         node.properties = [NSAttributeDescription(name: "name", type: .string), nodeChildren, nodeParent]
-        return NSManagedObjectModel(entities: [owner, item, special, tag, chapter, profile, node])
+        account.properties = [
+            NSAttributeDescription(name: "email", type: .string),
+            NSAttributeDescription(name: "region", type: .string),
+            NSAttributeDescription(name: "code", type: .integer64),
+        ]
+        account.uniquenessConstraints = [["email"], ["region", "code"]]
+        premium.properties = [NSAttributeDescription(name: "tier", type: .integer16)]
+        account.subentities = [premium]
+        return NSManagedObjectModel(entities: [owner, item, special, tag, chapter, profile, node, account, premium])
     }
 
     private static func pair(_ a: NSRelationshipDescription, _ b: NSRelationshipDescription) {

@@ -2,8 +2,9 @@
 /// memory, and the whole store read from and written to a file by a subclass.
 ///
 /// A subclass names its store type and implements `readSnapshot(from:)` and `writeSnapshot(_:to:)`; a store
-/// without a file (the in-memory store) implements neither. A save applies the change set in memory, writes the
-/// whole file with `AtomicFileReplacement`, and undoes the in-memory changes when the write fails.
+/// without a file (the in-memory store) implements neither. A save applies the change set in memory, checks the
+/// uniqueness constraints (`AtomicUniqueness`), writes the whole file with `AtomicFileReplacement`, and undoes
+/// the in-memory changes when a constraint or the write fails.
 open class AtomicStore: PersistentStoreBackend {
     /// The store type name written into the metadata (`NSStoreType`). Subclasses override it.
     open class var storeTypeName: String { "Atomic" }
@@ -231,9 +232,14 @@ open class AtomicStore: PersistentStoreBackend {
     // MARK: Reading
 
     private func candidates(_ request: StoreFetchRequest) -> [AtomicRecord] {
-        var numbers = [request.entity.entityNumber]
-        if request.includesSubentities {
-            var stack = request.entity.subentities
+        records(of: request.entity, includingSubentities: request.includesSubentities)
+    }
+
+    /// The records of `entity`, and of its subentities when asked, in no particular order.
+    private func records(of entity: NSEntityDescription, includingSubentities: Bool) -> [AtomicRecord] {
+        var numbers = [entity.entityNumber]
+        if includingSubentities {
+            var stack = entity.subentities
             while let entity = stack.popLast() {
                 numbers.append(entity.entityNumber)
                 stack.append(contentsOf: entity.subentities)
@@ -312,6 +318,9 @@ open class AtomicStore: PersistentStoreBackend {
 
     // MARK: Saving
 
+    /// Applies a change set in memory and writes the file; when a version check, a uniqueness constraint or the
+    /// write fails, the store is left as it was.
+    /// - Throws: `StoreVersionConflict`; 134030 for a read-only store; 133021 when a uniqueness constraint fails.
     open func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         if openRequest.isReadOnly {
             throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") was added read-only")
@@ -371,6 +380,9 @@ open class AtomicStore: PersistentStoreBackend {
             metadata[NSStoreUUIDKey] = oldMetadata[NSStoreUUIDKey]
         }
         do {
+            // Checked on the final state, after the deletions: a value a deleted object gives up is free.
+            let changed = changes.inserted.compactMap { records[$0.key] } + changes.updated.compactMap { records[$0.row.key] }
+            try checkUniqueness(of: changed)
             try writeFile()
         } catch {
             for (key, old) in undo {
@@ -381,6 +393,13 @@ open class AtomicStore: PersistentStoreBackend {
             throw error
         }
         return StoreSaveResult(versions: versions)
+    }
+
+    /// Checks the changed records, already holding their new values, against the uniqueness constraints of
+    /// their entities' trees (see `AtomicUniqueness`).
+    /// - Throws: 133021 when two records of a tree would have the same constrained values.
+    private func checkUniqueness(of changed: [AtomicRecord]) throws {
+        try AtomicUniqueness.check(changed: changed) { root in records(of: root, includingSubentities: true) }
     }
 
     // MARK: Batch delete
@@ -452,8 +471,9 @@ open class AtomicStore: PersistentStoreBackend {
 
     // MARK: Batch update and insert
 
-    /// Sets the request's attributes on every matching record in memory, then writes the file; when the
-    /// write fails, the records get their old values and versions back.
+    /// Sets the request's attributes on every matching record in memory, then writes the file; when a
+    /// uniqueness constraint fails or the write fails, the records get their old values and versions back.
+    /// - Throws: 134030 for a read-only store; 133021 when a uniqueness constraint fails.
     open func batchUpdate(_ request: StoreBatchUpdateRequest) throws -> [ObjectKey] {
         if openRequest.isReadOnly {
             throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") was added read-only")
@@ -471,6 +491,7 @@ open class AtomicStore: PersistentStoreBackend {
             record.version += 1
         }
         do {
+            try checkUniqueness(of: selected)
             try writeFile()
         } catch {
             for (record, values, version) in undo {
@@ -482,8 +503,10 @@ open class AtomicStore: PersistentStoreBackend {
         return selected.map(\.key)
     }
 
-    /// Adds one record per row with newly allocated keys and version 1, then writes the file; when the write
-    /// fails, the records are removed again (the keys stay used, as after a failed save).
+    /// Adds one record per row with newly allocated keys and version 1, then writes the file; when a uniqueness
+    /// constraint fails or the write fails, the records are removed again (the keys stay used, as after a
+    /// failed save).
+    /// - Throws: 134030 for a read-only store; 133021 when a uniqueness constraint fails.
     open func batchInsert(_ request: StoreBatchInsertRequest) throws -> [ObjectKey] {
         if openRequest.isReadOnly {
             throw CoreDataError.saveFailed("the store at \(openRequest.url?.path ?? "memory") was added read-only")
@@ -496,13 +519,18 @@ open class AtomicStore: PersistentStoreBackend {
         guard !request.rows.isEmpty else { return [] }
         let primaryKeys = try allocatePrimaryKeys(for: own, count: request.rows.count)
         var keys: [ObjectKey] = []
+        var inserted: [AtomicRecord] = []
         keys.reserveCapacity(primaryKeys.count)
+        inserted.reserveCapacity(primaryKeys.count)
         for (primaryKey, values) in zip(primaryKeys, request.rows) {
             let key = ObjectKey(entityNumber: own.entityNumber, primaryKey: primaryKey)
-            insertRecord(AtomicRecord(key: key, entity: own, version: 1, values: values))
+            let record = AtomicRecord(key: key, entity: own, version: 1, values: values)
+            insertRecord(record)
+            inserted.append(record)
             keys.append(key)
         }
         do {
+            try checkUniqueness(of: inserted)
             try writeFile()
         } catch {
             for key in keys { removeRecord(key) }

@@ -51,6 +51,13 @@ public enum CoreDataError {
              userInfo: underlying.map { [NSUnderlyingErrorKey: $0] } ?? [:])
     }
 
+    /// A save or batch request that would give two objects of an entity's inheritance tree the same values
+    /// for a uniqueness constraint (133021, `NSManagedObjectConstraintMergeError`).
+    public static func uniquenessViolation(entity: String, properties: [String]) -> NSError {
+        make(NSManagedObjectConstraintMergeError,
+             "The save violates a uniqueness constraint: two \(entity) objects would have the same \(properties.joined(separator: ", ")).")
+    }
+
     /// A misuse of a store or coordinator, such as adding one store twice (134070).
     public static func operation(_ reason: String) -> NSError {
         make(NSPersistentStoreOperationError, reason)

@@ -1,0 +1,155 @@
+import CoreData
+
+/// Uniqueness constraints (`Account`: `[["email"], ["region", "code"]]`, inherited by `PremiumAccount`): a
+/// save, batch insert or batch update that would give two accounts the same constrained values throws 133021
+/// and writes nothing; nil values collide with nothing.
+enum ConstraintCases {
+    /// Inserts an account; nil arguments leave the attribute nil.
+    @discardableResult
+    static func account(_ context: NSManagedObjectContext, _ email: String?, region: String? = nil, code: Int64? = nil,
+                        premium: Bool = false) -> NSManagedObject {
+        let account = NSEntityDescription.insertNewObject(forEntityName: premium ? "PremiumAccount" : "Account", into: context)
+        account.setValue(email, forKey: "email")
+        account.setValue(region, forKey: "region")
+        account.setValue(code, forKey: "code")
+        return account
+    }
+
+    /// Every account (premium ones included) as "email region code", sorted, with "-" for nil.
+    static func accounts(_ context: NSManagedObjectContext) throws -> [String] {
+        try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")).map { account in
+            let code = (account.value(forKey: "code") as? NSNumber).map { "\($0.int64Value)" } ?? "-"
+            return "\(account.value(forKey: "email") as? String ?? "-") \(account.value(forKey: "region") as? String ?? "-") \(code)"
+        }.sorted()
+    }
+
+    /// Fails the case unless `body` throws 133021 with a message naming the entity and every property.
+    static func expectViolation(_ env: ConformanceEnvironment, _ what: String, _ properties: [String],
+                                file: StaticString = #fileID, line: UInt = #line, _ body: () throws -> Void) throws {
+        let error = try env.expectError([NSManagedObjectConstraintMergeError], what, file: file, line: line, body)
+        let message = error.localizedDescription.lowercased()
+        for word in ["account"] + properties {
+            try env.expect(message.contains(word), "\(what): the message names \(word): \(error.localizedDescription)", file: file, line: line)
+        }
+    }
+
+    static let save = ConformanceCase("save/uniqueness-constraint") { env in
+        let coordinator = try env.openCoordinator()
+        let twins = env.context(coordinator)
+        account(twins, "a@example.com", region: "eu", code: 1)
+        account(twins, "a@example.com", region: "us", code: 1)
+        try expectViolation(env, "two new objects with the same email", ["email"]) { try twins.save() }
+        try env.expectEqual(try accounts(env.context(coordinator)), [], "nothing was written")
+
+        let first = env.context(coordinator)
+        account(first, "a@example.com", region: "eu", code: 1)
+        account(first, "b@example.com", region: "eu", code: 2)
+        account(first, "c@example.com", region: "us", code: 1)
+        try first.save()
+        let saved = ["a@example.com eu 1", "b@example.com eu 2", "c@example.com us 1"]
+
+        let again = env.context(coordinator)
+        account(again, "new@example.com", region: "asia", code: 9)
+        account(again, "a@example.com", region: "asia", code: 1)
+        try expectViolation(env, "a new object with a saved object's email", ["email"]) { try again.save() }
+        let pair = env.context(coordinator)
+        account(pair, "d@example.com", region: "eu", code: 2)
+        try expectViolation(env, "a new object with a saved object's region and code", ["region", "code"]) { try pair.save() }
+        let premium = env.context(coordinator)
+        account(premium, "c@example.com", region: "asia", code: 3, premium: true)
+        try expectViolation(env, "a subentity's object with a saved object's email", ["email"]) { try premium.save() }
+        let updating = env.context(coordinator)
+        let c = try updating.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")).first {
+            $0.value(forKey: "email") as? String == "c@example.com"
+        }
+        c?.setValue("b@example.com", forKey: "email")
+        try expectViolation(env, "an update to a saved object's email", ["email"]) { try updating.save() }
+        try env.expectEqual(try accounts(env.context(coordinator)), saved, "the refused saves wrote nothing")
+
+        let fine = env.context(coordinator)
+        account(fine, "d@example.com", region: "eu", code: 3)
+        account(fine, "e@example.com", region: "us", code: 2, premium: true)
+        account(fine, nil, region: "eu", code: nil)
+        account(fine, nil, region: "eu", code: nil)
+        account(fine, nil, region: nil, code: 1)
+        try fine.save()
+        let swap = env.context(coordinator)
+        for object in try swap.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account"))
+        where object.value(forKey: "email") as? String == "a@example.com" {
+            swap.delete(object)
+        }
+        account(swap, "a@example.com", region: "asia", code: 1)
+        try swap.save()
+
+        let reopened = try env.reopenedContext(or: coordinator)
+        try env.expectEqual(try accounts(reopened), [
+            "- - 1", "- eu -", "- eu -", "a@example.com asia 1", "b@example.com eu 2", "c@example.com us 1",
+            "d@example.com eu 3", "e@example.com us 2",
+        ], "different values and nil values are saved; a deleted object's value can be reused")
+    }
+
+    static let batchInsert = ConformanceCase("batch-insert/uniqueness-constraint", requires: .batchInsert) { env in
+        let coordinator = try env.openCoordinator()
+        let context = env.context(coordinator)
+        account(context, "a@example.com", region: "eu", code: 1)
+        try context.save()
+        func attempt(_ what: String, _ properties: [String], entity: String = "Account", _ objects: [[String: Any]]) throws {
+            try expectViolation(env, what, properties) { _ = try context.execute(NSBatchInsertRequest(entityName: entity, objects: objects)) }
+        }
+        try attempt("a duplicate email in the batch", ["email"], [["email": "b@example.com"], ["email": "c@example.com"], ["email": "b@example.com"]])
+        try attempt("a saved object's email", ["email"], [["email": "c@example.com"], ["email": "a@example.com"]])
+        try attempt("a duplicate region and code in the batch", ["region", "code"],
+                    [["email": "b@example.com", "region": "us", "code": 5], ["email": "c@example.com", "region": "us", "code": 5]])
+        try attempt("a saved object's region and code", ["region", "code"], [["email": "b@example.com", "region": "eu", "code": 1]])
+        try attempt("a saved object's email, into a subentity", ["email"], entity: "PremiumAccount", [["email": "a@example.com"]])
+        try env.expectEqual(try accounts(env.context(coordinator)), ["a@example.com eu 1"], "the refused batches inserted nothing")
+
+        let request = NSBatchInsertRequest(entityName: "Account", objects: [
+            ["email": "b@example.com", "region": "eu", "code": 2], ["email": "c@example.com", "region": "us", "code": 1],
+            ["region": "eu"], ["region": "eu"], ["code": 1],
+        ])
+        request.resultType = .count
+        try env.expectEqual(((try context.execute(request) as? NSBatchInsertResult)?.result as? NSNumber)?.intValue, 5,
+                            "different values and nil values are inserted")
+        let reopened = try env.reopenedContext(or: coordinator)
+        try env.expectEqual(try accounts(reopened), [
+            "- - 1", "- eu -", "- eu -", "a@example.com eu 1", "b@example.com eu 2", "c@example.com us 1",
+        ], "rows after a reopen")
+    }
+
+    static let batchUpdate = ConformanceCase("batch-update/uniqueness-constraint", requires: .batchUpdate) { env in
+        let coordinator = try env.openCoordinator()
+        let context = env.context(coordinator)
+        account(context, "a@example.com", region: "eu", code: 1)
+        account(context, "b@example.com", region: "eu", code: 2)
+        account(context, "c@example.com", region: "us", code: 1)
+        account(context, "d@example.com", region: "us", code: 2, premium: true)
+        try context.save()
+        func attempt(_ what: String, _ properties: [String], _ predicate: NSPredicate?, _ values: [AnyHashable: Any]) throws {
+            let request = NSBatchUpdateRequest(entityName: "Account")
+            request.predicate = predicate
+            request.propertiesToUpdate = values
+            try expectViolation(env, what, properties) { _ = try context.execute(request) }
+        }
+        try attempt("one row given another's email", ["email"], NSPredicate(format: "email == %@", "b@example.com"), ["email": "a@example.com"])
+        try attempt("every row given one email", ["email"], nil, ["email": "z@example.com"])
+        try attempt("two rows given the same region and code", ["region", "code"], nil, ["region": "eu"])
+        try attempt("a subentity's row given a saved object's email", ["email"], NSPredicate(format: "email == %@", "d@example.com"),
+                    ["email": "c@example.com"])
+        let saved = ["a@example.com eu 1", "b@example.com eu 2", "c@example.com us 1", "d@example.com us 2"]
+        try env.expectEqual(try accounts(env.context(coordinator)), saved, "the refused updates changed nothing")
+
+        let moved = NSBatchUpdateRequest(entityName: "Account")
+        moved.predicate = NSPredicate(format: "email == %@", "c@example.com")
+        moved.propertiesToUpdate = ["region": "asia", "email": "e@example.com"]
+        _ = try context.execute(moved)
+        let cleared = NSBatchUpdateRequest(entityName: "Account")
+        cleared.propertiesToUpdate = ["region": "eu", "code": NSNull()]
+        _ = try context.execute(cleared)
+        let reopened = try env.reopenedContext(or: coordinator)
+        try env.expectEqual(try accounts(reopened), ["a@example.com eu -", "b@example.com eu -", "d@example.com eu -", "e@example.com eu -"],
+                            "different values and nil values are written")
+    }
+
+    static let all: [ConformanceCase] = [save, batchInsert, batchUpdate]
+}
