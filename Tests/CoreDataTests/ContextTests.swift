@@ -119,3 +119,20 @@ import CoreData
         #expect(reported?.localizedDescription.contains("NoSuchModelAnywhere") == true)
     }
 }
+
+@Suite struct FetchRequestExecuteTests {
+    @Test func executeRunsInTheContextOfTheEnclosingBlock() throws {
+        let context = try inMemoryContext()
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        try context.performAndWait {
+            let author = Author(context: context)
+            author.name = "Unsaved"
+            let found = try NSFetchRequest<Author>(entityName: "Author").execute()
+            #expect(found.map(\.name) == ["Unsaved"], "the enclosing context's pending insert is seen")
+            let seenByOther = try other.performAndWait { try NSFetchRequest<Author>(entityName: "Author").execute() }
+            #expect(seenByOther.isEmpty, "the innermost context is used")
+        }
+        #expect(throws: NSError.self) { _ = try NSFetchRequest<Author>(entityName: "Author").execute() }
+    }
+}

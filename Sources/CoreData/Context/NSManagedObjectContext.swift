@@ -89,7 +89,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Runs `block` on the context's queue and waits for it; re-entrant: runs it at once when already on the
     /// queue or inside another of this context's blocks.
     open func performAndWait(_ block: () -> Void) {
-        if isOnQueue { block(); return }
+        if isOnQueue { ActiveContexts.run(self, block); return }
         if let queue {
             queue.sync { ActiveContexts.run(self, block) }
         } else {
@@ -99,7 +99,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Runs `block` on the context's queue, waits, and returns its result or rethrows its error.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        if isOnQueue { return try block() }
+        if isOnQueue { return try ActiveContexts.run(self, block) }
         if let queue { return try queue.sync { try ActiveContexts.run(self, block) } }
         return try DispatchQueue.main.sync { try ActiveContexts.run(self, block) }
     }
@@ -112,7 +112,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Runs `block` on the context's queue and returns its result.
     public func perform<T>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws -> T) async throws -> T {
-        if schedule == .immediate, isOnQueue { return try block() }
+        if schedule == .immediate, isOnQueue { return try ActiveContexts.run(self, block) }
         return try await withCheckedThrowingContinuation { continuation in
             perform {
                 do { continuation.resume(returning: try block()) } catch { continuation.resume(throwing: error) }
@@ -306,30 +306,23 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-/// The contexts whose blocks are running on the current thread, so nested `performAndWait` calls run inline.
+/// The contexts whose blocks are running on the current thread, innermost last: nested `performAndWait` calls
+/// run inline, and `NSFetchRequest.execute()` finds its context here.
 enum ActiveContexts {
-    private final class Marks { var counts: [ObjectIdentifier: Int] = [:] }
-    private static let key = "swift-coredata.activeContexts"
-
-    private static var marks: Marks {
-        if let marks = Thread.current.threadDictionary[key] as? Marks { return marks }
-        let marks = Marks()
-        Thread.current.threadDictionary[key] = marks
-        return marks
-    }
+    private final class Stack { var contexts: [NSManagedObjectContext] = [] }
+    private static let stacks = ThreadLocal { Stack() }
 
     static func isActive(_ context: NSManagedObjectContext) -> Bool {
-        (marks.counts[ObjectIdentifier(context)] ?? 0) > 0
+        stacks.value.contexts.contains { $0 === context }
     }
 
+    /// The context whose block runs innermost on this thread.
+    static var current: NSManagedObjectContext? { stacks.value.contexts.last }
+
     static func run<T>(_ context: NSManagedObjectContext, _ body: () throws -> T) rethrows -> T {
-        let marks = self.marks
-        let id = ObjectIdentifier(context)
-        marks.counts[id, default: 0] += 1
-        defer {
-            marks.counts[id, default: 1] -= 1
-            if marks.counts[id] == 0 { marks.counts[id] = nil }
-        }
+        let stack = stacks.value
+        stack.contexts.append(context)
+        defer { stack.contexts.removeLast() }
         return try body()
     }
 }
