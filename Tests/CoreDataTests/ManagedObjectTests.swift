@@ -121,3 +121,40 @@ import CoreData
         }
     }
 }
+
+@Suite struct MutableRelationshipViewTests {
+    @Test func mutableSetValueChangesTheRelationship() throws {
+        let context = try inMemoryContext()
+        let author = Author(context: context)
+        let first = Book(context: context), second = Book(context: context)
+        first.title = "First"
+        second.title = "Second"
+        let books = author.mutableSetValue(forKey: "books")
+        books.add(first)
+        books.add(second)
+        #expect(books.count == 2 && author.books.count == 2)
+        #expect(first.author === author, "the inverse is set")
+        books.remove(first)
+        #expect(first.author == nil && author.books == [second])
+        #expect(books.contains(second))
+        try context.save()
+    }
+
+    @Test func mutableOrderedSetValueKeepsOrder() throws {
+        let context = try inMemoryContext()
+        let author = Author(context: context)
+        let drafts = (0..<3).map { index -> Draft in
+            let draft = Draft(context: context)
+            draft.text = "d\(index)"
+            return draft
+        }
+        let view = author.mutableOrderedSetValue(forKey: "drafts")
+        view.add(drafts[0])
+        view.add(drafts[2])
+        view.insert(drafts[1], at: 1)
+        #expect(author.drafts.map(\.text) == ["d0", "d1", "d2"])
+        view.removeObject(at: 0)
+        #expect(author.drafts.map(\.text) == ["d1", "d2"] && drafts[0].author == nil)
+        #expect(view.index(of: drafts[2]) == 1)
+    }
+}
