@@ -38,6 +38,7 @@ let package = Package(
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"],
                     resources: [.copy("Resources/Model.xcdatamodeld"), .copy("Resources/MustC.xcdatamodeld")]),
         .testTarget(name: "ReadmeTests", dependencies: ["CoreData"]),
+        .testTarget(name: "CoreDataToolTests", dependencies: ["coredata", "CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataInMemory", "CoreDataConformance"]),
         .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CSQLite", "StoreTestSupport"]),
