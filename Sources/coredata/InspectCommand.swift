@@ -1,38 +1,48 @@
 import CoreData
 import Foundation
 
-/// `coredata inspect <store> --model <model>`: prints a store's metadata and the number of objects per entity.
+/// `coredata inspect <store> [--model <model>]`: prints a store's metadata and the number of objects per entity.
 enum InspectCommand: Command {
     static let name = "inspect"
     static let summary = "print a store's type, UUID, metadata and object counts per entity"
     static let usage = """
-        usage: coredata inspect <store> --model <model> [--type sqlite|xml|binary]
+        usage: coredata inspect <store> [--model <model>] [--type sqlite|xml|binary]
 
           <store>          a store file (read-only; never changed)
-          --model <model>  the model the store was saved with (.xcdatamodeld, .xcdatamodel, .momd, .mom)
+          --model <model>  the model the store was saved with (.xcdatamodeld, .xcdatamodel, .momd, .mom);
+                           optional for a SQLite store that caches its model (Apple's stores since about 2015)
           --type <type>    the store type, when the file extension does not tell
         """
 
     static func run(_ arguments: [String]) throws {
+        for line in try report(arguments) { print(line) }
+    }
+
+    /// The lines `run` prints.
+    static func report(_ arguments: [String]) throws -> [String] {
         let parsed = try ParsedArguments(arguments, valued: ["--model", "--type"])
         guard parsed.positional.count == 1, let store = parsed.positional.first else { throw UsageError("expected one store") }
-        guard let model = parsed.options["--model"] else { throw UsageError("--model is required") }
-        let (coordinator, persistentStore) = try StoreOpening.open(store: store, model: model, type: parsed.options["--type"])
+        let opened = try StoreOpening.open(store: store, model: parsed.options["--model"], type: parsed.options["--type"])
+        let (coordinator, persistentStore) = (opened.coordinator, opened.store)
         let metadata = coordinator.metadata(for: persistentStore)
-        print("store:  \(persistentStore.url?.path ?? store)")
-        print("type:   \(persistentStore.type)")
-        print("uuid:   \(persistentStore.identifier ?? "")")
+        var lines = [
+            "store:  \(persistentStore.url?.path ?? store)",
+            "type:   \(persistentStore.type)",
+            "uuid:   \(persistentStore.identifier ?? "")",
+            "model:  \(opened.modelSource)",
+        ]
         let other = metadata.keys.filter { ![NSStoreTypeKey, NSStoreUUIDKey, NSStoreModelVersionHashesKey].contains($0) }.sorted()
-        for key in other { print("meta:   \(key) = \(metadata[key].map { "\($0)" } ?? "nil")") }
+        for key in other { lines.append("meta:   \(key) = \(metadata[key].map { "\($0)" } ?? "nil")") }
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
-        print("entities:")
+        lines.append("entities:")
         for entity in coordinator.managedObjectModel.entitiesInStoreOrder {
             guard let name = entity.name else { continue }
             let request = NSFetchRequest<NSManagedObject>(entityName: name)
             request.includesSubentities = false
             let count = try context.performAndWait { try context.count(for: request) }
-            print("  \(name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(count)")
+            lines.append("  \(name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(count)")
         }
+        return lines
     }
 }

@@ -1,25 +1,31 @@
 import CoreData
 import Foundation
 
-/// `coredata query <store> --model <model> --entity <name> [--where <predicate>] [--sort <key>] [--limit n]`:
+/// `coredata query <store> [--model <model>] --entity <name> [--where <predicate>] [--sort <key>] [--limit n]`:
 /// prints the matching objects, one per line.
 enum QueryCommand: Command {
     static let name = "query"
     static let summary = "fetch objects of an entity with a predicate, and print them"
     static let usage = """
-        usage: coredata query <store> --model <model> --entity <name> [--where <predicate>] [--sort <key>[,-key…]] [--limit <n>] [--type sqlite|xml|binary]
+        usage: coredata query <store> [--model <model>] --entity <name> [--where <predicate>] [--sort <key>[,-key…]] [--limit <n>] [--type sqlite|xml|binary]
 
+          --model <model>      the model file; optional for a SQLite store that caches its model
           --where <predicate>  an NSPredicate format, e.g. "age > 30 AND name BEGINSWITH[c] 'a'"
           --sort <keys>        comma-separated keys; a leading - sorts descending
           --limit <n>          at most n objects
         """
 
     static func run(_ arguments: [String]) throws {
+        for line in try report(arguments) { print(line) }
+    }
+
+    /// The lines `run` prints.
+    static func report(_ arguments: [String]) throws -> [String] {
         let parsed = try ParsedArguments(arguments, valued: ["--model", "--type", "--entity", "--where", "--sort", "--limit"])
         guard parsed.positional.count == 1, let store = parsed.positional.first else { throw UsageError("expected one store") }
-        guard let model = parsed.options["--model"] else { throw UsageError("--model is required") }
         guard let entityName = parsed.options["--entity"] else { throw UsageError("--entity is required") }
-        let (coordinator, _) = try StoreOpening.open(store: store, model: model, type: parsed.options["--type"])
+        let opened = try StoreOpening.open(store: store, model: parsed.options["--model"], type: parsed.options["--type"])
+        let coordinator = opened.coordinator
         guard let entity = coordinator.managedObjectModel.entitiesByName[entityName] else {
             throw UsageError("the model has no entity \(entityName); it has \(coordinator.managedObjectModel.entitiesByName.keys.sorted().joined(separator: ", "))")
         }
@@ -39,8 +45,10 @@ enum QueryCommand: Command {
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let objects = try context.performAndWait { try context.fetch(request) }
-        for object in objects { print(ObjectPrinting.line(for: object, entity: entity)) }
-        print("(\(objects.count) \(entityName) object\(objects.count == 1 ? "" : "s"))")
+        var lines = objects.map { ObjectPrinting.line(for: $0, entity: entity) }
+        let modelNote = parsed.options["--model"] == nil ? "; model: \(opened.modelSource)" : ""
+        lines.append("(\(objects.count) \(entityName) object\(objects.count == 1 ? "" : "s")\(modelNote))")
+        return lines
     }
 }
 

@@ -1,8 +1,18 @@
 import CoreData
+import CoreDataSQLite
 import Foundation
 
-/// Opens a store file for the tool, read-only, with a model given on the command line.
+/// Opens a store file for the tool, read-only, with a model given on the command line or, for a SQLite
+/// store, the model Apple's Core Data cached in it.
 enum StoreOpening {
+    /// An open store, and where its model came from.
+    struct Opened {
+        let coordinator: NSPersistentStoreCoordinator
+        let store: NSPersistentStore
+        /// The model file's path, or "cached in the store".
+        let modelSource: String
+    }
+
     /// The store type for a file: `--type` when given, else from the extension (.sqlite, .xml, .binary).
     static func storeType(for url: URL, given: String?) throws -> String {
         if let given {
@@ -21,16 +31,33 @@ enum StoreOpening {
         }
     }
 
-    /// A read-only coordinator on the store at `path`, with the model at `modelPath`.
-    static func open(store path: String, model modelPath: String, type: String?) throws -> (NSPersistentStoreCoordinator, NSPersistentStore) {
+    /// A read-only coordinator on the store at `path`, with the model at `modelPath`; without one, a SQLite
+    /// store's cached model (`Z_MODELCACHE`).
+    /// - Throws: a `UsageError` when no model is given and the store has none cached; the store's errors.
+    static func open(store path: String, model modelPath: String?, type: String?) throws -> Opened {
         let url = URL(fileURLWithPath: path)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no store file at \(url.path).")
         }
-        let model = try NSManagedObjectModel.load(contentsOf: URL(fileURLWithPath: modelPath))
+        let storeType = try storeType(for: url, given: type)
+        let model: NSManagedObjectModel
+        let modelSource: String
+        if let modelPath {
+            model = try NSManagedObjectModel.load(contentsOf: URL(fileURLWithPath: modelPath))
+            modelSource = modelPath
+        } else {
+            guard storeType == NSSQLiteStoreType else {
+                throw UsageError("--model is required for a \(storeType) store (only SQLite stores can hold a cached model)")
+            }
+            guard let cached = try SQLiteStore.cachedModel(at: url) else {
+                throw UsageError("\(url.lastPathComponent) has no cached model (its Z_MODELCACHE table is missing or empty); pass --model")
+            }
+            model = cached
+            modelSource = "cached in the store"
+        }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(ofType: try storeType(for: url, given: type), configurationName: nil, at: url,
+        let store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url,
                                                        options: [NSReadOnlyPersistentStoreOption: true])
-        return (coordinator, store)
+        return Opened(coordinator: coordinator, store: store, modelSource: modelSource)
     }
 }

@@ -1,0 +1,135 @@
+import CSQLite
+import CoreData
+import CoreDataSQLite
+import Foundation
+import StoreTestSupport
+import Testing
+
+/// The model Apple caches in a store (`Z_MODELCACHE.Z_CONTENT`, raw DEFLATE) inflates to the `.mom` extracted
+/// from it, loads, and opens its store; `SQLiteStore.cachedModel(at:)` reads it without changing the file.
+@Suite(.enabled(if: Fixtures.available, "fixtures not found (set COREDATA_FIXTURES or put them in ../shared/fixtures)"))
+struct ModelCacheTests {
+    /// Every fixture store file (not its `-wal`/`-shm`).
+    static let stores: [String] = {
+        guard let folder = Fixtures.sqlite("") else { return [] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".sqlite") }.sorted()
+    }()
+
+    /// The `.mom` extracted from a store's `Z_MODELCACHE`, when there is one.
+    static func extractedModel(_ store: String) -> URL? {
+        guard let url = Fixtures.root?.appendingPathComponent("apple/mom/from_Z_MODELCACHE/\(store).Z_MODELCACHE.mom"),
+              FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return url
+    }
+
+    /// The first non-empty `Z_MODELCACHE.Z_CONTENT`, read with the C API; nil when there is none.
+    static func cachedContent(_ url: URL) throws -> Data? {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { throw Fixtures.FixtureMissing() }
+        defer { sqlite3_close_v2(db) }
+        var statement: OpaquePointer?
+        let sql = "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE length(Z_CONTENT) > 0 LIMIT 1"
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return nil }  // no table
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW, let bytes = sqlite3_column_blob(statement, 0) else { return nil }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(statement, 0)))
+    }
+
+    @Test("every cached model inflates to the extracted .mom and loads", arguments: stores)
+    func cachedContentInflatesToTheExtractedModel(_ store: String) throws {
+        let url = try Fixtures.copy(store)
+        let extracted = Self.extractedModel(store)
+        guard let content = try Self.cachedContent(url) else {
+            #expect(extracted == nil, "the store has no cached model, but \(store).Z_MODELCACHE.mom exists")
+            return
+        }
+        let expected = try Data(contentsOf: try #require(extracted, "no extracted .mom for \(store)"))
+        let inflated = try RawDeflate.inflate(content, maximumSize: 64 << 20)
+        #expect(inflated == expected)
+        let model = try ModelFileLoader.model(fromCompiledData: inflated, source: url)
+        #expect(!model.entities.isEmpty)
+        #expect(ModelComparison.differences(model, try NSManagedObjectModel.load(contentsOf: try #require(extracted))) == [])
+    }
+
+    @Test("every store with a cache has its extracted .mom, and the other way round")
+    func everyExtractedModelHasAStore() throws {
+        let extracted = try FileManager.default.contentsOfDirectory(
+            atPath: try #require(Fixtures.root).appendingPathComponent("apple/mom/from_Z_MODELCACHE").path).filter { $0.hasSuffix(".mom") }
+        #expect(!extracted.isEmpty)
+        for name in extracted {
+            let store = String(name.dropLast(".Z_MODELCACHE.mom".count))
+            #expect(Self.stores.contains(store), "\(name) has no store")
+        }
+    }
+
+    @Test("cachedModel(at:) opens the store with the row counts, and leaves the file as it was",
+          arguments: FixtureStoreTests.cases)
+    func cachedModelOpensItsStore(_ test: FixtureStoreTests.Case) throws {
+        let url = try Fixtures.copy(test.file)
+        let folder = url.deletingLastPathComponent()
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { ($0, fileBytes(folder.appendingPathComponent($0))) }
+        let model = try SQLiteStore.cachedModel(at: url)
+        let after = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { ($0, fileBytes(folder.appendingPathComponent($0))) }
+        #expect(before.map(\.0) == after.map(\.0), "files appeared beside the store")
+        #expect(before.map(\.1) == after.map(\.1), "the files changed")
+        guard let model else {
+            #expect(Self.extractedModel(test.file) == nil, "cachedModel(at:) returned nil for a store with a cached model")
+            return
+        }
+        #expect(Self.extractedModel(test.file) != nil)
+        let stack = try Stack(model: model, url: url, options: [NSReadOnlyPersistentStoreOption: true])
+        for (entity, count) in test.counts {
+            #expect(try stack.count(entity) == count, "\(entity)")
+        }
+        try stack.close()
+    }
+
+    @Test func storeWrittenHereHasNoCachedModel() throws {
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: FixtureModels.sampleModel3(), url: url)
+        try stack.close()
+        #expect(try SQLiteStore.cachedModel(at: url) == nil)
+    }
+
+    @Test func missingFileAndOtherFilesThrow() throws {
+        let missing = TemporaryStore.url()
+        #expect(thrownError { _ = try SQLiteStore.cachedModel(at: missing) }?.code == NSFileReadNoSuchFileError)
+        let text = TemporaryStore.url()
+        try Data(String(repeating: "not a database ", count: 20).utf8).write(to: text)
+        #expect(thrownError { _ = try SQLiteStore.cachedModel(at: text) }?.code == NSPersistentStoreInvalidTypeError)
+        let plain = TemporaryStore.url()
+        RawSQLite.execute(plain, "CREATE TABLE T (A INTEGER)")
+        #expect(thrownError { _ = try SQLiteStore.cachedModel(at: plain) }?.code == NSPersistentStoreInvalidTypeError)
+    }
+
+    @Test func damagedCacheThrows259() throws {
+        let url = try Fixtures.copy("alemar11__CoreDataPlus__Tests__Resources__SampleModel3__Fixtures__SampleModel3_V1.sqlite")
+        RawSQLite.execute(url, "UPDATE Z_MODELCACHE SET Z_CONTENT = X'07FFFF'")
+        let error = thrownError { _ = try SQLiteStore.cachedModel(at: url) }
+        #expect(error?.code == NSFileReadCorruptFileError)
+        #expect(error?.localizedDescription.contains("Z_MODELCACHE") == true, "\(error?.localizedDescription ?? "no error")")
+    }
+
+    /// Truncations and random damage of a real cached model: the decoder returns or throws 259, never traps.
+    @Test func damagedContentOnlyThrows() throws {
+        let url = try Fixtures.copy("alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel_V1.sqlite")
+        let content = try #require(try Self.cachedContent(url))
+        var inputs: [Data] = stride(from: 0, to: content.count, by: max(1, content.count / 100)).map { content.prefix($0) }
+        var random = SplitMix64(seed: 0x2D0D_E1CA)
+        for _ in 0..<300 {
+            inputs.append(mutate(content, &random))
+        }
+        var thrown = 0
+        for (index, input) in inputs.enumerated() {
+            do {
+                let output = try RawDeflate.inflate(input, maximumSize: 1 << 20)
+                #expect(output.count <= 1 << 20)
+            } catch let error as NSError {
+                thrown += 1
+                #expect(error.domain == NSCocoaErrorDomain && error.code == NSFileReadCorruptFileError, "input \(index): \(error)")
+            }
+        }
+        #expect(thrown >= 100)  // every truncation, at least
+    }
+}
