@@ -120,6 +120,7 @@ extension NSManagedObjectContext {
                 let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
                 guard case .rows(let rows) = try coordinatorFetch(storeRequest, store: store) else { continue }
                 objects.reserveCapacity(objects.count + rows.count)
+                registered.reserveCapacity(registered.count + rows.count)
                 let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
                 for row in rows {
                     if let object = materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects, fallback: fallback) { objects.append(object) }

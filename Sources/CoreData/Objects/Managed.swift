@@ -17,7 +17,7 @@
 /// false or empty.
 @propertyWrapper
 public struct Managed<Value> {
-    let explicitName: String?
+    @usableFromInline let explicitName: String?
 
     /// A property named like the Swift property.
     public init() { explicitName = nil }
@@ -31,6 +31,7 @@ public struct Managed<Value> {
         set { fatalError("unavailable") }
     }
 
+    @inlinable
     public static subscript<Object: NSManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -38,6 +39,9 @@ public struct Managed<Value> {
     ) -> Value {
         get {
             let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, explicitName: object[keyPath: storageKeyPath].explicitName)
+            // Inlined into the caller, so the common case (an attribute stored in the property's own type) is a
+            // cast the compiler knows both ends of.
+            if let slot, let stored = object.storedAttributeValue(slot: slot), let value = stored as? Value { return value }
             return ManagedValueConversion.read(object, slot: slot, as: Value.self)
         }
         set {
@@ -59,8 +63,9 @@ extension Managed: ManagedPropertyReflecting {
 }
 
 /// Maps a `@Managed` property (by its storage key path) and an entity layout to a slot, computed once.
+@usableFromInline
 final class ManagedSlotCache: @unchecked Sendable {
-    static let shared = ManagedSlotCache()
+    @usableFromInline static let shared = ManagedSlotCache()
 
     /// Key paths made from a literal are created once and kept by the runtime, so their identity is stable;
     /// each entry also keeps its key path and layout alive, so an identity in the table cannot be reused.
@@ -77,7 +82,7 @@ final class ManagedSlotCache: @unchecked Sendable {
     private let keptLock = NSLock()
 
     /// The slot of the property, or nil when the entity has no property of that name.
-    @inline(__always)
+    @usableFromInline
     func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: @autoclosure () -> String?) -> Int? {
         let layout = object.layout
         let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(layout))

@@ -1,5 +1,7 @@
 /// Converts between slot values and the Swift types of `@Managed` properties.
+@usableFromInline
 enum ManagedValueConversion {
+    @usableFromInline
     static func read<Value>(_ object: NSManagedObject, slot: Int?, as type: Value.Type) -> Value {
         guard let slot else { return emptyValue(Value.self) }
         object.fireFaultIfNeeded()
@@ -28,6 +30,7 @@ enum ManagedValueConversion {
         return emptyValue(Value.self)
     }
 
+    @usableFromInline
     static func write<Value>(_ value: Value, to object: NSManagedObject, slot: Int?) {
         guard let slot else { return }
         let any: Any = value

@@ -7,6 +7,14 @@ extension NSManagedObject {
         if faulted { managedObjectContext?.fulfillFault(of: self) }
     }
 
+    /// The stored value of an attribute slot (its fault loaded first), or nil for another kind of slot or no value.
+    @usableFromInline
+    func storedAttributeValue(slot: Int) -> Any? {
+        fireFaultIfNeeded()
+        guard case .attribute = layout.slotKinds[slot] else { return nil }
+        return slots[slot]
+    }
+
     /// The value of a slot in Apple's public form.
     func publicValue(slot: Int) -> Any? {
         switch layout.slotKinds[slot] {
