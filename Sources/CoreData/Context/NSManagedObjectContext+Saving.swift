@@ -68,9 +68,10 @@ extension NSManagedObjectContext {
         for plan in orderedPlans {
             try write(plan, coordinator: coordinator)
         }
-        var rows: [ObjectIdentifier: [Any?]] = [:]
-        for plan in orderedPlans { rows.merge(plan.rows) { $1 } }
-        finishSave(inserted: inserted, updated: updated, deleted: deleted, rows: rows)
+        for plan in orderedPlans {
+            for (object, values) in plan.rows { object.committed = values }
+        }
+        finishSave(inserted: inserted, updated: updated, deleted: deleted)
     }
 
     private func collect(_ errors: inout [NSError], _ body: () throws -> Void) {
@@ -187,17 +188,19 @@ extension NSManagedObjectContext {
     /// The change set for one store's part of the save.
     private func changeSet(for plan: StoreSavePlan, skippingVersionCheckFor overwrite: Set<ObjectIdentifier>) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
+        plan.rows = []
+        plan.rows.reserveCapacity(plan.inserted.count + plan.updated.count)
         for object in plan.inserted {
             guard let key = object.assignedID?.key else { continue }
             let values = try rowValues(object, store: plan.store)
-            plan.rows[ObjectIdentifier(object)] = values
+            plan.rows.append((object, values))
             changes.inserted.append(StoreRow(key: key, version: 0, values: values))
             changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: plan.store)
         }
         for object in plan.updated {
             guard let key = object.assignedID?.key else { continue }
             let values = try rowValues(object, store: plan.store)
-            plan.rows[ObjectIdentifier(object)] = values
+            plan.rows.append((object, values))
             let row = StoreRow(key: key, version: object.version, values: values)
             let expected: Int64? = overwrite.contains(ObjectIdentifier(object)) ? nil : object.version
             // Overwriting writes the whole object, so stores that write only changed slots write every slot.
@@ -267,12 +270,10 @@ extension NSManagedObjectContext {
     }
 
     /// Marks everything saved, calls `didSave` and posts the save notification.
-    private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
-                            rows: [ObjectIdentifier: [Any?]]) {
+    private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
         for object in inserted + updated {
             object.inserted = false
             object.changedSlots = []
-            if let values = rows[ObjectIdentifier(object)] { object.committed = values }
         }
         for object in deleted {
             registered[object.objectID.identity] = nil
@@ -301,7 +302,7 @@ final class StoreSavePlan {
     var updated: [NSManagedObject] = []
     var deleted: [NSManagedObject] = []
     /// The row values written for each inserted or updated object, which become its committed values.
-    var rows: [ObjectIdentifier: [Any?]] = [:]
+    var rows: [(object: NSManagedObject, values: [Any?])] = []
 
     init(store: NSPersistentStore) {
         self.store = store
