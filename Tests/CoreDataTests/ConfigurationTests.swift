@@ -54,3 +54,11 @@ import CoreData
         }
     }
 }
+
+@Suite struct MergedModelTests {
+    @Test func mergedModelCombinesTheModelsOfABundle() throws {
+        let model = try #require(NSManagedObjectModel.mergedModel(from: [Bundle.module]))
+        #expect(Set(model.entitiesByName.keys) == ["myCoreDataEntity", "FamilyMember", "Movie"])
+        #expect(NSManagedObjectModel.mergedModel(from: []) == nil)
+    }
+}
