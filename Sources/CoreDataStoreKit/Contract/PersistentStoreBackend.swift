@@ -12,7 +12,7 @@ public protocol PersistentStoreBackend: AnyObject {
     /// file exists. A file that is not a store of this type, or is damaged, makes it throw 134000 or 259
     /// and stays byte-for-byte as it was; a store saved with an incompatible model throws 134100 unless the
     /// options allow lightweight migration and the store can migrate. A read-only store is never written.
-    /// Conformance: `add-store/*`.
+    /// Conformance: `add-store/*` (migration: `add-store/lightweight-migration`).
     init(_ request: StoreOpenRequest) throws
 
     /// The metadata of the store file at `url` without adding the store: at least `NSStoreType` and
@@ -33,11 +33,11 @@ public protocol PersistentStoreBackend: AnyObject {
     func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult
 
     /// The current rows of these keys, in any order; keys the store does not have are left out.
-    /// Conformance: `save/reopen-*`.
+    /// Conformance: `add-store/reopen`, `fetch/missing-object`.
     func rows(for keys: [ObjectKey]) throws -> [StoreRow]
 
     /// The keys of the destinations of a to-many relationship of one object, in order when it is ordered.
-    /// Conformance: `save/to-many`, `save/ordered`, `save/many-to-many`.
+    /// Conformance: `save/to-one-and-to-many`, `save/ordered`, `save/many-to-many`.
     func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription) throws -> [ObjectKey]
 
     /// Hands out `count` new primary keys for the hierarchy of `entity` (one sequence per hierarchy), never
