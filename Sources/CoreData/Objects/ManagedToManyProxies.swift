@@ -2,115 +2,110 @@
 /// `mutableOrderedSetValue(forKey:)` return them: reading shows the current destinations, and adding or removing
 /// changes the relationship (inverses and change tracking included). A key that names no to-many relationship
 /// gives an empty view whose changes do nothing.
-final class ManagedToManySet: NSMutableSet {
-    private let owner: NSManagedObject?
-    private let relationship: NSRelationshipDescription?
-    private let slot: Int
+/// The object, relationship and slot a relationship view works on; empty for a key that names no to-many.
+struct ToManyViewTarget {
+    let owner: NSManagedObject?
+    let relationship: NSRelationshipDescription?
+    let slot: Int
+
+    static let none = ToManyViewTarget(owner: nil, relationship: nil, slot: -1)
+
+    init(owner: NSManagedObject?, relationship: NSRelationshipDescription?, slot: Int) {
+        self.owner = owner
+        self.relationship = relationship
+        self.slot = slot
+    }
 
     init(owner: NSManagedObject, key: String) {
         let slot = owner.layout.slotByName[key]
         let relationship = slot.flatMap { owner.layout.allProperties[$0] as? NSRelationshipDescription }
-        self.owner = relationship?.isToMany == true ? owner : nil
-        self.relationship = relationship
-        self.slot = slot ?? -1
-        super.init(capacity: 0)
+        self.init(owner: relationship?.isToMany == true ? owner : nil, relationship: relationship, slot: slot ?? -1)
     }
 
-    required init(capacity numItems: Int) {
-        owner = nil
-        relationship = nil
-        slot = -1
-        super.init(capacity: numItems)
-    }
-
-    required convenience init(arrayLiteral elements: Any...) { self.init(capacity: 0) }
-    required init?(coder: NSCoder) { nil }
-
-    private var objects: [NSManagedObject] {
+    /// The current destinations (loaded if needed).
+    var objects: [NSManagedObject] {
         guard let owner else { return [] }
         owner.fireFaultIfNeeded()
         return owner.toManyObjects(slot: slot)
     }
 
-    override var count: Int { objects.count }
-    override func member(_ object: Any) -> Any? {
-        guard let target = object as? NSManagedObject else { return nil }
-        return objects.contains { $0 === target } ? target : nil
-    }
-    override func objectEnumerator() -> NSEnumerator { NSArray(array: objects).objectEnumerator() }
-
-    override func add(_ object: Any) {
+    /// Adds `object` (at `index`, for ordered views) when it is a destination the relationship accepts.
+    func add(_ object: Any, at index: Int? = nil) {
         guard let owner, let relationship, let target = object as? NSManagedObject, owner.fits([target], relationship) else { return }
         owner.fireFaultIfNeeded()
-        owner.relate(relationship, slot: slot, to: target)
+        owner.relate(relationship, slot: slot, to: target, at: index)
     }
 
-    override func remove(_ object: Any) {
+    /// Removes `object` from the relationship.
+    func remove(_ object: Any) {
         guard let owner, let relationship, let target = object as? NSManagedObject else { return }
         owner.fireFaultIfNeeded()
         owner.unrelate(relationship, slot: slot, from: target)
     }
 }
 
-/// The ordered form of `ManagedToManySet`, for ordered relationships.
-final class ManagedToManyOrderedSet: NSMutableOrderedSet {
-    private let owner: NSManagedObject?
-    private let relationship: NSRelationshipDescription?
-    private let slot: Int
+final class ManagedToManySet: NSMutableSet {
+    private let target: ToManyViewTarget
 
     init(owner: NSManagedObject, key: String) {
-        let slot = owner.layout.slotByName[key]
-        let relationship = slot.flatMap { owner.layout.allProperties[$0] as? NSRelationshipDescription }
-        self.owner = relationship?.isToMany == true ? owner : nil
-        self.relationship = relationship
-        self.slot = slot ?? -1
+        target = ToManyViewTarget(owner: owner, key: key)
         super.init(capacity: 0)
     }
 
-    override init(capacity numItems: Int) {
-        owner = nil
-        relationship = nil
-        slot = -1
+    required init(capacity numItems: Int) {
+        target = .none
         super.init(capacity: numItems)
     }
 
     required convenience init(arrayLiteral elements: Any...) { self.init(capacity: 0) }
     required init?(coder: NSCoder) { nil }
 
-    private var objects: [NSManagedObject] {
-        guard let owner else { return [] }
-        owner.fireFaultIfNeeded()
-        return owner.toManyObjects(slot: slot)
+    override var count: Int { target.objects.count }
+    override func member(_ object: Any) -> Any? {
+        guard let candidate = object as? NSManagedObject else { return nil }
+        return target.objects.contains { $0 === candidate } ? candidate : nil
+    }
+    override func objectEnumerator() -> NSEnumerator { NSArray(array: target.objects).objectEnumerator() }
+    override func add(_ object: Any) { target.add(object) }
+    override func remove(_ object: Any) { target.remove(object) }
+}
+
+/// The ordered form of `ManagedToManySet`, for ordered relationships.
+final class ManagedToManyOrderedSet: NSMutableOrderedSet {
+    private let target: ToManyViewTarget
+
+    init(owner: NSManagedObject, key: String) {
+        target = ToManyViewTarget(owner: owner, key: key)
+        super.init(capacity: 0)
     }
 
-    override var count: Int { objects.count }
-    override func object(at idx: Int) -> Any { objects[idx] }
+    override init(capacity numItems: Int) {
+        target = .none
+        super.init(capacity: numItems)
+    }
+
+    required convenience init(arrayLiteral elements: Any...) { self.init(capacity: 0) }
+    required init?(coder: NSCoder) { nil }
+
+    override var count: Int { target.objects.count }
+    override func object(at idx: Int) -> Any { target.objects[idx] }
     override func index(of object: Any) -> Int {
-        guard let target = object as? NSManagedObject else { return NSNotFound }
-        return objects.firstIndex { $0 === target } ?? NSNotFound
+        guard let candidate = object as? NSManagedObject else { return NSNotFound }
+        return target.objects.firstIndex { $0 === candidate } ?? NSNotFound
     }
-
+    override func add(_ object: Any) { target.add(object) }
     override func insert(_ object: Any, at idx: Int) {
-        guard let owner, let relationship, let target = object as? NSManagedObject, owner.fits([target], relationship),
-              idx >= 0, idx <= objects.count else { return }
-        owner.relate(relationship, slot: slot, to: target, at: idx)
+        guard idx >= 0, idx <= target.objects.count else { return }
+        target.add(object, at: idx)
     }
-
-    override func add(_ object: Any) { insert(object, at: objects.count) }
-
-    override func remove(_ object: Any) {
-        let position = index(of: object)
-        if position != NSNotFound { removeObject(at: position) }
-    }
-
+    override func remove(_ object: Any) { target.remove(object) }
     override func removeObject(at idx: Int) {
-        let current = objects
-        guard let owner, let relationship, current.indices.contains(idx) else { return }
-        owner.unrelate(relationship, slot: slot, from: current[idx])
+        let current = target.objects
+        guard current.indices.contains(idx) else { return }
+        target.remove(current[idx])
     }
-
     override func replaceObject(at idx: Int, with object: Any) {
-        guard objects.indices.contains(idx) else { return }
+        guard target.objects.indices.contains(idx) else { return }
         removeObject(at: idx)
         insert(object, at: idx)
     }
