@@ -13,6 +13,7 @@ struct CachedModelCommandTests {
     /// A copy of a fixture store (and its `-wal`/`-shm`) in a new temporary folder.
     func copy(_ name: String) throws -> URL {
         let source = try #require(ToolFixtures.root).appendingPathComponent("apple/sqlite/\(name)")
+        if !FileManager.default.fileExists(atPath: source.path) { try Test.cancel("fixture \(name) is not in this fixture set") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tool-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let target = folder.appendingPathComponent("store.sqlite")

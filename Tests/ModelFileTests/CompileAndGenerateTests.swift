@@ -14,7 +14,7 @@ struct CompileAndGenerateTests {
     func compiledModelEqualsSource(_ package: String) throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let source = Fixtures.model(package)
+        let source = try Fixtures.model(package)
         let output = folder.appendingPathComponent("Model.momd")
         try ModelCompiler.compile(source, to: output)
         let compiled = try NSManagedObjectModel.load(contentsOf: output)
@@ -32,13 +32,13 @@ struct CompileAndGenerateTests {
     }
 
     @Test func compilingACompiledModelIsRefused() throws {
-        let url = Fixtures.apple("mom/alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel.momd")
+        let url = try Fixtures.apple("mom/alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel.momd")
         let error = #expect(throws: NSError.self) { try ModelCompiler.compile(url, to: URL(fileURLWithPath: "/tmp/unused.momd")) }
         #expect(error?.code == NSFeatureUnsupportedError)
     }
 
     @Test func generatedClasses() throws {
-        let url = Fixtures.model("alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld")
+        let url = try Fixtures.model("alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld")
         let model = try NSManagedObjectModel.load(contentsOf: url)
         let generator = EntityClassGenerator(model: model, hints: try ModelFileLoader.codegenHints(contentsOf: url), sourceName: "SampleModel")
         let files = generator.files()

@@ -34,7 +34,7 @@ struct CompiledModelTests {
         let source = try NSManagedObjectModel.load(contentsOf: Fixtures.model(
             "alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
         #expect(ModelComparison.differences(cache, source) == [])
-        let url = Fixtures.apple("mom/from_Z_MODELCACHE/alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel_V1.sqlite.Z_MODELCACHE.mom")
+        let url = try Fixtures.apple("mom/from_Z_MODELCACHE/alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel_V1.sqlite.Z_MODELCACHE.mom")
         let fromData = try ModelFileLoader.model(fromCompiledData: Data(contentsOf: url), source: url)
         #expect(ModelComparison.differences(fromData, source) == [])
     }
@@ -44,13 +44,13 @@ struct CompiledModelTests {
         "SampleModel__Fixtures__SampleModel_V2",
     ])
     func everyModelCacheLoads(_ name: String) throws {
-        let url = Fixtures.apple("mom/from_Z_MODELCACHE/alemar11__CoreDataPlus__Tests__Resources__\(name).sqlite.Z_MODELCACHE.mom")
+        let url = try Fixtures.apple("mom/from_Z_MODELCACHE/alemar11__CoreDataPlus__Tests__Resources__\(name).sqlite.Z_MODELCACHE.mom")
         let model = try NSManagedObjectModel.load(contentsOf: url)
         #expect(!model.entities.isEmpty)
     }
 
     @Test func fetchedPropertiesDerivedAttributesAndValidationFromAnArchive() throws {
-        let url = Fixtures.apple("mom/from_Z_MODELCACHE/alemar11__CoreDataPlus__Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite.Z_MODELCACHE.mom")
+        let url = try Fixtures.apple("mom/from_Z_MODELCACHE/alemar11__CoreDataPlus__Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite.Z_MODELCACHE.mom")
         let model = try NSManagedObjectModel.load(contentsOf: url)
         #expect(model.entitiesByName["GraphicNovel"]?.superentity?.name == "Book")
         #expect(model.entitiesByName["Author"]?.superentity?.name == "Writer")
@@ -66,7 +66,7 @@ struct CompiledModelTests {
     }
 
     @Test func oldestCompiledModel() throws {
-        let url = Fixtures.apple("mom/fruitsamples__AbstractTree__AbstractTree__AbstractTree.app__Contents__Resources__AbstractTree_DataModel.mom")
+        let url = try Fixtures.apple("mom/fruitsamples__AbstractTree__AbstractTree__AbstractTree.app__Contents__Resources__AbstractTree_DataModel.mom")
         let model = try NSManagedObjectModel.load(contentsOf: url)
         let node = try #require(model.entitiesByName["Node"])
         #expect(node.managedObjectClassName == "NSManagedObject")

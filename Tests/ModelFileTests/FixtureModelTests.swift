@@ -62,12 +62,12 @@ struct FixtureModelTests {
         for relationship in own.compactMap({ $0 as? NSRelationshipDescription }) {
             #expect(relationship.destinationEntity != nil, "\(relationship.entity.name ?? "").\(relationship.name)")
         }
-        #expect(NSManagedObjectModel(contentsOf: Fixtures.model(expected.package)) != nil)
+        #expect(NSManagedObjectModel(contentsOf: try Fixtures.model(expected.package)) != nil)
     }
 
     @Test(arguments: legacy)
-    func legacyFormatIsRefused(_ package: String) {
-        let url = Fixtures.model(package)
+    func legacyFormatIsRefused(_ package: String) throws {
+        let url = try Fixtures.model(package)
         let error = #expect(throws: NSError.self) { try NSManagedObjectModel.load(contentsOf: url) }
         #expect(error?.code == NSFeatureUnsupportedError)
         #expect(error?.localizedDescription.contains("unsupported legacy model format") == true)
@@ -99,7 +99,7 @@ struct FixtureModelTests {
     }
 
     @Test func fetchIndexesInANonCurrentVersion() throws {
-        let url = Fixtures.model("alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld/SampleModel2.xcdatamodel")
+        let url = try Fixtures.model("alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld/SampleModel2.xcdatamodel")
         let model = try NSManagedObjectModel.load(contentsOf: url)
         let car = try #require(model.entitiesByName["Car"])
         let index = try #require(car.indexes.first { $0.name == "byMakerAndNumberPlate" })

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Locates the shared Apple-written fixtures: `$COREDATA_FIXTURES`, else `../shared/fixtures` beside the
 /// package root. Tests that need them use `.enabled(if: Fixtures.available)` and are reported as skipped
@@ -18,13 +19,16 @@ enum Fixtures {
 
     static var available: Bool { root != nil }
 
-    /// `apple/<relative>` inside the fixtures folder (only call when `available`).
-    static func apple(_ relative: String) -> URL {
-        (root ?? URL(fileURLWithPath: "/nonexistent")).appendingPathComponent("apple").appendingPathComponent(relative)
+    /// `apple/<relative>` inside the fixtures folder. A test whose fixture is not in this fixture set is
+    /// reported as cancelled (skipped), not failed.
+    static func apple(_ relative: String) throws -> URL {
+        let url = (root ?? URL(fileURLWithPath: "/nonexistent")).appendingPathComponent("apple").appendingPathComponent(relative)
+        if !FileManager.default.fileExists(atPath: url.path) { try Test.cancel("fixture \(relative) is not in this fixture set") }
+        return url
     }
 
     /// A model package in `apple/models`.
-    static func model(_ name: String) -> URL { apple("models/" + name) }
+    static func model(_ name: String) throws -> URL { try apple("models/" + name) }
 }
 
 /// A fresh temporary folder, removed by the caller with `try? FileManager.default.removeItem(at:)`.

@@ -278,9 +278,8 @@ import Testing
         #expect(RawSQLite.rows(url, "SELECT count(*) FROM ZSECTION") == [["1"]])
     }
 
-    @Test(.enabled(if: Fixtures.available)) func migratesAnAppleStoreWithALog() throws {
+    @Test(.enabled(if: Fixtures.available)) func migratesAnAppleStoreRenamingByColumn() throws {
         let url = try Fixtures.copy("wibosco__CoreDataMigrationRevised-Example__CoreDataMigration-ExampleTests__Resources__SQLite__CoreDataMigration_Example_2.sqlite")
-        #expect(FileManager.default.fileExists(atPath: url.path + "-wal"))
         let before = RawSQLite.rows(url, "SELECT Z_PK, ZHEXCOLOR FROM ZPOST").map { ("p" + $0[0], $0[1] == "NULL" ? nil : $0[1]) }
         #expect(!before.isEmpty)
         let migrated = try Stack(model: FixtureModels.migrationExample(3), url: url, options: Self.migrate)
@@ -290,6 +289,27 @@ import Testing
         try migrated.close()
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path).filter { $0.contains("migration") }
         #expect(leftovers.isEmpty)
+    }
+
+    /// Apple's SurfJournal seed keeps all its rows in the `-wal` file; migration must see them and keep them.
+    @Test(.enabled(if: Fixtures.available)) func migratesAnAppleStoreWhoseRowsAreInItsLog() throws {
+        let url = try Fixtures.copy("kodecocodes__cdt-materials__09-multiple-managed-object-contexts__projects__final__SurfJournal__SurfJournal__CoreDataSeed__SurfJournalModel.sqlite")
+        #expect(FileManager.default.fileExists(atPath: url.path + "-wal"))
+        let before = RawSQLite.rows(url, "SELECT Z_PK, ZLOCATION, ZRATING FROM ZJOURNALENTRY ORDER BY Z_PK")
+        #expect(before.count == 5000)
+        let model = NSManagedObjectModel(entities: [entity("JournalEntry", [
+            attribute("rating", .integer16), attribute("date", .date), attribute("height", .string), attribute("location", .string),
+            attribute("period", .string), attribute("wind", .string), attribute("notes", .string)])])
+        let migrated = try Stack(model: model, url: url, options: Self.migrate)
+        let entries = try migrated.fetch("JournalEntry", sort: [NSSortDescriptor(key: "location", ascending: true)])
+        #expect(entries.count == before.count)
+        try migrated.context.performAndWait {
+            entries.first?.setValue("windy", forKey: "notes")
+            try migrated.context.save()
+        }
+        try migrated.close()
+        #expect(RawSQLite.rows(url, "SELECT Z_PK, ZLOCATION, ZRATING FROM ZJOURNALENTRY ORDER BY Z_PK") == before)
+        #expect(RawSQLite.rows(url, "SELECT count(*) FROM ZJOURNALENTRY WHERE ZNOTES = 'windy'") == [["1"]])
     }
 
     @Test func twoRootsBecomeOneHierarchy() throws {

@@ -14,6 +14,7 @@ struct AppleFixtureTests {
     /// A writable copy of a fixture (fixtures are read-only and must never change).
     private func copy(_ name: String, into directory: TemporaryDirectory) throws -> URL {
         let source = try #require(Fixtures.xmlDirectory).appendingPathComponent(name)
+        if !FileManager.default.fileExists(atPath: source.path) { try Test.cancel("fixture \(name) is not in this fixture set") }
         let target = directory.file("store.xml")
         try FileManager.default.copyItem(at: source, to: target)
         return target
