@@ -84,6 +84,12 @@ public final class ConformanceEnvironment {
         guard condition else { throw ConformanceFailure(caseName: caseName, message: message(), location: "\(file):\(line)") }
     }
 
+    /// The value, or a failure of the case when there is none.
+    func require<T>(_ value: T?, _ what: String, file: StaticString = #fileID, line: UInt = #line) throws -> T {
+        guard let value else { throw ConformanceFailure(caseName: caseName, message: "\(what): expected a value, got nil", location: "\(file):\(line)") }
+        return value
+    }
+
     /// Fails the case unless the two values are equal.
     func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ what: String, file: StaticString = #fileID, line: UInt = #line) throws {
         try expect(actual == expected, "\(what): expected \(expected), got \(actual)", file: file, line: line)

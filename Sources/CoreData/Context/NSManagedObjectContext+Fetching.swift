@@ -24,7 +24,7 @@ extension NSManagedObjectContext {
     /// - Throws: as `fetch(_:)`.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         let (entity, stores) = try prepare(request)
-        if usesPendingChanges(request, entity: entity) {
+        if usesPendingChanges(request, entity: entity) || inheritsChanges(to: entity) {
             return try fetchObjects(request, entity: entity, stores: stores).count
         }
         let single = stores.count == 1
@@ -58,7 +58,7 @@ extension NSManagedObjectContext {
         case .dictionaryResultType:
             return try fetchDictionaries(request, entity: entity, stores: stores)
         case .managedObjectIDResultType:
-            if usesPendingChanges(request, entity: entity) {
+            if usesPendingChanges(request, entity: entity) || inheritsChanges(to: entity) {
                 return try fetchObjects(request, entity: entity, stores: stores).map(\.objectID)
             }
             return try fetchIDs(request, entity: entity, stores: stores)
@@ -98,6 +98,11 @@ extension NSManagedObjectContext {
         return insertedSet.values.contains(where: related) || updatedSet.values.contains(where: related) || deletedSet.values.contains(where: related)
     }
 
+    /// Whether an ancestor context holds unsaved changes to objects of `entity` (never for a root context).
+    private func inheritsChanges(to entity: NSEntityDescription) -> Bool {
+        parent != nil && inheritedChanges().touches(entity)
+    }
+
     private func storeFetchRequest<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription,
                                       result: StoreFetchRequest.ResultKind, pushLimits: Bool) -> StoreFetchRequest {
         StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
@@ -112,9 +117,23 @@ extension NSManagedObjectContext {
     }
 
     private func fetchObjects<ResultType>(_ request: NSFetchRequest<ResultType>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObject] {
-        let pending = usesPendingChanges(request, entity: entity)
+        // A child context sees its ancestors' unsaved changes whatever `includesPendingChanges` says: to it,
+        // they are the saved state.
+        let inherited = parent == nil ? nil : inheritedChanges()
+        let inheritedTouch = inherited?.touches(entity) ?? false
+        let own = usesPendingChanges(request, entity: entity)
+        let pending = own || inheritedTouch
         let pushLimits = stores.count == 1 && !pending
         var objects: [NSManagedObject] = []
+        var overlaid = Set<ObjectIdentifier>()
+        /// The object for a stored row's ID when an ancestor changed it (nil for one an ancestor deleted).
+        func inheritedObject(_ id: NSManagedObjectID?) -> NSManagedObject?? {
+            guard inheritedTouch, let id, let state = inherited?.states[id.identity] else { return .none }
+            if state.isDeleted { return .some(nil) }
+            let object = adoptedObject(state)
+            overlaid.insert(ObjectIdentifier(object))
+            return .some(object)
+        }
         for store in stores {
             if request.includesPropertyValues {
                 let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
@@ -123,13 +142,22 @@ extension NSManagedObjectContext {
                 registered.reserveCapacity(registered.count + rows.count)
                 let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
                 for row in rows {
-                    if let object = materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects, fallback: fallback) { objects.append(object) }
+                    if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: row.key)) {
+                        if let object { objects.append(object) }
+                    } else if let object = materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects, fallback: fallback) {
+                        objects.append(object)
+                    }
                 }
             } else {
                 let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
                 guard case .keys(let keys) = try coordinatorFetch(storeRequest, store: store) else { continue }
                 for key in keys {
-                    if let id = store.objectID(for: key) { objects.append(object(with: id)) }
+                    guard let id = store.objectID(for: key) else { continue }
+                    if inheritedTouch, case .some(let object) = inheritedObject(id) {
+                        if let object { objects.append(object) }
+                    } else {
+                        objects.append(object(with: id))
+                    }
                 }
             }
         }
@@ -139,17 +167,30 @@ extension NSManagedObjectContext {
                 guard object.entity === entity || (request.includesSubentities && object.entity.isKindOf(entity: entity)) else { return false }
                 return try InMemoryQuery.matches(request.predicate, object)
             }
+            let includeOwn = request.includesPendingChanges
             var seen = Set<ObjectIdentifier>()
             var merged: [NSManagedObject] = []
             for object in objects where !object.deleted {
-                if updatedSet[ObjectIdentifier(object)] != nil, try !matches(object) { continue }
+                let changed = (includeOwn && updatedSet[ObjectIdentifier(object)] != nil) || overlaid.contains(ObjectIdentifier(object))
+                if changed, try !matches(object) { continue }
                 if seen.insert(ObjectIdentifier(object)).inserted { merged.append(object) }
             }
-            for object in updatedSet.values where !object.deleted && !seen.contains(ObjectIdentifier(object)) {
-                if try matches(object) { seen.insert(ObjectIdentifier(object)); merged.append(object) }
+            if includeOwn {
+                for object in updatedSet.values where !object.deleted && !seen.contains(ObjectIdentifier(object)) {
+                    if try matches(object) { seen.insert(ObjectIdentifier(object)); merged.append(object) }
+                }
             }
-            for object in insertionOrder where object.inserted {
-                if try matches(object) { merged.append(object) }
+            if inheritedTouch, let inherited {
+                for state in inherited.ordered where !state.isDeleted && state.entity.isKindOf(entity: entity) {
+                    let object = adoptedObject(state)
+                    guard !object.deleted, !object.inserted, !seen.contains(ObjectIdentifier(object)) else { continue }
+                    if try matches(object) { seen.insert(ObjectIdentifier(object)); merged.append(object) }
+                }
+            }
+            if includeOwn {
+                for object in insertionOrder where object.inserted {
+                    if try matches(object) { merged.append(object) }
+                }
             }
             objects = merged
         }

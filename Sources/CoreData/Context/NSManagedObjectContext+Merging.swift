@@ -83,14 +83,22 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Starts or stops merging the saves of other contexts of the same coordinator.
+    /// Whether this context's automatic merging takes in `source`'s saves: a child merges what its parent
+    /// saves; a root context merges what other root contexts of its coordinator save to the stores (a child's
+    /// save only reaches its parent, so it is not merged elsewhere).
+    private func mergesSaves(of source: NSManagedObjectContext) -> Bool {
+        if let parent { return parent === source }
+        return source.parent == nil && source.persistentStoreCoordinator === persistentStoreCoordinator
+    }
+
+    /// Starts or stops merging the saves of the parent context, or of other contexts of the same coordinator.
     func updateAutomaticMerging() {
         if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
         mergeObserver = nil
         guard automaticallyMergesChangesFromParent else { return }
         mergeObserver = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: nil, queue: nil) { [weak self] notification in
             guard let self, let source = notification.object as? NSManagedObjectContext, source !== self,
-                  source.persistentStoreCoordinator === self.persistentStoreCoordinator else { return }
+                  self.mergesSaves(of: source) else { return }
             let info = notification.userInfo ?? [:]
             let ids: [AnyHashable: Any] = [
                 NSUpdatedObjectsKey: (info[NSUpdatedObjectsKey] as? Set<NSManagedObject> ?? []).compactMap(\.assignedID),

@@ -18,6 +18,18 @@ extension NSManagedObjectContext {
             if object.faulted { try fulfillFaultThrowing(object) }
             return object
         }
+        if parent != nil {
+            // A child context looks through its ancestors first: the object may be one they inserted.
+            let object = self.object(with: objectID)
+            do {
+                try fulfillFaultThrowing(object)
+            } catch {
+                registered[objectID.identity] = nil
+                object.managedObjectContext = nil
+                throw error
+            }
+            return object
+        }
         guard let key = objectID.key, let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: objectID) else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in this context's stores.")
         }
@@ -85,8 +97,21 @@ extension NSManagedObjectContext {
 
     /// Loads a fault's values, or throws 133000 (leaving it a fault) when its store no longer has it.
     func fulfillFaultThrowing(_ object: NSManagedObject) throws {
+        if parent != nil, let id = object.assignedID, let state = inheritedState(for: id) {
+            guard !state.isDeleted else {
+                throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
+                                         "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): a parent context deleted the object.")
+            }
+            adopt(state, into: object)
+            object.awakeFromFetch()
+            return
+        }
         guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
               let store = coordinator.store(for: id) else {
+            if parent != nil, let id = object.assignedID, id.isTemporaryID {
+                throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
+                                         "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): no parent context has this unsaved object.")
+            }
             object.faulted = false
             return
         }
@@ -108,6 +133,11 @@ extension NSManagedObjectContext {
 
     /// The destinations of a saved object's to-many relationship, from its store.
     func loadToMany(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObject] {
+        if parent != nil, let id = object.assignedID, let state = inheritedState(for: id), !state.isDeleted,
+           let slot = object.layout.slotByName[relationship.name], slot < state.values.count,
+           let ids = state.values[slot] as? [NSManagedObjectID] {
+            return ids.map { self.object(with: $0) }
+        }
         guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
               let store = coordinator.store(for: id) else { return [] }
         let keys = (try? coordinator.withLock { try store.backend.relatedKeys(of: key, through: relationship) }) ?? []

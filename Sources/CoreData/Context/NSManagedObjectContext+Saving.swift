@@ -15,16 +15,16 @@ public let NSInvalidatedAllObjectsKey = "invalidatedAll"
 
 /// Saving: validation, permanent IDs, one change set per store, conflicts resolved by the merge policy.
 extension NSManagedObjectContext {
-    /// Writes every unsaved change to the stores.
+    /// Writes every unsaved change to the stores, or for a child context into its parent.
     ///
     /// Objects are validated first (required values, value types, relationship counts, deny rules); failures
     /// throw 1550–1600 (1560 with `NSDetailedErrorsKey` for several) and nothing is written. Each store receives
     /// its changes as one atomic change set. Objects changed in a store since they were read are conflicts,
     /// resolved by `mergePolicy` or thrown as 133020 with the conflicts under "conflictList". Saving to a
-    /// read-only store throws 134030. A context without changes does nothing.
+    /// read-only store throws 134030. A context without changes does nothing. A child context's save pushes
+    /// its changes into its parent, which saves them to the stores when it is saved itself.
     public func save() throws {
         guard hasChanges else { return }
-        guard parent == nil else { throw CoreDataError.unsupported("saving a child context into its parent context") }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator to save to.")
         }
@@ -40,6 +40,13 @@ extension NSManagedObjectContext {
         for object in updated where object.hasPersistentChangedValues { collect(&errors) { try object.validateForUpdate() } }
         for object in deleted { collect(&errors) { try object.validateForDelete() } }
         try throwCombined(errors)
+
+        if let parent {
+            push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
+            for object in inserted where object.committed == nil { object.committed = [] }
+            finishSave(inserted: inserted, updated: updated, deleted: deleted)
+            return
+        }
 
         try obtainPermanentIDs(for: inserted)
         let written = updated.filter(\.hasPersistentChangedValues)
@@ -275,6 +282,8 @@ extension NSManagedObjectContext {
             object.inserted = false
             object.changedSlots = []
         }
+        // A child context's inserts keep temporary IDs after its save; they are found by them from now on.
+        for object in inserted where object.assignedID?.isTemporaryID == true { registered[object.objectID.identity] = object }
         for object in deleted {
             registered[object.objectID.identity] = nil
             object.deleted = false

@@ -22,13 +22,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
         didSet { if let model = persistentStoreCoordinator?.managedObjectModel { ManagedObjectClassRegistry.shared.noteModel(model) } }
     }
-    /// A parent context (nested contexts are not supported yet: saving a child context throws).
-    open var parent: NSManagedObjectContext?
+    /// The parent context: a child context fetches through its parent's unsaved changes and saves into it
+    /// (see `NSManagedObjectContext+Nesting.swift`). Setting it also sets the coordinator to the parent's.
+    open var parent: NSManagedObjectContext? {
+        didSet { if let parent { persistentStoreCoordinator = parent.persistentStoreCoordinator } }
+    }
     /// A name for debugging.
     open var name: String?
     /// How conflicts found by a save are resolved; `NSErrorMergePolicy` (the default) throws them.
     open var mergePolicy: Any = NSErrorMergePolicy
-    /// Whether the context merges saves of other contexts of its coordinator by itself.
+    /// Whether the context merges by itself what its parent saves (for a root context: what other root
+    /// contexts of its coordinator save).
     open var automaticallyMergesChangesFromParent: Bool = false {
         didSet { updateAutomaticMerging() }
     }
@@ -140,7 +144,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The registered object with this ID, or nil (never a fault made for the call).
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
-        objectID.isTemporaryID ? insertedObject(withTemporaryID: objectID) : registered[objectID.identity]
+        guard objectID.isTemporaryID else { return registered[objectID.identity] }
+        return insertedObject(withTemporaryID: objectID) ?? registered[objectID.identity]
     }
 
     /// The inserted object with a temporary ID (such objects are kept out of `registered` until they get a
@@ -153,9 +158,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         updatedSet[ObjectIdentifier(object)] = object
     }
 
-    /// Makes `object` one of the context's objects; objects with a permanent ID are also found by ID.
+    /// Makes `object` one of the context's objects, found by ID unless it is an insert with a temporary ID (a
+    /// child context's objects for its parent's inserts have temporary IDs and are found by them).
     func register(_ object: NSManagedObject) {
-        if let id = object.assignedID, !id.isTemporaryID { registered[id.identity] = object }
+        if let id = object.assignedID, !(id.isTemporaryID && object.inserted) { registered[id.identity] = object }
         object.managedObjectContext = self
     }
 
