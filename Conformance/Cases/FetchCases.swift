@@ -149,5 +149,55 @@ enum FetchCases {
                 _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "NoSuchEntity"))
             }
         },
+        ConformanceCase("fetch/expressions-and-grouping") { env in
+            let context = try populated(env)
+            func description(_ name: String, _ function: String, _ key: String?, _ type: NSAttributeType) -> NSExpressionDescription {
+                let description = NSExpressionDescription()
+                description.name = name
+                let argument = key.map { NSExpression(forKeyPath: $0) } ?? NSExpression.expressionForEvaluatedObject()
+                description.expression = NSExpression(forFunction: function, arguments: [argument])
+                description.expressionResultType = type
+                return description
+            }
+            let totals = NSFetchRequest<NSDictionary>(entityName: "Item")
+            totals.resultType = .dictionaryResultType
+            totals.propertiesToFetch = [description("total", "sum:", "rank", .integer64AttributeType),
+                                        description("highest", "max:", "double", .doubleAttributeType),
+                                        description("mean", "average:", "rank", .doubleAttributeType),
+                                        description("named", "count:", "name", .integer64AttributeType),
+                                        description("rows", "count:", nil, .integer64AttributeType)]
+            let all = try context.fetch(totals)
+            try env.expectEqual(all.count, 1, "aggregates without grouping give one dictionary")
+            try env.expectEqual((all.first?["total"] as? NSNumber)?.int64Value, 145, "sum:")
+            try env.expectEqual((all.first?["highest"] as? NSNumber)?.doubleValue, 4.5, "max: (the special item has no double)")
+            try env.expectEqual((all.first?["mean"] as? NSNumber)?.doubleValue, 145.0 / 11, "average:")
+            try env.expectEqual((all.first?["named"] as? NSNumber)?.int64Value, 10, "count: skips nil")
+            try env.expectEqual((all.first?["rows"] as? NSNumber)?.int64Value, 11, "count: of the evaluated object")
+
+            let grouped = NSFetchRequest<NSDictionary>(entityName: "Item")
+            grouped.resultType = .dictionaryResultType
+            grouped.propertiesToFetch = ["owner.name", description("total", "sum:", "rank", .integer64AttributeType)]
+            grouped.propertiesToGroupBy = ["owner.name"]
+            grouped.sortDescriptors = [NSSortDescriptor(key: "owner.name", ascending: true)]
+            let groups = try context.fetch(grouped).map { ($0["owner.name"] as? String ?? "none", ($0["total"] as? NSNumber)?.int64Value ?? -1) }
+            try env.expectEqual(groups.map(\.0), ["none", "Ann", "Bob"], "groups in sort order (nil first)")
+            try env.expectEqual(groups.map(\.1), [100, 20, 25], "a sum per group")
+            try env.expectEqual(try context.count(for: grouped), 3, "count(for:) counts the groups")
+            grouped.havingPredicate = NSPredicate(format: "total > 20")
+            try env.expectEqual(try context.fetch(grouped).compactMap { $0["owner.name"] as? String }, ["Bob"], "havingPredicate")
+            grouped.havingPredicate = nil
+            grouped.sortDescriptors = [NSSortDescriptor(key: "total", ascending: false)]
+            grouped.fetchLimit = 1
+            try env.expectEqual((try context.fetch(grouped).first?["total"] as? NSNumber)?.int64Value, 100, "sorting by a computed key, then the limit")
+
+            let wrong = NSFetchRequest<NSDictionary>(entityName: "Item")
+            wrong.resultType = .dictionaryResultType
+            wrong.propertiesToFetch = ["name", description("total", "sum:", "rank", .integer64AttributeType)]
+            wrong.propertiesToGroupBy = ["owner"]
+            try env.expectError([NSCoreDataError], "a grouped fetch returning an ungrouped property") { _ = try context.fetch(wrong) }
+            let objects = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            objects.propertiesToGroupBy = ["owner"]
+            try env.expectError([NSCoreDataError], "grouping objects rather than dictionaries") { _ = try context.fetch(objects) }
+        },
     ]
 }

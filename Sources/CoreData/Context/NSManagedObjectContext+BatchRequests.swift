@@ -17,13 +17,27 @@ extension NSManagedObjectContext {
 
     // MARK: Update
 
+    /// `propertiesToUpdate` with constant expressions (`NSExpression(forConstantValue:)`) replaced by their
+    /// values (nil as `NSNull`).
+    /// - Throws: 134091 for an expression that is not a constant (key paths, functions): batch updates set
+    ///   constant values only.
+    private func constantValues(_ properties: [AnyHashable: Any]) throws -> [AnyHashable: Any] {
+        try properties.mapValues { value in
+            guard let expression = value as? NSExpression else { return value }
+            guard expression.expressionType == .constantValue, expression.parseError == nil else {
+                throw CoreDataError.unsupported("a batch update value that is not a constant expression (\(expression)); compute the values and save the objects instead")
+            }
+            return expression.constantValue ?? NSNull()
+        }
+    }
+
     private func executeBatchUpdate(_ request: NSBatchUpdateRequest) throws -> NSBatchUpdateResult {
         let coordinator = try batchCoordinator()
         let entity = try batchEntity(request.entity, named: request.entityName, in: coordinator)
         try InMemoryQuery.validate(request.predicate, entity: entity)
         let fetch = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities,
                                       predicate: request.predicate, result: .keys)
-        let storeRequest = try StoreBatchUpdateRequest(fetch: fetch, propertiesToUpdate: request.propertiesToUpdate ?? [:])
+        let storeRequest = try StoreBatchUpdateRequest(fetch: fetch, propertiesToUpdate: try constantValues(request.propertiesToUpdate ?? [:]))
         let stores = try batchStores(for: entity, affected: request.affectedStores, in: coordinator,
                                      needing: .batchUpdate, what: "batch updates")
         var updated: [NSManagedObjectID] = []

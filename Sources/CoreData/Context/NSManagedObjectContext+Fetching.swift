@@ -24,6 +24,9 @@ extension NSManagedObjectContext {
     /// - Throws: as `fetch(_:)`.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         let (entity, stores) = try prepare(request)
+        if request.resultType == .dictionaryResultType, Self.needsComputedDictionaries(request) {
+            return try fetchComputedDictionaries(request, entity: entity, stores: stores).count
+        }
         if usesPendingChanges(request, entity: entity) || inheritsChanges(to: entity) {
             return try fetchObjects(request, entity: entity, stores: stores).count
         }
@@ -56,6 +59,7 @@ extension NSManagedObjectContext {
         case .countResultType:
             return [NSNumber(value: try count(for: request))]
         case .dictionaryResultType:
+            if Self.needsComputedDictionaries(request) { return try fetchComputedDictionaries(request, entity: entity, stores: stores) }
             return try fetchDictionaries(request, entity: entity, stores: stores)
         case .managedObjectIDResultType:
             if usesPendingChanges(request, entity: entity) || inheritsChanges(to: entity) {
@@ -71,8 +75,8 @@ extension NSManagedObjectContext {
     private func prepare<T>(_ request: NSFetchRequest<T>) throws -> (NSEntityDescription, [NSPersistentStore]) {
         let entity = try resolveEntity(request)
         try InMemoryQuery.validate(request.predicate, entity: entity)
-        if request.propertiesToGroupBy != nil || request.havingPredicate != nil {
-            throw CoreDataError.unsupported("fetch requests with propertiesToGroupBy or havingPredicate")
+        if request.propertiesToGroupBy != nil || request.havingPredicate != nil, request.resultType != .dictionaryResultType {
+            throw CoreDataError.make(NSCoreDataError, "propertiesToGroupBy and havingPredicate need resultType .dictionaryResultType.")
         }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator to fetch from.")

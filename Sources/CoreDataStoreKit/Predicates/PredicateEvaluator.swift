@@ -243,6 +243,13 @@ extension PredicateNode {
 }
 
 extension PredicateOperand {
+    /// Parses a format that is one expression (`amount * 2`, `items.@sum.price`, `%K`), as Apple's
+    /// `NSExpression(format:)` does.
+    /// - Throws: `NSError` 2048 naming the offset of a malformed format.
+    public init(format: String, arguments: [Any?]) throws {
+        self = try PredicateFormatParser.parseOperand(format, arguments: arguments)
+    }
+
     /// The operand's value for one object: a plain Swift value (`Int64`, `Double`, `Decimal`, `String`,
     /// `Date`, …), an `[Any?]` for collections, or nil. Never traps.
     public func value(for object: Any?, variables: [String: Any] = [:]) -> Any? {

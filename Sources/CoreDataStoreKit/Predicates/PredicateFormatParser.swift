@@ -45,6 +45,17 @@ struct PredicateFormatParser {
         return result.node
     }
 
+    /// Parses a format that is one expression, not a predicate (what Apple's `NSExpression(format:)` reads).
+    static func parseOperand(_ format: String, arguments: [Any?]) throws -> PredicateOperand {
+        let tokens = try PredicateFormatLexer.tokenize(format)
+        var parser = PredicateFormatParser(format: format, tokens: tokens, arguments: arguments)
+        let result = try parser.parseExpression()
+        if parser.current.kind != .end {
+            throw parser.fail("unexpected \(parser.current.display) after a complete expression")
+        }
+        return result.node
+    }
+
     // MARK: Tokens
 
     private var current: PredicateFormatToken {

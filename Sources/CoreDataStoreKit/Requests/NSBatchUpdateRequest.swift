@@ -12,9 +12,9 @@ public enum NSBatchUpdateRequestResultType: UInt, Sendable {
 /// into a context (Apple's class of the same name).
 ///
 /// `propertiesToUpdate` maps attribute names (or `NSAttributeDescription`s) to new values: plain values, or
-/// `NSNull` for nil. Apple's API also takes `NSExpression` values; swift-corelibs-foundation cannot build
-/// them, so any `NSExpression` value (constant or not), relationships and transient or derived attributes
-/// make the request throw 134091. Values are converted to the attribute's type as a save converts them; one
+/// `NSNull` for nil, or constant expressions (`NSExpression(forConstantValue:)`, `CoreData`'s class).
+/// Expressions that are not constants (key paths, arithmetic), relationships and transient or derived
+/// attributes make the request throw 134091. Values are converted to the attribute's type as a save converts them; one
 /// that cannot be converted throws 1550, and nil for a required attribute throws 1570 (Apple does not check
 /// this; we do, so a store never holds a row that cannot be saved again). Each updated row's version
 /// (`Z_OPT`) goes up by one. Contexts do not see the changes until they merge the updated IDs

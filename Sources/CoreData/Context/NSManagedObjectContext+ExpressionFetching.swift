@@ -1,0 +1,232 @@
+/// Dictionary fetches that compute: `NSExpressionDescription` columns (aggregates such as `sum:` and per-row
+/// expressions), key paths across relationships (`owner.name`), `propertiesToGroupBy` and `havingPredicate`.
+///
+/// What is guaranteed, for every store:
+/// - Rows are read from the stores as saved, like every dictionary fetch: unsaved changes are not included
+///   (Apple documents the same for dictionary results). Key paths that cross a relationship read the related
+///   object through the context.
+/// - Without `propertiesToGroupBy`, a request with an aggregate returns one dictionary for all matching rows;
+///   a request without one returns a dictionary per row. With it, rows are grouped by the values of its key
+///   paths (nil is a value) and each group gives one dictionary, in the order of the group's first row under
+///   the request's sort descriptors.
+/// - A non-aggregate column of a grouped fetch must be one of the grouping properties (Apple's rule);
+///   `havingPredicate` filters the result dictionaries by their keys; sort descriptors whose key is not a
+///   property of the entity sort the result dictionaries; offset and limit apply to the results.
+/// - Relationship values and the evaluated object (`SELF`) come back as `NSManagedObjectID`s.
+extension NSManagedObjectContext {
+    /// Whether a dictionary request needs computing here rather than a plain store projection.
+    static func needsComputedDictionaries<T>(_ request: NSFetchRequest<T>) -> Bool {
+        if request.propertiesToGroupBy != nil || request.havingPredicate != nil { return true }
+        return (request.propertiesToFetch ?? []).contains { item in
+            item is NSExpressionDescription || ((item as? String)?.contains(".") ?? false)
+        }
+    }
+
+    func fetchComputedDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSDictionary] {
+        let columns = try (request.propertiesToFetch ?? entity.layout.allProperties.filter { $0.isStoredPlainColumn })
+            .map { try FetchColumn(item: $0, entity: entity, role: "propertiesToFetch") }
+        let grouping = try request.propertiesToGroupBy.map { try $0.map { try FetchColumn(item: $0, entity: entity, role: "propertiesToGroupBy") } }
+        if let grouping {
+            let groupNames = Set(grouping.map(\.name))
+            for column in columns where !column.isAggregate && !groupNames.contains(column.name) {
+                throw CoreDataError.make(NSCoreDataError,
+                                         "propertiesToFetch has \"\(column.name)\", which is neither an aggregate nor one of propertiesToGroupBy; a grouped fetch can only return those.")
+            }
+        }
+
+        let sorts = request.sortDescriptors ?? []
+        let sortsRows = sorts.allSatisfy { descriptor in
+            guard let first = descriptor.key?.split(separator: ".").first else { return false }
+            return entity.layout.propertiesByName[String(first)] != nil
+        }
+        var rows = try fetchedRows(request, entity: entity, stores: stores, sorts: sortsRows ? sorts : [])
+
+        // Groups: every row alone, all rows together, or by the grouping values.
+        var groups: [[FetchedRow]]
+        if let grouping {
+            var index: [[AnyHashable]: Int] = [:]
+            groups = []
+            for row in rows {
+                let key = grouping.map { FetchedRow.hashable($0.value(for: [row])) }
+                if let at = index[key] { groups[at].append(row) } else { index[key] = groups.count; groups.append([row]) }
+            }
+        } else if columns.contains(where: \.isAggregate) {
+            groups = [rows]
+        } else {
+            groups = rows.map { [$0] }
+        }
+        rows = []
+
+        var results: [NSDictionary] = []
+        results.reserveCapacity(groups.count)
+        for group in groups {
+            var dictionary: [String: Any] = [:]
+            for column in columns {
+                if let value = column.value(for: group) { dictionary[column.name] = value }
+            }
+            results.append(NSDictionary(dictionary: dictionary))
+        }
+        if let having = request.havingPredicate { results = try InMemoryQuery.filter(results, by: having) }
+        if !sortsRows { try InMemoryQuery.sort(&results, by: sorts) }
+        if request.returnsDistinctResults {
+            var seen = Set<NSDictionary>()
+            results = results.filter { seen.insert($0).inserted }
+        }
+        var slice = ArraySlice(results)
+        if request.fetchOffset > 0 { slice = slice.dropFirst(request.fetchOffset) }
+        if request.fetchLimit > 0 { slice = slice.prefix(request.fetchLimit) }
+        return Array(slice)
+    }
+
+    /// Every saved row the request's predicate selects, across `stores`, in the order of `sorts`.
+    private func fetchedRows<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore],
+                                sorts: [NSSortDescriptor]) throws -> [FetchedRow] {
+        guard let coordinator = persistentStoreCoordinator else { return [] }
+        var rows: [FetchedRow] = []
+        for store in stores {
+            let storeRequest = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+                                                 sortDescriptors: sorts, fetchLimit: 0, fetchOffset: 0, result: .rows)
+            guard case .rows(let stored) = try coordinator.withLock({ try store.backend.fetch(storeRequest) }) else { continue }
+            for row in stored {
+                if let id = store.objectID(for: row.key) { rows.append(FetchedRow(id: id, values: row.values, store: store, context: self)) }
+            }
+        }
+        if stores.count > 1, !sorts.isEmpty { try InMemoryQuery.sort(&rows, by: sorts) }
+        return rows
+    }
+}
+
+/// One column of a computed dictionary fetch, or one grouping key: a property, a key path or an expression.
+private struct FetchColumn {
+    /// The key the column's value has in each result.
+    let name: String
+    let expression: NSExpression
+    /// The attribute type results are given in (`.undefinedAttributeType` for a relationship or none).
+    let resultType: NSAttributeType
+
+    init(item: Any, entity: NSEntityDescription, role: String) throws {
+        if let description = item as? NSExpressionDescription {
+            guard let expression = description.expression else {
+                throw CoreDataError.make(NSCoreDataError, "The expression description \"\(description.name)\" in \(role) has no expression.")
+            }
+            if let error = expression.parseError { throw error }
+            if let unknown = expression.unknownFunction {
+                throw CoreDataError.unsupported("the expression function \"\(unknown)\" (or its number of arguments) in \"\(description.name)\"")
+            }
+            name = description.name
+            self.expression = expression
+            resultType = description.expressionResultType
+            return
+        }
+        let path = (item as? NSPropertyDescription)?.name ?? (item as? String) ?? ""
+        guard let type = FetchColumn.resolve(path, in: entity) else {
+            throw CoreDataError.make(NSCoreDataError, "\(role) names \"\(item)\", which is not a key path of \(entity.name ?? "") through attributes and to-one relationships.")
+        }
+        name = path
+        expression = NSExpression(forKeyPath: path)
+        resultType = type
+    }
+
+    /// The attribute type at the end of a key path of to-one relationships (`.undefinedAttributeType` for a
+    /// relationship), or nil when the path names something else.
+    private static func resolve(_ path: String, in entity: NSEntityDescription) -> NSAttributeType? {
+        var current = entity
+        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (index, key) in keys.enumerated() {
+            guard let property = current.layout.propertiesByName[key] else { return nil }
+            let last = index == keys.count - 1
+            switch property {
+            case let attribute as NSAttributeDescription:
+                return last ? attribute.attributeType : nil
+            case let relationship as NSRelationshipDescription:
+                guard !relationship.isToMany, let destination = relationship.destinationEntity else { return nil }
+                if last { return .undefinedAttributeType }
+                current = destination
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+
+    var isAggregate: Bool { Self.containsAggregate(expression) }
+
+    private static func containsAggregate(_ expression: NSExpression) -> Bool {
+        guard case .function(let name, let arguments) = expression.form else { return false }
+        return ExpressionFunction.aggregates.contains(name) || arguments.contains(where: containsAggregate)
+    }
+
+    /// The column's value for a group of rows, in Apple's public form.
+    func value(for group: [FetchedRow]) -> Any? {
+        var value = Self.evaluate(expression, group)
+        switch value {
+        case let row as FetchedRow: value = row.id
+        case let object as NSManagedObject: value = object.objectID
+        default: break
+        }
+        guard let computed = value else { return nil }
+        guard resultType != .undefinedAttributeType, resultType != .objectIDAttributeType else { return computed }
+        let typed = AttributeValueCoercion.coerce(computed, to: resultType) ?? computed
+        return NSManagedObject.publicForm(typed, resultType)
+    }
+
+    /// Aggregates reduce the group's rows; everything else is read from the group's first row.
+    private static func evaluate(_ expression: NSExpression, _ group: [FetchedRow]) -> Any? {
+        switch expression.form {
+        case .function(let name, let arguments) where ExpressionFunction.aggregates.contains(name) && arguments.count == 1:
+            let values = group.map { row in arguments[0].value(for: row, variables: [:]) }
+            return ExpressionFunction.aggregate(name, over: values)
+        case .function(let name, let arguments):
+            return ExpressionFunction.apply(name, arguments.map { evaluate($0, group) })
+        case .operand:
+            return group.first.flatMap { expression.value(for: $0, variables: [:]) }
+        }
+    }
+}
+
+/// A saved row read for a computed dictionary fetch: its values are read by key like an object's, with
+/// to-one relationships leading to the context's objects.
+private final class FetchedRow: PredicateKeyValueReading {
+    let id: NSManagedObjectID
+    let values: [Any?]
+    unowned let store: NSPersistentStore
+    unowned let context: NSManagedObjectContext
+
+    init(id: NSManagedObjectID, values: [Any?], store: NSPersistentStore, context: NSManagedObjectContext) {
+        self.id = id
+        self.values = values
+        self.store = store
+        self.context = context
+    }
+
+    func predicateValue(forKey key: String) -> Any? {
+        let layout = id.entity.layout
+        guard let slot = layout.slotByName[key], slot < values.count else {
+            return key == "self" ? self : nil
+        }
+        switch layout.slotKinds[slot] {
+        case .attribute(.transformableAttributeType):
+            guard let data = values[slot] as? Data, let attribute = layout.allProperties[slot] as? NSAttributeDescription else { return values[slot] ?? nil }
+            return TransformableStorage.value(from: data, attribute: attribute)
+        case .attribute, .other:
+            return values[slot] ?? nil
+        case .toOne:
+            guard let key = values[slot] as? ObjectKey, let target = store.objectID(for: key) else { return nil }
+            return context.object(with: target)
+        case .toMany:
+            return context.object(with: id).value(forKey: key)
+        }
+    }
+
+    /// A grouping value as a dictionary key (nil as `NSNull`).
+    static func hashable(_ value: Any?) -> AnyHashable {
+        guard let value else { return AnyHashable(NSNull()) }
+        if let hashable = value as? AnyHashable { return hashable }
+        return AnyHashable(ObjectIdentifier(value as AnyObject))
+    }
+}
+
+private extension NSPropertyDescription {
+    /// Whether a dictionary fetch without `propertiesToFetch` returns this property.
+    var isStoredPlainColumn: Bool { !isTransient && !((self as? NSRelationshipDescription)?.isToMany ?? false) }
+}

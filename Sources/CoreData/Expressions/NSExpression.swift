@@ -1,0 +1,182 @@
+/// An expression: a constant, a key path, the evaluated object, a variable or a function of expressions
+/// (Apple's `NSExpression`), used by `NSExpressionDescription` in dictionary fetches and evaluated in memory.
+///
+/// Foundation on Linux declares an `NSExpression` that cannot be created (all its initializers are
+/// unavailable), so this one is declared in `CoreData`. A file that imports only `CoreData` sees this class;
+/// a file that imports both `Foundation` and `CoreData` can still create expressions
+/// (`NSExpression(forKeyPath: "amount")` resolves to this class), but spelling the type in a declaration there
+/// (`let e: NSExpression`) needs `CoreData.NSExpression`.
+///
+/// Guarantees: evaluating never traps; an unknown function evaluates to nil, and a fetch using one throws.
+open class NSExpression: NSObject, @unchecked Sendable {
+    /// The kinds of expression, with Apple's raw values.
+    public enum ExpressionType: UInt, Sendable {
+        case constantValue = 0
+        case evaluatedObject = 1
+        case variable = 2
+        case keyPath = 3
+        case function = 4
+        case unionSet = 5
+        case intersectSet = 6
+        case minusSet = 7
+        case subquery = 13
+        case aggregate = 14
+        case anyKey = 15
+        case block = 19
+        case conditional = 20
+    }
+
+    /// What the expression is: a predicate operand (constants, key paths, arithmetic, …) or a named function.
+    enum Form {
+        case operand(PredicateOperand)
+        case function(String, [NSExpression])
+    }
+
+    let form: Form
+
+    init(form: Form) {
+        self.form = form
+        super.init()
+    }
+
+    /// An expression for a constant value.
+    public convenience init(forConstantValue obj: Any?) {
+        self.init(form: .operand(.constant(PredicateConstant(argument: obj))))
+    }
+
+    /// An expression for a key path (dots separate the keys: `owner.name`).
+    public convenience init(forKeyPath keyPath: String) {
+        self.init(form: .operand(.keyPath(keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init))))
+    }
+
+    /// An expression for a `$variable`, bound by `expressionValue(with:context:)`'s context.
+    public convenience init(forVariable string: String) {
+        self.init(form: .operand(.variable(string)))
+    }
+
+    /// An expression for one of Apple's functions by name (`sum:`, `count:`, `max:`, `average:`,
+    /// `add:to:`, …); arguments are expressions (other values are taken as constants).
+    public convenience init(forFunction name: String, arguments parameters: [Any]) {
+        self.init(form: .function(name, parameters.map { $0 as? NSExpression ?? NSExpression(forConstantValue: $0) }))
+    }
+
+    /// An expression for a collection of expressions (`{a, b}`).
+    public convenience init(forAggregate subexpressions: [Any]) {
+        let operands = subexpressions.compactMap { ($0 as? NSExpression)?.operand ?? .constant(PredicateConstant(argument: $0)) }
+        self.init(form: .operand(.array(operands)))
+    }
+
+    /// The expression for the evaluated object itself (`SELF`); in a fetch, its object ID.
+    open class func expressionForEvaluatedObject() -> NSExpression {
+        NSExpression(form: .operand(.evaluatedObject))
+    }
+
+    /// Parses one expression in Apple's format (`amount * 2`, `items.@sum.price`, `%K`). A malformed format
+    /// gives an expression that evaluates to nil, whose ``parseError`` says why (a fetch using it throws it).
+    public convenience init(format expressionFormat: String, _ args: CVarArg...) {
+        self.init(format: expressionFormat, argumentArray: args.map { $0 as Any })
+    }
+
+    /// Parses one expression in Apple's format with an array of arguments.
+    public convenience init(format expressionFormat: String, argumentArray arguments: [Any]) {
+        do {
+            self.init(form: .operand(try PredicateOperand(format: expressionFormat, arguments: arguments.map { $0 as Any? })))
+        } catch {
+            self.init(form: .function("<malformed>", []))
+            parseError = error as NSError
+        }
+    }
+
+    /// Why `init(format:)` could not parse its format (an addition to Apple's API); nil otherwise.
+    public private(set) var parseError: NSError?
+
+    // MARK: What the expression is
+
+    /// The expression's kind.
+    open var expressionType: ExpressionType {
+        switch form {
+        case .function: return .function
+        case .operand(let operand):
+            switch operand {
+            case .constant, .array: return .constantValue
+            case .evaluatedObject: return .evaluatedObject
+            case .keyPath: return .keyPath
+            case .variable: return .variable
+            case .subquery: return .subquery
+            case .member, .aggregate, .arithmetic, .negate, .cast, .index: return .function
+            }
+        }
+    }
+
+    /// The constant of a constant-value expression, else nil.
+    open var constantValue: Any? {
+        guard case .operand(.constant(let constant)) = form else { return nil }
+        return constant.value
+    }
+
+    /// The key path of a key-path expression, else "".
+    open var keyPath: String {
+        guard case .operand(.keyPath(let path)) = form else { return "" }
+        return path.joined(separator: ".")
+    }
+
+    /// The variable name of a variable expression, else "".
+    open var variable: String {
+        guard case .operand(.variable(let name)) = form else { return "" }
+        return name
+    }
+
+    /// The function name of a function expression, else "".
+    open var function: String {
+        guard case .function(let name, _) = form else { return "" }
+        return name
+    }
+
+    /// The arguments of a function expression, else nil.
+    open var arguments: [NSExpression]? {
+        guard case .function(_, let arguments) = form else { return nil }
+        return arguments
+    }
+
+    /// The operand this expression stands for, when it is not a named function.
+    var operand: PredicateOperand? {
+        guard case .operand(let operand) = form else { return nil }
+        return operand
+    }
+
+    /// Whether the expression, or one of its arguments, is a function this package does not evaluate.
+    var unknownFunction: String? {
+        guard case .function(let name, let arguments) = form else { return nil }
+        guard ExpressionFunction.isKnown(name), ExpressionFunction.arity(name) == arguments.count else { return name }
+        return arguments.lazy.compactMap(\.unknownFunction).first
+    }
+
+    // MARK: Evaluating
+
+    /// The expression's value for one object (a managed object, a dictionary, any value for `SELF`), with
+    /// `$variables` from `context`. Never traps; nil when a key is missing or a function cannot apply.
+    open func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
+        var variables: [String: Any] = [:]
+        for (key, value) in context ?? [:] { if let key = key as? String { variables[key] = value } }
+        return value(for: object, variables: variables)
+    }
+
+    func value(for object: Any?, variables: [String: Any]) -> Any? {
+        switch form {
+        case .operand(let operand):
+            return operand.value(for: object, variables: variables)
+        case .function(let name, let arguments):
+            return ExpressionFunction.apply(name, arguments.map { $0.value(for: object, variables: variables) })
+        }
+    }
+
+    // MARK: Printing
+
+    /// The expression in Apple's format: `amount`, `sum:(amount)`.
+    open override var description: String {
+        switch form {
+        case .operand(let operand): return operand.format
+        case .function(let name, let arguments): return name + "(" + arguments.map(\.description).joined(separator: ", ") + ")"
+        }
+    }
+}
