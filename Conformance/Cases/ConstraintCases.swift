@@ -88,6 +88,69 @@ enum ConstraintCases {
         ], "different values and nil values are saved; a deleted object's value can be reused")
     }
 
+    static let mergePolicies = ConformanceCase("save/uniqueness-merge-policies") { env in
+        let coordinator = try env.openCoordinator()
+        let setup = env.context(coordinator)
+        account(setup, "a@example.com", region: "eu", code: 1)
+        account(setup, "b@example.com", region: "eu", code: 2)
+        try setup.save()
+        let savedA = try env.require(try setup.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")).first {
+            $0.value(forKey: "email") as? String == "a@example.com" }?.objectID, "a@example.com's ID")
+        /// A new account with only the given values set.
+        func partial(_ context: NSManagedObjectContext, _ values: [String: Any], entity: String = "Account") -> NSManagedObject {
+            let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+            for (key, value) in values { object.setValue(value, forKey: key) }
+            return object
+        }
+        func context(_ policy: Any) -> NSManagedObjectContext {
+            let context = env.context(coordinator)
+            context.mergePolicy = policy
+            return context
+        }
+
+        let refused = context(NSErrorMergePolicy)
+        _ = partial(refused, ["email": "a@example.com", "region": "asia"])
+        let error = try env.expectError([NSManagedObjectConstraintMergeError], "NSErrorMergePolicy") { try refused.save() }
+        let conflict = try env.require((error.userInfo["conflictList"] as? [NSConstraintConflict])?.first, "an NSConstraintConflict in conflictList")
+        try env.expectEqual(conflict.constraint, ["email"], "the conflict's constraint")
+        try env.expectEqual(conflict.constraintValues["email"] as? String, "a@example.com", "the conflict's values")
+        try env.expectEqual(conflict.databaseObject?.objectID, savedA, "the conflict's saved object")
+        try env.expectEqual(conflict.databaseSnapshot?["region"] as? String, "eu", "the saved row's values")
+        try env.expectEqual(conflict.conflictingObjects.count, 1, "the conflicting new object")
+
+        let objectTrump = context(NSMergeByPropertyObjectTrumpMergePolicy)
+        let newA = partial(objectTrump, ["email": "a@example.com", "region": "asia"])
+        try objectTrump.save()
+        try env.expectEqual(newA.objectID, savedA, "the new object became the saved row")
+        try env.expectEqual(newA.value(forKey: "code") as? Int64, 1, "the saved value of a property the new object did not set")
+
+        let storeTrump = context(NSMergeByPropertyStoreTrumpMergePolicy)
+        let newB = partial(storeTrump, ["email": "b@example.com", "region": "zz", "code": 5])
+        try storeTrump.save()
+        try env.expectEqual(newB.value(forKey: "region") as? String, "eu", "the store's value wins")
+
+        let rollback = context(NSRollbackMergePolicy)
+        _ = partial(rollback, ["email": "b@example.com", "region": "yy"])
+        try rollback.save()
+
+        let overwrite = context(NSOverwriteMergePolicy)
+        _ = partial(overwrite, ["email": "b@example.com", "region": "ww"])
+        try overwrite.save()
+
+        let twins = context(NSMergeByPropertyObjectTrumpMergePolicy)
+        _ = partial(twins, ["email": "c@example.com", "region": "x"])
+        _ = partial(twins, ["email": "c@example.com", "code": 5])
+        let premium = partial(twins, ["email": "a@example.com", "code": 7], entity: "PremiumAccount")
+        try twins.save()
+        try env.expect(premium.managedObjectContext == nil && !premium.isInserted, "a merged object leaves the context")
+
+        let reopened = try env.reopenedContext(or: coordinator)
+        try env.expectEqual(try accounts(reopened), ["a@example.com asia 7", "b@example.com ww -", "c@example.com x 5"],
+                            "one row per constrained value, merged by each policy")
+        try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "PremiumAccount")), 0,
+                            "an object of another entity merged into the saved row")
+    }
+
     static let batchInsert = ConformanceCase("batch-insert/uniqueness-constraint", requires: .batchInsert) { env in
         let coordinator = try env.openCoordinator()
         let context = env.context(coordinator)
@@ -151,5 +214,5 @@ enum ConstraintCases {
                             "different values and nil values are written")
     }
 
-    static let all: [ConformanceCase] = [save, batchInsert, batchUpdate]
+    static let all: [ConformanceCase] = [save, mergePolicies, batchInsert, batchUpdate]
 }

@@ -31,9 +31,9 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         for object in changedObjectsInSaveOrder() { object.willSave() }
 
-        let inserted = insertionOrder.filter { $0.inserted }
-        let deleted = deletedSet.values.filter { !$0.inserted }
-        let updated = updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
+        var inserted = insertionOrder.filter { $0.inserted }
+        var deleted = deletedSet.values.filter { !$0.inserted }
+        var updated = updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
 
         var errors: [NSError] = []
         for object in inserted { collect(&errors) { try object.validateForInsert() } }
@@ -46,6 +46,12 @@ extension NSManagedObjectContext {
             for object in inserted where object.committed == nil { object.committed = [] }
             finishSave(inserted: inserted, updated: updated, deleted: deleted)
             return
+        }
+
+        if try resolveUniquenessConflicts(policy: NSMergePolicy.resolve(mergePolicy)) {
+            inserted = insertionOrder.filter { $0.inserted }
+            deleted = deletedSet.values.filter { !$0.inserted }
+            updated = updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
         }
 
         try obtainPermanentIDs(for: inserted)

@@ -34,6 +34,18 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     /// The context's conflicting changes are dropped.
     public static let rollback = NSMergePolicy(merge: .rollbackMergePolicyType)
 
+    /// Resolves uniqueness-constraint conflicts found by a save: `NSErrorMergePolicy` throws them (133021, under
+    /// "conflictList"); the other policies merge the conflicting objects as
+    /// `NSManagedObjectContext+UniquenessConflicts.swift` describes. Subclasses may override it; the save
+    /// goes on with whatever the context holds afterwards (the stores still refuse a remaining violation).
+    open func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
+        guard mergeType != .errorMergePolicyType else { throw NSConstraintConflict.error(list) }
+        for conflict in list {
+            guard let context = conflict.conflictingObjects.lazy.compactMap(\.managedObjectContext).first else { continue }
+            context.resolve(conflict, type: mergeType)
+        }
+    }
+
     /// The policy a context's `mergePolicy` value stands for (an `NSMergePolicy` or a policy type).
     static func resolve(_ value: Any) -> NSMergePolicy {
         if let policy = value as? NSMergePolicy { return policy }
