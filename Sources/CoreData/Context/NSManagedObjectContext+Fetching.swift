@@ -41,10 +41,12 @@ extension NSManagedObjectContext {
     }
 
     /// Runs a store request: a batch delete (returns `NSBatchDeleteResult`), a batch update
-    /// (`NSBatchUpdateResult`) or a batch insert (`NSBatchInsertResult`).
+    /// (`NSBatchUpdateResult`), a batch insert (`NSBatchInsertResult`), or starts an asynchronous fetch
+    /// (returns its `NSAsynchronousFetchResult` at once; the fetch runs later on the context's queue).
     /// - Throws: 134091 for request types not supported yet.
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let delete = request as? NSBatchDeleteRequest { return try executeBatchDelete(delete) }
+        if let asynchronous = request as? AsynchronousFetchStarting { return asynchronous.start(in: self) }
         return try executeBatchRequest(request)
     }
 
