@@ -7,6 +7,9 @@ import CoreDataStoreKit
 open class InMemoryStore: AtomicStore {
     open override class var storeTypeName: String { NSInMemoryStoreType }
 
+    /// None: an in-memory store keeps nothing in files, whatever URL it was given.
+    open override class func storeFiles(at url: URL) -> [URL] { [] }
+
     public required init(_ request: StoreOpenRequest) throws {
         var withoutFile = request
         withoutFile.url = nil

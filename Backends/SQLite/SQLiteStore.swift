@@ -71,6 +71,13 @@ public final class SQLiteStore: PersistentStoreBackend {
         }
     }
 
+    /// The database, its rollback journal, write-ahead log and shared-memory index, and the folder of
+    /// externally stored binary data (`.<name>_SUPPORT`, as Apple's).
+    public static func storeFiles(at url: URL) -> [URL] {
+        let support = url.deletingLastPathComponent().appendingPathComponent("." + url.deletingPathExtension().lastPathComponent + "_SUPPORT")
+        return [url] + ["-journal", "-wal", "-shm"].map { URL(fileURLWithPath: url.path + $0) } + [support]
+    }
+
     public static func metadataForStore(at url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {
         let path = url.path
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue else {

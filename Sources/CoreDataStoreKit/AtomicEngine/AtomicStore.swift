@@ -85,6 +85,9 @@ open class AtomicStore: PersistentStoreBackend {
         }
     }
 
+    /// The store's one file (an atomic store writes a sibling temporary file only while saving).
+    open class func storeFiles(at url: URL) -> [URL] { [url] }
+
     open class func metadataForStore(at url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no store file at \(url.path).",

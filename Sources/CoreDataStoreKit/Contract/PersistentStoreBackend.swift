@@ -75,9 +75,16 @@ public protocol PersistentStoreBackend: AnyObject {
 
     /// Releases files and connections; the store is not used afterwards.
     func close()
+
+    /// Every file a store at `url` consists of (the store file and its companions, which may not exist), so
+    /// that the coordinator can destroy or replace a store as a whole. The default is `[url]`.
+    static func storeFiles(at url: URL) -> [URL]
 }
 
 extension PersistentStoreBackend {
+    /// The default: the store is the one file at `url`.
+    public static func storeFiles(at url: URL) -> [URL] { [url] }
+
     /// The default: batch updates are not supported (134091).
     public func batchUpdate(_ request: StoreBatchUpdateRequest) throws -> [ObjectKey] {
         throw CoreDataError.unsupported("batch updates in a \(type(of: self)) store")

@@ -1,0 +1,90 @@
+import CoreData
+
+/// Whole stores: destroying, replacing and migrating them through the coordinator, which uses the store
+/// type's `storeFiles(at:)` and its ordinary reads and writes.
+enum StoreFileCases {
+    /// Another URL in the case's directory (removed with it).
+    static func sibling(_ env: ConformanceEnvironment, _ name: String) -> URL {
+        env.url.deletingLastPathComponent().appendingPathComponent(name + "." + env.url.pathExtension)
+    }
+
+    /// Two owners, items with owners and tags (many-to-many), and Ann's ordered chapters.
+    static func populate(_ context: NSManagedObjectContext) throws {
+        let ann = Fixtures.owner(context, "Ann"), bob = Fixtures.owner(context, "Bob")
+        let red = Fixtures.tag(context, "red"), blue = Fixtures.tag(context, "blue")
+        for rank in 0..<4 {
+            let item = Fixtures.item(context, "item \(rank)", rank: Int64(rank))
+            item.setValue(rank % 2 == 0 ? ann : bob, forKey: "owner")
+            item.mutableSetValue(forKey: "tags").addObjects(from: rank == 0 ? [red, blue] : [red])
+        }
+        ann.setValue(NSOrderedSet(array: ["one", "two", "three"].map { Fixtures.chapter(context, $0) }), forKey: "chapters")
+        try context.save()
+    }
+
+    /// Fails the case unless the context sees what `populate` saved.
+    static func expectPopulated(_ env: ConformanceEnvironment, _ context: NSManagedObjectContext, _ what: String) throws {
+        let owners = try Fixtures.byName(context, "Owner"), items = try Fixtures.byName(context, "Item")
+        try env.expectEqual(Set(owners.keys), ["Ann", "Bob"], "\(what): owners")
+        try env.expectEqual(Fixtures.names(owners["Ann"]?.value(forKey: "items")), ["item 0", "item 2"], "\(what): Ann's items")
+        try env.expectEqual(Fixtures.orderedNames(owners["Ann"]?.value(forKey: "chapters"), key: "title"), ["one", "two", "three"],
+                            "\(what): Ann's ordered chapters")
+        try env.expectEqual(Fixtures.names(items["item 0"]?.value(forKey: "tags"), key: "label"), ["blue", "red"], "\(what): item 0's tags")
+        let red = try env.require(try Fixtures.byName(context, "Tag", key: "label")["red"], "\(what): the red tag")
+        try env.expectEqual(Fixtures.names(red.value(forKey: "items")).count, 4, "\(what): the red tag's items")
+    }
+
+    static let all: [ConformanceCase] = [
+        ConformanceCase("add-store/destroy", requires: .persistsToFile) { env in
+            let coordinator = try env.openCoordinator()
+            try populate(env.context(coordinator))
+            try coordinator.destroyPersistentStore(at: env.url, ofType: env.configuration.storeType)
+            try env.expect(coordinator.persistentStores.isEmpty, "the destroyed store left the coordinator")
+            try env.expect(!FileManager.default.fileExists(atPath: env.url.path), "the store file is gone")
+            try coordinator.destroyPersistentStore(at: env.url, ofType: env.configuration.storeType)
+            let fresh = try env.openCoordinator()
+            try env.expectEqual(try env.context(fresh).count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 0,
+                                "a store added where one was destroyed is empty")
+        },
+        ConformanceCase("add-store/replace", requires: .persistsToFile) { env in
+            let source = try env.openCoordinator()
+            try populate(env.context(source))
+            for store in source.persistentStores { try source.remove(store) }
+            let destination = sibling(env, "destination")
+            let other = try env.openCoordinator(at: destination)
+            let context = env.context(other)
+            _ = Fixtures.item(context, "replaced", rank: 99)
+            try context.save()
+            for store in other.persistentStores { try other.remove(store) }
+            try other.replacePersistentStore(at: destination, withPersistentStoreFrom: env.url, ofType: env.configuration.storeType)
+            try expectPopulated(env, env.context(try env.openCoordinator(at: destination)), "the replaced store")
+            try env.expectEqual(try expectNoItem(named: "replaced", env.context(try env.openCoordinator())), true, "the source is unchanged")
+        },
+        ConformanceCase("add-store/migrate") { env in
+            let coordinator = try env.openCoordinator()
+            let old = try env.require(coordinator.persistentStores.first, "the store")
+            var metadata = coordinator.metadata(for: old)
+            metadata["custom"] = "kept"
+            coordinator.setMetadata(metadata, for: old)
+            try populate(env.context(coordinator))
+            let target = sibling(env, "migrated")
+            let migrated = try coordinator.migratePersistentStore(old, to: target, options: env.configuration.options,
+                                                                  withType: env.configuration.storeType)
+            try env.expect(coordinator.persistentStores.count == 1 && coordinator.persistentStores[0] === migrated,
+                           "the new store replaces the old one in the coordinator")
+            try expectPopulated(env, env.context(coordinator), "the migrated store")
+            try env.expectEqual(coordinator.metadata(for: migrated)["custom"] as? String, "kept", "user metadata")
+            if env.capabilities.contains(.persistsToFile) {
+                try env.expectError([NSPersistentStoreOperationError], "migrating over an existing file") {
+                    _ = try coordinator.migratePersistentStore(migrated, to: env.url, withType: env.configuration.storeType)
+                }
+                try env.expect(coordinator.persistentStores.first === migrated, "a failed migration leaves the store added")
+                for store in coordinator.persistentStores { try coordinator.remove(store) }
+                try expectPopulated(env, env.context(try env.openCoordinator(at: target)), "the migrated store after a reopen")
+            }
+        },
+    ]
+
+    private static func expectNoItem(named name: String, _ context: NSManagedObjectContext) throws -> Bool {
+        try Fixtures.byName(context, "Item")[name] == nil
+    }
+}
