@@ -324,6 +324,23 @@ struct FetchedResultsControllerTests {
         #expect(titles(controller.fetchedObjects) == ["Anna", "Dune", "Emma", "Ulysses"])
     }
 
+    @Test func resetFetchesAgain() throws {
+        let context = try library()
+        let request = NSFetchRequest<Book>(entityName: "Book")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        request.fetchLimit = 2
+        let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+        let recorder = ChangeRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        context.performAndWait { context.reset() }
+        #expect(recorder.take() == ["will", "delete Dune [0,0]->nil", "delete Emma [0,1]->nil",
+                                    "insert Dune nil->[0,0]", "insert Emma nil->[0,1]", "did"])
+        context.performAndWait { _ = book("Anna", pages: 1, in: context) }
+        #expect(recorder.take() == ["will", "delete Emma [0,1]->nil", "insert Anna nil->[0,0]", "did"], "the fetch limit holds")
+        #expect(titles(controller.fetchedObjects) == ["Anna", "Dune"])
+    }
+
     @Test func childSavesReachTheParentsController() throws {
         let parent = try library()
         let controller = booksByPages(in: parent)
