@@ -78,26 +78,27 @@ extension NSManagedObjectContext {
             info[NSInvalidatedAllObjectsKey] = invalidated
             pendingInvalidatedAll = nil
         }
-        var inserted = Set<NSManagedObject>(), updated = Set<NSManagedObject>()
-        var deleted = Set<NSManagedObject>(), refreshed = Set<NSManagedObject>()
+        // Sorted into arrays first: each set is then built at its final size in one go.
+        var inserted: [NSManagedObject] = [], updated: [NSManagedObject] = []
+        var deleted: [NSManagedObject] = [], refreshed: [NSManagedObject] = []
         for object in objects {
             let changes = object.pendingChanges
             object.pendingChanges = []
             let live = object.managedObjectContext === self && !object.deleted
             if changes.contains(.inserted) {
-                if live { inserted.insert(object) }  // inserted and removed again: nothing to report
+                if live { inserted.append(object) }  // inserted and removed again: nothing to report
             } else if !live {
-                if changes.contains(.deleted) { deleted.insert(object) }
+                if changes.contains(.deleted) { deleted.append(object) }
             } else if changes.contains(.updated) {
-                updated.insert(object)
+                updated.append(object)
             } else if changes.contains(.refreshed) {
-                refreshed.insert(object)
+                refreshed.append(object)
             }
         }
-        if !inserted.isEmpty { info[NSInsertedObjectsKey] = inserted }
-        if !updated.isEmpty { info[NSUpdatedObjectsKey] = updated }
-        if !deleted.isEmpty { info[NSDeletedObjectsKey] = deleted }
-        if !refreshed.isEmpty { info[NSRefreshedObjectsKey] = refreshed }
+        if !inserted.isEmpty { info[NSInsertedObjectsKey] = Set(inserted) }
+        if !updated.isEmpty { info[NSUpdatedObjectsKey] = Set(updated) }
+        if !deleted.isEmpty { info[NSDeletedObjectsKey] = Set(deleted) }
+        if !refreshed.isEmpty { info[NSRefreshedObjectsKey] = Set(refreshed) }
         guard !info.isEmpty else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
     }
