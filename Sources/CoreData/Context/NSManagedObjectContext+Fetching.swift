@@ -4,9 +4,10 @@ extension NSManagedObjectContext {
     ///
     /// With `includesPendingChanges` (the default), unsaved inserts that match are included, deleted objects
     /// are left out, and changed objects are matched on their current values; dictionary results show only
-    /// saved values, as on Apple's platforms.
+    /// saved values, as on Apple's platforms. Pending changes are processed first (`processPendingChanges()`).
     /// - Throws: 134060 for a request without a known entity or with a malformed predicate; a store error.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        if !pendingObjects.isEmpty { processPendingChanges() }
         let results = try fetchResults(request)
         var typed: [T] = []
         typed.reserveCapacity(results.count)

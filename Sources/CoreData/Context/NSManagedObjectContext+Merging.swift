@@ -1,23 +1,29 @@
 /// Taking in changes made elsewhere: other contexts' saves and batch requests.
 extension NSManagedObjectContext {
     /// Applies changes saved by another context or made by a batch request to these contexts: deleted objects
-    /// leave them, updated objects are reloaded (keeping their unsaved changes). `changeNotificationData` maps
-    /// `NSInsertedObjectsKey`, `NSUpdatedObjectsKey` and `NSDeletedObjectsKey` to object IDs (arrays or sets) or
-    /// to URIs of object IDs.
+    /// leave them, updated objects are reloaded (keeping their unsaved changes), inserted objects are registered
+    /// as faults. `changeNotificationData` maps `NSInsertedObjectsKey`, `NSUpdatedObjectsKey` and
+    /// `NSDeletedObjectsKey` to object IDs (arrays or sets) or to URIs of object IDs. Each context posts
+    /// `NSManagedObjectContextObjectsDidChange` for what the merge changed.
     public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
         for context in contexts {
             context.performAndWait {
                 context.mergeIDs(
+                    inserted: context.objectIDs(in: changeNotificationData[NSInsertedObjectsKey]),
                     updated: context.objectIDs(in: changeNotificationData[NSUpdatedObjectsKey]),
                     deleted: context.objectIDs(in: changeNotificationData[NSDeletedObjectsKey]))
             }
         }
     }
 
-    /// Applies the changes of another context's save notification to this context.
+    /// Applies the changes of another context's save notification to this context (as
+    /// `mergeChanges(fromRemoteContextSave:into:)` does), then processes pending changes, so
+    /// `NSManagedObjectContextObjectsDidChange` reports the merged objects at once.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         guard let info = notification.userInfo, (notification.object as? NSManagedObjectContext) !== self else { return }
-        mergeIDs(updated: objectIDs(in: info[NSUpdatedObjectsKey]), deleted: objectIDs(in: info[NSDeletedObjectsKey]))
+        mergeIDs(inserted: objectIDs(in: info[NSInsertedObjectsKey]), updated: objectIDs(in: info[NSUpdatedObjectsKey]),
+                 deleted: objectIDs(in: info[NSDeletedObjectsKey]))
+        processPendingChanges()
     }
 
     private func objectIDs(in value: Any?) -> [NSManagedObjectID] {
@@ -39,11 +45,15 @@ extension NSManagedObjectContext {
         }
     }
 
-    private func mergeIDs(updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
+    /// Takes in another context's changes: deleted objects leave (reported as deleted), updated registered
+    /// objects are refreshed (reported as refreshed), inserted objects with permanent IDs are registered as
+    /// faults (reported as inserted; a temporary ID of another context names nothing here).
+    private func mergeIDs(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
         var gone = Set<ObjectIdentifier>()
         var goneKeys = Set<ObjectKey>()
         for id in deleted {
             guard let object = registered[id.identity] else { continue }
+            notePending(object, .deleted)
             registered[id.identity] = nil
             updatedSet[ObjectIdentifier(object)] = nil
             deletedSet[ObjectIdentifier(object)] = nil
@@ -54,8 +64,11 @@ extension NSManagedObjectContext {
         }
         if !gone.isEmpty { forgetReferences(to: gone, keys: goneKeys) }
         for id in updated {
-            guard let object = registered[id.identity], !object.faulted else { continue }
-            refresh(object, mergeChanges: object.hasChanges)
+            guard let object = registered[id.identity] else { continue }
+            if object.faulted { notePending(object, .refreshed) } else { refresh(object, mergeChanges: object.hasChanges) }
+        }
+        for id in inserted where !id.isTemporaryID && registered[id.identity] == nil {
+            notePending(object(with: id), .inserted)
         }
     }
 
@@ -101,6 +114,7 @@ extension NSManagedObjectContext {
                   self.mergesSaves(of: source) else { return }
             let info = notification.userInfo ?? [:]
             let ids: [AnyHashable: Any] = [
+                NSInsertedObjectsKey: (info[NSInsertedObjectsKey] as? Set<NSManagedObject> ?? []).compactMap(\.assignedID),
                 NSUpdatedObjectsKey: (info[NSUpdatedObjectsKey] as? Set<NSManagedObject> ?? []).compactMap(\.assignedID),
                 NSDeletedObjectsKey: (info[NSDeletedObjectsKey] as? Set<NSManagedObject> ?? []).compactMap(\.assignedID),
             ]

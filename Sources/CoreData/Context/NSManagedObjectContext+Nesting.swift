@@ -166,6 +166,7 @@ extension NSManagedObjectContext {
         register(object)
         insertedSet[ObjectIdentifier(object)] = object
         insertionOrder.append(object)
+        notePending(object, .inserted)
     }
 }
 

@@ -21,9 +21,12 @@ extension NSManagedObjectContext {
     /// throw 1550–1600 (1560 with `NSDetailedErrorsKey` for several) and nothing is written. Each store receives
     /// its changes as one atomic change set. Objects changed in a store since they were read are conflicts,
     /// resolved by `mergePolicy` or thrown as 133020 with the conflicts under "conflictList". Saving to a
-    /// read-only store throws 134030. A context without changes does nothing. A child context's save pushes
-    /// its changes into its parent, which saves them to the stores when it is saved itself.
+    /// read-only store throws 134030. Pending changes are processed first (`processPendingChanges()`), so the
+    /// objects-did-change notification comes before the will-save one. A context without changes does nothing.
+    /// A child context's save pushes its changes into its parent, which saves them to the stores when it is
+    /// saved itself.
     public func save() throws {
+        processPendingChanges()
         guard hasChanges else { return }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator to save to.")

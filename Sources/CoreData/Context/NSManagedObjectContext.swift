@@ -55,6 +55,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var deletedSet: [ObjectIdentifier: NSManagedObject] = [:]
     var insertionOrder: [NSManagedObject] = []
     var mergeObserver: NSObjectProtocol?
+    /// Objects changed since `NSManagedObjectContextObjectsDidChange` was last posted, each once (its
+    /// `pendingChanges` says what happened); see `NSManagedObjectContext+ObjectsDidChange.swift`.
+    var pendingObjects: [NSManagedObject] = []
+    /// The IDs of the objects `reset()` forgot since the change notification was last posted, or nil.
+    var pendingInvalidatedAll: [NSManagedObjectID]?
 
     /// A context of the given concurrency kind, with no coordinator yet.
     public init(concurrencyType type: NSManagedObjectContextConcurrencyType) {
@@ -85,7 +90,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Runs `block` on the context's queue, later.
     open func perform(_ block: @escaping () -> Void) {
         let work = UncheckedSendable(block)
-        let run = { [self] in ActiveContexts.run(self) { work.value() } }
+        let run = { [self] in runBlock { work.value() } }
         let task = UncheckedSendable(run)
         if let queue { queue.async { task.value() } } else { DispatchQueue.main.async { task.value() } }
     }
@@ -93,19 +98,29 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Runs `block` on the context's queue and waits for it; re-entrant: runs it at once when already on the
     /// queue or inside another of this context's blocks.
     open func performAndWait(_ block: () -> Void) {
-        if isOnQueue { ActiveContexts.run(self, block); return }
+        if isOnQueue { runBlock(block); return }
         if let queue {
-            queue.sync { ActiveContexts.run(self, block) }
+            queue.sync { runBlock(block) }
         } else {
-            DispatchQueue.main.sync { ActiveContexts.run(self, block) }
+            DispatchQueue.main.sync { runBlock(block) }
         }
     }
 
     /// Runs `block` on the context's queue, waits, and returns its result or rethrows its error.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        if isOnQueue { return try ActiveContexts.run(self, block) }
-        if let queue { return try queue.sync { try ActiveContexts.run(self, block) } }
-        return try DispatchQueue.main.sync { try ActiveContexts.run(self, block) }
+        if isOnQueue { return try runBlock(block) }
+        if let queue { return try queue.sync { try runBlock(block) } }
+        return try DispatchQueue.main.sync { try runBlock(block) }
+    }
+
+    /// Runs one of the context's blocks; when it is the outermost one on this thread, pending changes are
+    /// processed as it ends, so `NSManagedObjectContextObjectsDidChange` is posted once per block.
+    private func runBlock<T>(_ body: () throws -> T) rethrows -> T {
+        let outermost = !ActiveContexts.isActive(self)
+        return try ActiveContexts.run(self) {
+            defer { if outermost { processPendingChanges() } }
+            return try body()
+        }
     }
 
     /// How `perform` schedules an async block (Apple's `NSManagedObjectContext.ScheduledTaskType`).
@@ -116,7 +131,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Runs `block` on the context's queue and returns its result.
     public func perform<T>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws -> T) async throws -> T {
-        if schedule == .immediate, isOnQueue { return try ActiveContexts.run(self, block) }
+        if schedule == .immediate, isOnQueue { return try runBlock(block) }
         return try await withCheckedThrowingContinuation { continuation in
             perform {
                 do { continuation.resume(returning: try block()) } catch { continuation.resume(throwing: error) }
@@ -156,6 +171,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     func noteUpdated(_ object: NSManagedObject) {
         updatedSet[ObjectIdentifier(object)] = object
+        notePending(object, .updated)
     }
 
     /// Makes `object` one of the context's objects, found by ID unless it is an insert with a temporary ID (a
@@ -173,6 +189,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             // Re-inserting a deleted object undoes the deletion.
             deletedSet[ObjectIdentifier(object)] = nil
             object.deleted = false
+            noteRestored(object)
             return
         }
         guard !object.inserted, object.assignedID?.isTemporaryID ?? true else { return }
@@ -181,6 +198,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         register(object)
         insertedSet[ObjectIdentifier(object)] = object
         insertionOrder.append(object)
+        notePending(object, .inserted)
         if isNew {
             let layout = object.layout
             for (slot, value) in layout.defaultValues where object.slots[slot] == nil { object.slots[slot] = value }
@@ -199,6 +217,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.prepareForDeletion()
         object.deleted = true
         deletedSet[ObjectIdentifier(object)] = object
+        notePending(object, .deleted)
         applyDeleteRules(of: object)
         if object.inserted {
             object.inserted = false
@@ -233,12 +252,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// saved values back.
     open func rollback() {
         for object in insertionOrder {
+            notePending(object, .deleted)
             registered[object.objectID.identity] = nil
             object.inserted = false
             object.managedObjectContext = nil
             object.assignedID = nil  // a permanent ID obtained for it is dropped: it may be inserted again
         }
         for object in Array(updatedSet.values) + Array(deletedSet.values) where object.managedObjectContext === self {
+            if object.deleted { noteRestored(object) } else { notePending(object, .refreshed) }
             object.deleted = false
             revertToCommitted(object)
         }
@@ -250,6 +271,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Forgets every registered object; objects held elsewhere become unusable.
     open func reset() {
+        noteInvalidatedAll()
         for object in allObjects {
             object.managedObjectContext = nil
         }
@@ -263,6 +285,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Turns an object into a fault, or with `mergeChanges` reloads its saved values under its unsaved changes.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.managedObjectContext === self, !object.inserted else { return }
+        notePending(object, .refreshed)
         if flag {
             let changed = object.changedSlots.map { ($0, object.slots[$0]) }
             object.faulted = true
@@ -286,8 +309,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Processes pending changes (delete rules already run when `delete(_:)` is called, so nothing waits here).
-    open func processPendingChanges() {}
+    /// Posts `NSManagedObjectContextObjectsDidChange` for the changes made since it was last posted, if any
+    /// (delete rules already ran when `delete(_:)` was called). Runs by itself at the end of the outermost
+    /// `perform`/`performAndWait` block, before a save, and before a fetch.
+    open func processPendingChanges() {
+        postObjectsDidChange()
+    }
 
     /// Gives store `store` to newly inserted `object` (Apple's `assign(_:to:)`).
     open func assign(_ object: Any, to store: NSPersistentStore) {

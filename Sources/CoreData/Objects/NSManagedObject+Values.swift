@@ -63,10 +63,15 @@ extension NSManagedObject {
         noteChange(slot: slot)
     }
 
-    /// Records that a slot changed, and tells the context the object is updated.
+    /// Records that a slot changed, and tells the context the object is updated (an inserted object already
+    /// reported as inserted is reported as updated by the next change notification).
     func noteChange(slot: Int) {
         changedSlots.insert(slot)
-        if !inserted && !deleted { managedObjectContext?.noteUpdated(self) }
+        if !inserted && !deleted {
+            managedObjectContext?.noteUpdated(self)
+        } else if pendingChanges.isEmpty {
+            managedObjectContext?.notePending(self, .updated)
+        }
     }
 
     /// Managed objects in any collection form a user may pass for a to-many value.

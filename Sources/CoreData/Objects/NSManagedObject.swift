@@ -27,6 +27,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     var faulted = false
     var inserted = false
     var deleted = false
+    /// What happened to the object since its context last posted `NSManagedObjectContextObjectsDidChange`
+    /// (empty when the context has not listed it; see `NSManagedObjectContext+ObjectsDidChange.swift`).
+    var pendingChanges: PendingChanges = []
 
     /// Makes an object of `entity` and inserts it into `context` when one is given.
     ///

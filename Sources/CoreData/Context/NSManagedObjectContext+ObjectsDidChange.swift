@@ -1,0 +1,116 @@
+/// The objects-did-change notification: what changed in a context since it was last posted.
+///
+/// A context lists each object the first time something happens to it after the last notification (an array
+/// append and a flag on the object, so inserting many objects costs next to nothing) and posts
+/// `NSManagedObjectContextObjectsDidChange` from `processPendingChanges()`: at the end of the outermost
+/// `perform`/`performAndWait` block, before a save, before a fetch, when merging another context's save, or when
+/// called. A context where nothing changed posts nothing.
+///
+/// userInfo holds only the keys that have objects, each a `Set<NSManagedObject>`:
+/// - `NSInsertedObjectsKey`: objects inserted (or whose deletion was undone) and still inserted, and objects a
+///   merge faulted in because another context inserted them;
+/// - `NSUpdatedObjectsKey`: objects whose values changed;
+/// - `NSDeletedObjectsKey`: objects deleted, inserted objects removed by `rollback()`, and objects a merge
+///   removed because another context deleted them;
+/// - `NSRefreshedObjectsKey`: objects refreshed (`refresh(_:mergeChanges:)`, a merge of another context's
+///   update, or `rollback()` reverting their changes) and not otherwise changed;
+/// - `NSInvalidatedAllObjectsKey`: after `reset()`, the IDs (`[NSManagedObjectID]`) of the objects it forgot.
+///
+/// An object inserted and deleted again between two notifications is not reported.
+extension NSManagedObjectContext {
+    /// Apple's Swift name of `NSManagedObjectContextObjectsDidChange`.
+    public static let didChangeObjectsNotification = Notification.Name.NSManagedObjectContextObjectsDidChange
+    /// Apple's Swift name of `NSManagedObjectContextDidSave`.
+    public static let didSaveObjectsNotification = Notification.Name.NSManagedObjectContextDidSave
+    /// Apple's Swift name of `NSManagedObjectContextWillSave`.
+    public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
+
+    /// userInfo keys of the context notifications, with Apple's values (the object-ID keys of Apple's enum are
+    /// absent: no notification here carries them).
+    public enum NotificationKey: String, Sendable {
+        case insertedObjects = "inserted"
+        case updatedObjects = "updated"
+        case deletedObjects = "deleted"
+        case refreshedObjects = "refreshed"
+        case invalidatedObjects = "invalidated"
+        case invalidatedAllObjects = "invalidatedAll"
+    }
+
+    // MARK: Recording
+
+    /// Lists `object` for the next change notification, remembering what happened to it.
+    func notePending(_ object: NSManagedObject, _ change: PendingChanges) {
+        if object.pendingChanges.isEmpty { pendingObjects.append(object) }
+        object.pendingChanges.insert(change)
+    }
+
+    /// Records that a deleted object is back: a deletion not reported yet is forgotten, a reported one is
+    /// reported as an insertion.
+    func noteRestored(_ object: NSManagedObject) {
+        if object.pendingChanges.contains(.deleted) {
+            object.pendingChanges.remove(.deleted)
+            if object.pendingChanges.isEmpty { object.pendingChanges = .listed }
+        } else {
+            notePending(object, .inserted)
+        }
+    }
+
+    /// Records that `reset()` forgets every object: what was pending is dropped, and the next notification
+    /// carries `NSInvalidatedAllObjectsKey`.
+    func noteInvalidatedAll() {
+        for object in pendingObjects { object.pendingChanges = [] }
+        pendingObjects = []
+        let ids = allObjects.compactMap(\.assignedID)
+        guard !ids.isEmpty || pendingInvalidatedAll != nil else { return }
+        pendingInvalidatedAll = (pendingInvalidatedAll ?? []) + ids
+    }
+
+    // MARK: Posting
+
+    /// Posts the change notification for what was recorded, and starts a new record; posts nothing when no
+    /// object changed.
+    func postObjectsDidChange() {
+        guard !pendingObjects.isEmpty || pendingInvalidatedAll != nil else { return }
+        let objects = pendingObjects
+        pendingObjects = []
+        var info: [AnyHashable: Any] = [:]
+        if let invalidated = pendingInvalidatedAll {
+            info[NSInvalidatedAllObjectsKey] = invalidated
+            pendingInvalidatedAll = nil
+        }
+        // Sorted into arrays first: each set is then built at its final size in one go.
+        var inserted: [NSManagedObject] = [], updated: [NSManagedObject] = []
+        var deleted: [NSManagedObject] = [], refreshed: [NSManagedObject] = []
+        for object in objects {
+            let changes = object.pendingChanges
+            object.pendingChanges = []
+            let live = object.managedObjectContext === self && !object.deleted
+            if changes.contains(.inserted) {
+                if live { inserted.append(object) }  // inserted and removed again: nothing to report
+            } else if !live {
+                if changes.contains(.deleted) { deleted.append(object) }
+            } else if changes.contains(.updated) {
+                updated.append(object)
+            } else if changes.contains(.refreshed) {
+                refreshed.append(object)
+            }
+        }
+        if !inserted.isEmpty { info[NSInsertedObjectsKey] = Set(inserted) }
+        if !updated.isEmpty { info[NSUpdatedObjectsKey] = Set(updated) }
+        if !deleted.isEmpty { info[NSDeletedObjectsKey] = Set(deleted) }
+        if !refreshed.isEmpty { info[NSRefreshedObjectsKey] = Set(refreshed) }
+        guard !info.isEmpty else { return }
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
+    }
+}
+
+/// What happened to an object since its context's last change notification.
+struct PendingChanges: OptionSet {
+    let rawValue: UInt8
+    static let inserted = PendingChanges(rawValue: 1 << 0)
+    static let updated = PendingChanges(rawValue: 1 << 1)
+    static let deleted = PendingChanges(rawValue: 1 << 2)
+    static let refreshed = PendingChanges(rawValue: 1 << 3)
+    /// Listed, with nothing left to report (a deletion undone before it was reported).
+    static let listed = PendingChanges(rawValue: 1 << 7)
+}

@@ -1,0 +1,123 @@
+/// Following the context: each `NSManagedObjectContextObjectsDidChange` updates the results and is reported to
+/// the delegate as Apple's fetched results controller reports it.
+///
+/// - Deleted objects, and changed objects that no longer match, leave the results; inserted objects, and
+///   changed objects that now match, enter them; the results are sorted again by the request's sort
+///   descriptors (objects that sort equal keep their order) and cut to its `fetchLimit`.
+/// - Reported, in this order: section deletions (index in the old results), section insertions (index in the
+///   new results), object deletions (old index path), insertions (new index path), moves (old and new index
+///   paths), updates (old and new index paths).
+/// - A changed object that stays in the results is a move when its section changed or its order among the
+///   objects that were in the results before and after changed; otherwise an update. Objects that only shift
+///   because others came or went are not reported.
+/// - After `reset()` of the context the request is fetched again and every old object is reported deleted,
+///   every new one inserted.
+/// - Without a delegate nothing is followed, as on Apple's platforms: the results stay as fetched.
+extension FetchedResultsCore {
+    func contextObjectsDidChange(_ notification: Notification) {
+        guard !isFetching, delegate != nil, let query, let info = notification.userInfo else { return }
+        let inserted = Self.objects(info[NSInsertedObjectsKey])
+        let changed = Self.objects(info[NSUpdatedObjectsKey]) + Self.objects(info[NSRefreshedObjectsKey])
+        let deleted = Set(Self.objects(info[NSDeletedObjectsKey]).map(ObjectIdentifier.init))
+        let changedIDs = Set(changed.map(ObjectIdentifier.init))
+
+        let next: [NSManagedObject]
+        if info[NSInvalidatedAllObjectsKey] != nil {
+            next = (try? query.refetch()) ?? []
+        } else {
+            let ofEntity = { (object: NSManagedObject) in object.entity.isKindOf(entity: query.entity) }
+            guard inserted.contains(where: ofEntity) || changed.contains(where: ofEntity)
+                    || deleted.contains(where: { positions[$0] != nil }) else { return }
+            next = updatedResults(inserted: inserted, changed: changed, changedIDs: changedIDs, deleted: deleted, query: query)
+        }
+        let oldSections = sections
+        let oldPositions = positions
+        install(next)
+        report(from: oldSections, oldPositions, changed: changedIDs)
+    }
+
+    /// The results after the change: old objects still qualifying, plus new qualifying ones, sorted and limited.
+    private func updatedResults(inserted: [NSManagedObject], changed: [NSManagedObject], changedIDs: Set<ObjectIdentifier>,
+                                deleted: Set<ObjectIdentifier>, query: Query) -> [NSManagedObject] {
+        var next: [NSManagedObject] = []
+        var included = Set<ObjectIdentifier>()
+        for object in fetchedObjects {
+            let id = ObjectIdentifier(object)
+            guard !deleted.contains(id), object.managedObjectContext === context, !object.isDeleted else { continue }
+            if changedIDs.contains(id), !qualifies(object, query) { continue }
+            next.append(object)
+            included.insert(id)
+        }
+        for object in inserted + changed where !included.contains(ObjectIdentifier(object)) && qualifies(object, query) {
+            next.append(object)
+            included.insert(ObjectIdentifier(object))
+        }
+        next = query.sortDescriptors.sorting(next)
+        if query.fetchLimit > 0, next.count > query.fetchLimit { next.removeLast(next.count - query.fetchLimit) }
+        return next
+    }
+
+    /// Tells the delegate how the sections and objects went from the old results to the current ones.
+    private func report(from oldSections: [FetchedResultsSection], _ oldPositions: [ObjectIdentifier: (section: Int, row: Int)],
+                        changed: Set<ObjectIdentifier>) {
+        typealias ObjectChange = (object: NSManagedObject, from: IndexPath?, type: NSFetchedResultsChangeType, to: IndexPath?)
+        let oldNames = Set(oldSections.map(\.name))
+        let newNames = Set(sections.map(\.name))
+        var sectionChanges: [(section: FetchedResultsSection, index: Int, type: NSFetchedResultsChangeType)] = []
+        for (index, section) in oldSections.enumerated() where !newNames.contains(section.name) { sectionChanges.append((section, index, .delete)) }
+        for (index, section) in sections.enumerated() where !oldNames.contains(section.name) { sectionChanges.append((section, index, .insert)) }
+
+        var deletions: [ObjectChange] = [], insertions: [ObjectChange] = [], moves: [ObjectChange] = [], updates: [ObjectChange] = []
+        for (sectionIndex, section) in oldSections.enumerated() {
+            for (row, object) in section.members.enumerated() where positions[ObjectIdentifier(object)] == nil {
+                deletions.append((object, IndexPath(indexes: [sectionIndex, row]), .delete, nil))
+            }
+        }
+        // Order among the objects in both the old and the new results decides whether a changed one moved.
+        let oldRanks = Self.ranks(of: oldSections.flatMap(\.members).filter { positions[ObjectIdentifier($0)] != nil })
+        let newRanks = Self.ranks(of: fetchedObjects.filter { oldPositions[ObjectIdentifier($0)] != nil })
+        for (sectionIndex, section) in sections.enumerated() {
+            for (row, object) in section.members.enumerated() {
+                let id = ObjectIdentifier(object)
+                let to = IndexPath(indexes: [sectionIndex, row])
+                guard let old = oldPositions[id] else {
+                    insertions.append((object, nil, .insert, to))
+                    continue
+                }
+                guard changed.contains(id) else { continue }
+                let from = IndexPath(indexes: [old.section, old.row])
+                let sameSection = oldSections[old.section].name == section.name
+                if sameSection && oldRanks[id] == newRanks[id] {
+                    updates.append((object, from, .update, to))
+                } else {
+                    moves.append((object, from, .move, to))
+                }
+            }
+        }
+        let objectChanges = deletions + insertions + moves + updates
+        guard !sectionChanges.isEmpty || !objectChanges.isEmpty, let delegate, let reporter else { return }
+        delegate.controllerWillChangeContent(reporter)
+        for change in sectionChanges {
+            delegate.controller(reporter, didChange: change.section, atSectionIndex: change.index, for: change.type)
+        }
+        for change in objectChanges {
+            delegate.controller(reporter, didChange: change.object, at: change.from, for: change.type, newIndexPath: change.to)
+        }
+        delegate.controllerDidChangeContent(reporter)
+    }
+
+    private static func ranks(of objects: [NSManagedObject]) -> [ObjectIdentifier: Int] {
+        var ranks: [ObjectIdentifier: Int] = [:]
+        for (rank, object) in objects.enumerated() { ranks[ObjectIdentifier(object)] = rank }
+        return ranks
+    }
+
+    /// The managed objects of a notification value (a set, or an array of the objects).
+    private static func objects(_ value: Any?) -> [NSManagedObject] {
+        switch value {
+        case let set as Set<NSManagedObject>: return Array(set)
+        case let array as [NSManagedObject]: return array
+        default: return []
+        }
+    }
+}
