@@ -170,16 +170,32 @@ private struct FetchColumn {
         return NSManagedObject.publicForm(typed, resultType)
     }
 
-    /// Aggregates reduce the group's rows; everything else is read from the group's first row.
+    /// Aggregates reduce the group's rows; everything else is read from the group's first row. An aggregate's
+    /// argument that gives a collection for a row (a to-many key path) contributes each element, as the join
+    /// of Apple's SQL does: `count:` of `books` grouped by author counts each author's books.
     private static func evaluate(_ expression: NSExpression, _ group: [FetchedRow]) -> Any? {
         switch expression.form {
         case .function(let name, let arguments) where ExpressionFunction.aggregates.contains(name) && arguments.count == 1:
-            let values = group.map { row in arguments[0].value(for: row, variables: [:]) }
+            let values = group.flatMap { row in elements(of: arguments[0].value(for: row, variables: [:])) }
             return ExpressionFunction.aggregate(name, over: values)
         case .function(let name, let arguments):
             return ExpressionFunction.apply(name, arguments.map { evaluate($0, group) })
         case .operand:
             return group.first.flatMap { expression.value(for: $0, variables: [:]) }
+        }
+    }
+}
+
+extension FetchColumn {
+    /// A collection's elements, or the value alone.
+    fileprivate static func elements(of value: Any?) -> [Any?] {
+        switch value {
+        case let array as [Any?]: return array
+        case let array as [Any]: return array
+        case let set as Set<NSManagedObject>: return Array(set)
+        case let ordered as NSOrderedSet: return ordered.array
+        case let set as NSSet: return set.allObjects
+        default: return [value]
         }
     }
 }

@@ -107,7 +107,7 @@ extension NSManagedObjectContext {
 
     /// Whether an ancestor context holds unsaved changes to objects of `entity` (never for a root context).
     private func inheritsChanges(to entity: NSEntityDescription) -> Bool {
-        parent != nil && inheritedChanges().touches(entity)
+        parent != nil && ancestorsHaveChanges(touching: entity)
     }
 
     private func storeFetchRequest<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription,
@@ -126,7 +126,7 @@ extension NSManagedObjectContext {
     private func fetchObjects<ResultType>(_ request: NSFetchRequest<ResultType>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObject] {
         // A child context sees its ancestors' unsaved changes whatever `includesPendingChanges` says: to it,
         // they are the saved state.
-        let inherited = parent == nil ? nil : inheritedChanges()
+        let inherited = parent == nil ? nil : inheritedChanges(touching: entity)
         let inheritedTouch = inherited?.touches(entity) ?? false
         let own = usesPendingChanges(request, entity: entity)
         let pending = own || inheritedTouch

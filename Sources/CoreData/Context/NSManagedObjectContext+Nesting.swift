@@ -12,16 +12,31 @@
 extension NSManagedObjectContext {
     // MARK: Reading through ancestors
 
-    /// The unsaved changes of every ancestor, nearest first: an ID an ancestor changed is taken from the nearest
-    /// one that changed it.
-    func inheritedChanges() -> InheritedChanges {
+    /// The unsaved changes of every ancestor to objects of `entity` (or its subentities), nearest first: an ID
+    /// an ancestor changed is taken from the nearest one that changed it.
+    func inheritedChanges(touching entity: NSEntityDescription) -> InheritedChanges {
         var changes = InheritedChanges()
         var ancestor = parent
         while let context = ancestor {
-            context.performAndWait { context.collectChanges(into: &changes) }
+            context.performAndWait { context.collectChanges(touching: entity, into: &changes) }
             ancestor = context.parent
         }
         return changes
+    }
+
+    /// Whether an ancestor has unsaved changes to objects of `entity` (or its subentities); reads no values.
+    func ancestorsHaveChanges(touching entity: NSEntityDescription) -> Bool {
+        var ancestor = parent
+        while let context = ancestor {
+            let touched = context.performAndWait {
+                let related = { (object: NSManagedObject) in object.entity.isKindOf(entity: entity) }
+                return context.insertedSet.values.contains(where: related) || context.updatedSet.values.contains(where: related)
+                    || context.deletedSet.values.contains(where: related)
+            }
+            if touched { return true }
+            ancestor = context.parent
+        }
+        return false
     }
 
     /// The state of one object as the nearest ancestor that changed it holds it, or nil when no ancestor did.
@@ -34,11 +49,13 @@ extension NSManagedObjectContext {
         return nil
     }
 
-    /// Adds this context's unsaved changes to `changes`, leaving IDs a nearer context already gave alone.
-    private func collectChanges(into changes: inout InheritedChanges) {
-        for object in insertionOrder where object.inserted { changes.add(state(of: object)) }
-        for object in updatedSet.values where !object.inserted && !object.deleted { changes.add(state(of: object)) }
-        for object in deletedSet.values where !object.inserted {
+    /// Adds this context's unsaved changes to objects of `entity` to `changes`, leaving IDs a nearer context
+    /// already gave alone.
+    private func collectChanges(touching entity: NSEntityDescription, into changes: inout InheritedChanges) {
+        func related(_ object: NSManagedObject) -> Bool { object.entity.isKindOf(entity: entity) && !changes.has(object.objectID) }
+        for object in insertionOrder where object.inserted && related(object) { changes.add(state(of: object)) }
+        for object in updatedSet.values where !object.inserted && !object.deleted && related(object) { changes.add(state(of: object)) }
+        for object in deletedSet.values where !object.inserted && related(object) {
             changes.add(InheritedState(id: object.objectID, entity: object.entity, isDeleted: true, values: [], committed: nil, version: 0))
         }
     }
@@ -110,8 +127,29 @@ extension NSManagedObjectContext {
 
     /// Pushes validated changes into `parent`, on the parent's queue: inserted objects become inserted there
     /// (with the same IDs), changed values replace the parent's, deleted objects are deleted there.
-    func push(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], into parent: NSManagedObjectContext) {
-        parent.performAndWait {
+    /// - Throws: 133000, before the parent changes, when a changed object or a relationship destination has a
+    ///   temporary ID the parent no longer knows (an object of this context that the parent saved or dropped
+    ///   after this context read it).
+    func push(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], into parent: NSManagedObjectContext) throws {
+        try parent.performAndWait {
+            let pushed = Set(inserted.map(ObjectIdentifier.init))
+            func checkKnown(_ object: NSManagedObject) throws {
+                guard !pushed.contains(ObjectIdentifier(object)), let id = object.assignedID, id.isTemporaryID,
+                      parent.registeredObject(for: id) == nil else { return }
+                throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
+                                         "The parent context no longer has the unsaved object \(id.uriRepresentation().absoluteString) (\(object.entity.name ?? "")); it was saved or removed there after this context read it. Fetch it again in this context.")
+            }
+            for object in updated + deleted { try checkKnown(object) }
+            for object in inserted + updated {
+                for slot in object.changedSlots.sorted() {
+                    switch object.layout.slotKinds[slot] {
+                    case .toOne: if let target = object.slots[slot] as? NSManagedObject { try checkKnown(target) }
+                    case .toMany: for target in (object.slots[slot] as? ToManyStorage)?.objects ?? [] { try checkKnown(target) }
+                    case .attribute, .other: continue
+                    }
+                }
+            }
+            parent.receivesChildSaves = true
             var counterparts: [ObjectIdentifier: NSManagedObject] = [:]
             func counterpart(_ object: NSManagedObject) -> NSManagedObject {
                 if let known = counterparts[ObjectIdentifier(object)] { return known }
@@ -130,7 +168,7 @@ extension NSManagedObjectContext {
                 }
             }
             for object in inserted {
-                let copy = parent.registeredObject(for: object.objectID) ?? parent.makeObject(entity: object.entity)
+                let copy = parent.makeObject(entity: object.entity)
                 copy.assignedID = object.objectID
                 copy.faulted = false
                 counterparts[ObjectIdentifier(object)] = copy
@@ -166,6 +204,7 @@ extension NSManagedObjectContext {
         register(object)
         insertedSet[ObjectIdentifier(object)] = object
         insertionOrder.append(object)
+        indexTemporaryID(of: object)
         notePending(object, .inserted)
     }
 }
@@ -189,6 +228,9 @@ struct InheritedChanges {
     private(set) var ordered: [InheritedState] = []
 
     var isEmpty: Bool { ordered.isEmpty }
+
+    /// Whether a nearer context already gave the state of `id`.
+    func has(_ id: NSManagedObjectID) -> Bool { states[id.identity] != nil }
 
     mutating func add(_ state: InheritedState) {
         guard states[state.id.identity] == nil else { return }

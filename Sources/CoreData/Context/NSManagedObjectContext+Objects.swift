@@ -175,6 +175,9 @@ extension NSManagedObjectContext {
                 registered.reserveCapacity(registered.count + members.count)
                 for (object, primaryKey) in zip(members, keys) {
                     let newID = store.objectID(for: ObjectKey(entityNumber: object.entity.entityNumber, primaryKey: primaryKey), entity: object.entity)
+                    if receivesChildSaves, object.managedObjectContext === self, let old = object.assignedID, old.isTemporaryID {
+                        formerTemporaryIDs[old.identity] = object
+                    }
                     object.assignedID = newID
                     if object.managedObjectContext === self { registered[newID.identity] = object }
                 }

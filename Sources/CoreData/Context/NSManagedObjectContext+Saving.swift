@@ -45,7 +45,7 @@ extension NSManagedObjectContext {
         try throwCombined(errors)
 
         if let parent {
-            push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
+            try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
             for object in inserted where object.committed == nil { object.committed = [] }
             finishSave(inserted: inserted, updated: updated, deleted: deleted)
             return
@@ -301,6 +301,7 @@ extension NSManagedObjectContext {
         updatedSet = [:]
         deletedSet = [:]
         insertionOrder = []
+        temporaryIDIndex = [:]
         assignedStores = [:]
         for object in inserted + updated + deleted { object.didSave() }
         for object in deleted { object.managedObjectContext = nil }

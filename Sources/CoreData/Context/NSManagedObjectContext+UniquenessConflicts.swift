@@ -4,36 +4,55 @@
 /// What is found: inserted objects, and updated objects whose constrained attributes changed, that share the
 /// values of a constraint (declared by their entity or an ancestor; all values non-nil) with each other or with
 /// a saved row of the same inheritance tree that this save neither deletes nor moves away from those values.
-/// Constraints that name a relationship are left to the stores, which refuse the save (133021).
+/// Saved rows are looked up with one store fetch per constraint (an `IN` over the values) for single-attribute
+/// constraints. Constraints that name a relationship are left to the stores, which refuse the save (133021).
 ///
 /// How a policy other than `NSErrorMergePolicy` resolves a conflict: one object survives and the others are
-/// merged into it and leave the context.
-/// - With a saved row, the survivor is the context's object for that row; when the context has none and an
+/// merged into it and leave the context; every reference to a merged object, in any object of the context,
+/// then points at the survivor. Merging can make new conflicts (a merged value may collide under another
+/// constraint), so finding and resolving repeat until none is left (at most 8 rounds, then 133021).
+/// - With a saved row, the survivor is the context's object for that row; when the context had none and an
 ///   inserted object is of the row's entity, that inserted object becomes the row (it takes the row's ID, so
 ///   references to it stay valid). Otherwise the row is loaded and the inserted objects merge into it.
 /// - Among unsaved objects only, an updated object survives, else the first inserted one.
 /// - `NSMergeByPropertyObjectTrumpMergePolicy`: each merged object's changed properties win, in insertion
 ///   order; to-many relationships are joined (nothing the row was related to is dropped).
 ///   `NSOverwriteMergePolicy`: every property of the merged object wins, nil or not, and its to-many
-///   relationships replace the row's.
-///   `NSMergeByPropertyStoreTrumpMergePolicy`: the survivor's values win; a merged object only fills the
-///   survivor's nil properties. `NSRollbackMergePolicy`: the merged objects' changes are dropped.
+///   relationships replace the survivor's. `NSMergeByPropertyStoreTrumpMergePolicy`: the survivor's values
+///   win; a merged object only fills the survivor's nil properties, and to-many relationships are joined.
+///   `NSRollbackMergePolicy`: the merged objects' own changes are dropped; other objects' references to them
+///   move to the survivor.
 /// - A conflict that involves no inserted object (updated objects only) is thrown whatever the policy.
 extension NSManagedObjectContext {
-    /// Finds this save's uniqueness conflicts and lets the merge policy resolve them.
+    /// Finds this save's uniqueness conflicts and lets the merge policy resolve them, round after round.
     /// - Returns: whether anything was resolved (the save's lists of changed objects must then be rebuilt).
     /// - Throws: 133021 with the conflicts under "conflictList" when the policy does not resolve them.
     func resolveUniquenessConflicts(policy: NSMergePolicy) throws -> Bool {
-        let candidates = insertionOrder.filter(\.inserted)
-            + updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
-        guard candidates.contains(where: { !$0.entity.allUniquenessConstraints.isEmpty }) else { return false }
-        let conflicts = try findUniquenessConflicts(candidates)
-        guard !conflicts.isEmpty else { return false }
-        if let unresolvable = conflicts.first(where: { !$0.conflictingObjects.contains(where: \.inserted) }), policy.mergeType != .errorMergePolicyType {
-            throw NSConstraintConflict.error([unresolvable], note: "objects that are not new cannot be merged")
+        var resolved = false
+        for _ in 0..<8 {
+            let candidates = insertionOrder.filter(\.inserted)
+                + updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
+            guard candidates.contains(where: { !$0.entity.allUniquenessConstraints.isEmpty }) else { return resolved }
+            let conflicts = try findUniquenessConflicts(candidates)
+            guard !conflicts.isEmpty else { return resolved }
+            if policy.mergeType != .errorMergePolicyType,
+               let unresolvable = conflicts.first(where: { !$0.conflictingObjects.contains(where: \.inserted) }) {
+                throw NSConstraintConflict.error([unresolvable], note: "objects that are not new cannot be merged")
+            }
+            constraintMerges = [:]
+            constraintTakeOvers = 0
+            defer { constraintMerges = [:] }
+            try policy.resolve(constraintConflicts: conflicts)
+            guard !constraintMerges.isEmpty || constraintTakeOvers > 0 else {
+                // The policy changed nothing: the same conflicts would come back.
+                throw NSConstraintConflict.error(conflicts, note: "the merge policy left them unresolved")
+            }
+            finishConstraintMerges()
+            resolved = true
         }
-        try policy.resolve(constraintConflicts: conflicts)
-        return true
+        let remaining = try findUniquenessConflicts(insertionOrder.filter(\.inserted))
+        if !remaining.isEmpty { throw NSConstraintConflict.error(remaining, note: "merging kept making new conflicts") }
+        return resolved
     }
 
     // MARK: Finding conflicts
@@ -44,6 +63,11 @@ extension NSManagedObjectContext {
         let values: [AnyHashable]
     }
 
+    private struct SavedRow {
+        let row: StoreRow
+        let store: NSPersistentStore
+    }
+
     private func findUniquenessConflicts(_ candidates: [NSManagedObject]) throws -> [NSConstraintConflict] {
         // Group the changed objects by constraint and values.
         var groups: [ConstraintKey: [NSManagedObject]] = [:]
@@ -51,7 +75,7 @@ extension NSManagedObjectContext {
         var declaringEntity: [ObjectIdentifier: NSEntityDescription] = [:]
         for object in candidates {
             for (declaring, names) in object.entity.allUniquenessConstraints {
-                guard let values = Self.constrainedValues(of: object, names: names) else { continue }
+                guard let values = Self.constrainedValues(names: names, layout: object.layout, values: object.slots) else { continue }
                 if !object.inserted, !names.contains(where: { object.changedSlots.contains(object.layout.slotByName[$0] ?? -1) }) { continue }
                 let key = ConstraintKey(declaring: ObjectIdentifier(declaring), names: names, values: values)
                 declaringEntity[key.declaring] = declaring
@@ -59,75 +83,110 @@ extension NSManagedObjectContext {
                 groups[key, default: []].append(object)
             }
         }
+        guard !order.isEmpty else { return [] }
+        let saved = try savedRows(for: order, groups: groups, declaringEntity: declaringEntity)
         var conflicts: [NSConstraintConflict] = []
         for key in order {
-            guard let members = groups[key], let declaring = declaringEntity[key.declaring] else { continue }
-            let saved = try savedRow(matching: key.names, values: members[0], declaring: declaring, excluding: members)
-            guard members.count > 1 || saved != nil else { continue }
+            guard let members = groups[key] else { continue }
+            let row = saved[key]
+            guard members.count > 1 || row != nil else { continue }
+            var database: (object: NSManagedObject, snapshot: [String: Any], loaded: Bool)?
+            if let row { database = materializeForConflict(row) }
             let conflict = NSConstraintConflict(
-                constraint: key.names, database: saved?.object, databaseSnapshot: saved?.snapshot,
+                constraint: key.names, database: database?.object, databaseSnapshot: database?.snapshot,
                 conflicting: members, conflictingSnapshots: members.map { $0.committedValues(forKeys: nil) })
-            conflict.databaseObjectWasLoaded = saved?.loaded ?? false
+            conflict.databaseObjectWasLoaded = database?.loaded ?? false
             conflicts.append(conflict)
         }
         return conflicts
     }
 
-    /// The constrained attribute values of an object as comparable keys (strings by their UTF-8 bytes, as the
-    /// SQLite store's index compares them), or nil when one is nil or a constraint names a non-attribute.
-    private static func constrainedValues(of object: NSManagedObject, names: [String]) -> [AnyHashable]? {
+    /// The constrained attribute values as comparable keys (strings by their UTF-8 bytes, as the SQLite store's
+    /// index compares them), or nil when one is nil or a constraint names a non-attribute.
+    private static func constrainedValues(names: [String], layout: EntityLayout, values slots: [Any?]) -> [AnyHashable]? {
         var values: [AnyHashable] = []
         for name in names {
-            guard let slot = object.layout.slotByName[name], case .attribute = object.layout.slotKinds[slot],
-                  let value = object.slots[slot], let hashable = value as? AnyHashable else { return nil }
+            guard let slot = layout.slotByName[name], slot < slots.count, case .attribute = layout.slotKinds[slot],
+                  let value = slots[slot], let hashable = value as? AnyHashable else { return nil }
             if let string = value as? String { values.append(Data(string.utf8)) } else { values.append(hashable) }
         }
         return values
     }
 
-    /// The saved row of `declaring`'s tree with the constrained values of `sample`, as the context's object
-    /// and a snapshot, unless its object is one of `members`, is deleted in this save, or changed away from them.
-    private func savedRow(matching names: [String], values sample: NSManagedObject, declaring: NSEntityDescription,
-                          excluding members: [NSManagedObject]) throws -> (object: NSManagedObject, snapshot: [String: Any], loaded: Bool)? {
-        guard let coordinator = persistentStoreCoordinator else { return nil }
-        var format: [String] = []
-        var arguments: [Any] = []
-        for name in names {
-            format.append("%K == %@")
-            arguments.append(name)
-            arguments.append(sample.value(forKey: name) ?? NSNull())
-        }
-        let predicate = NSPredicate(format: format.joined(separator: " AND "), argumentArray: arguments)
-        let request = StoreFetchRequest(entity: declaring, includesSubentities: true, predicate: predicate, result: .rows)
-        let memberIDs = Set(members.compactMap { $0.assignedID?.identity })
-        for store in coordinator.persistentStores where store.holds(declaring) {
-            guard case .rows(let rows) = try coordinator.withLock({ try store.backend.fetch(request) }) else { continue }
-            for row in rows {
-                guard let id = store.objectID(for: row.key), !memberIDs.contains(id.identity) else { continue }
-                let known = registered[id.identity]
-                if let registered = known {
-                    if registered.deleted { continue }
-                    // An object of the context changed away from the values no longer holds them once saved.
-                    if registered.changedSlots.contains(where: { slot in names.contains(registered.layout.allProperties[slot].name) }) { continue }
+    /// For each key, a saved row of the declaring entity's tree with those values, unless its object is one of
+    /// the key's members, is deleted in this save, or is changed away from the values.
+    private func savedRows(for keys: [ConstraintKey], groups: [ConstraintKey: [NSManagedObject]],
+                           declaringEntity: [ObjectIdentifier: NSEntityDescription]) throws -> [ConstraintKey: SavedRow] {
+        guard let coordinator = persistentStoreCoordinator else { return [:] }
+        struct Constraint: Hashable { let declaring: ObjectIdentifier; let names: [String] }
+        var byConstraint: [Constraint: [ConstraintKey]] = [:]
+        for key in keys { byConstraint[Constraint(declaring: key.declaring, names: key.names), default: []].append(key) }
+        var found: [ConstraintKey: SavedRow] = [:]
+        for (constraint, constraintKeys) in byConstraint {
+            guard let declaring = declaringEntity[constraint.declaring] else { continue }
+            // One predicate per chunk of values for a single attribute, one per key for several.
+            var predicates: [NSPredicate] = []
+            if constraint.names.count == 1 {
+                let values = constraintKeys.compactMap { groups[$0]?.first?.value(forKey: constraint.names[0]) }
+                for start in stride(from: 0, to: values.count, by: 500) {
+                    predicates.append(NSPredicate(format: "%K IN %@", argumentArray: [constraint.names[0], Array(values[start..<min(start + 500, values.count)])]))
                 }
-                guard let object = materialize(row: row, store: store) else { continue }
-                var snapshot: [String: Any] = [:]
-                for slot in object.layout.storedSlots where slot < row.values.count {
-                    snapshot[object.layout.allProperties[slot].name] = row.values[slot] ?? NSNull()
+            } else {
+                for key in constraintKeys {
+                    guard let sample = groups[key]?.first else { continue }
+                    var arguments: [Any] = []
+                    for name in constraint.names { arguments += [name, sample.value(forKey: name) ?? NSNull()] }
+                    predicates.append(NSPredicate(format: Array(repeating: "%K == %@", count: constraint.names.count).joined(separator: " AND "),
+                                                  argumentArray: arguments))
                 }
-                return (object, snapshot, known == nil)
+            }
+            let wanted = Set(constraintKeys)
+            for store in coordinator.persistentStores where store.holds(declaring) {
+                // A store that holds its rows in memory is read once, whole: cheaper than evaluating `IN` per row.
+                for predicate in store.backend is AtomicStore ? [nil] : predicates as [NSPredicate?] {
+                    let request = StoreFetchRequest(entity: declaring, includesSubentities: true, predicate: predicate, result: .rows)
+                    guard case .rows(let rows) = try coordinator.withLock({ try store.backend.fetch(request) }) else { continue }
+                    for row in rows {
+                        guard let id = store.objectID(for: row.key),
+                              let values = Self.constrainedValues(names: constraint.names, layout: id.entity.layout, values: row.values) else { continue }
+                        let key = ConstraintKey(declaring: constraint.declaring, names: constraint.names, values: values)
+                        guard wanted.contains(key), found[key] == nil, keeps(id, names: constraint.names, against: groups[key] ?? []) else { continue }
+                        found[key] = SavedRow(row: row, store: store)
+                    }
+                }
             }
         }
-        return nil
+        return found
+    }
+
+    /// Whether the saved object `id` still holds the constrained values once this save is written.
+    private func keeps(_ id: NSManagedObjectID, names: [String], against members: [NSManagedObject]) -> Bool {
+        if members.contains(where: { $0.assignedID?.identity == id.identity }) { return false }
+        guard let registered = registered[id.identity] else { return true }
+        if registered.deleted { return false }
+        return !registered.changedSlots.contains { slot in names.contains(registered.layout.allProperties[slot].name) }
+    }
+
+    /// The context's object for a saved row (loaded if needed), its saved values by name, and whether it was loaded now.
+    private func materializeForConflict(_ saved: SavedRow) -> (object: NSManagedObject, snapshot: [String: Any], loaded: Bool)? {
+        guard let id = saved.store.objectID(for: saved.row.key) else { return nil }
+        let known = registered[id.identity] != nil
+        guard let object = materialize(row: saved.row, store: saved.store) else { return nil }
+        var snapshot: [String: Any] = [:]
+        for slot in object.layout.storedSlots where slot < saved.row.values.count {
+            snapshot[object.layout.allProperties[slot].name] = saved.row.values[slot] ?? NSNull()
+        }
+        return (object, snapshot, !known)
     }
 
     // MARK: Resolving
 
     /// Resolves one conflict with a built-in policy: picks the survivor and merges the other objects into it.
+    /// The merged objects leave the context when the round ends (`finishConstraintMerges()`).
     func resolve(_ conflict: NSConstraintConflict, type: NSMergePolicyType) {
-        var others = conflict.conflictingObjects.filter { $0.managedObjectContext === self }
+        var others = conflict.conflictingObjects.filter { $0.managedObjectContext === self && constraintMerges[ObjectIdentifier($0)] == nil }
         guard !others.isEmpty else { return }
-        let survivor: NSManagedObject
+        var survivor: NSManagedObject
         if let database = conflict.databaseObject {
             if let index = others.firstIndex(where: { $0 === database }) {
                 survivor = others.remove(at: index)
@@ -143,9 +202,10 @@ extension NSManagedObjectContext {
         } else {
             return
         }
-        for object in others where object.inserted {
+        while let next = constraintMerges[ObjectIdentifier(survivor)]?.survivor { survivor = next }
+        for object in others where object.inserted && object !== survivor {
             merge(object, into: survivor, type: type)
-            discard(object)
+            constraintMerges[ObjectIdentifier(object)] = (object, survivor)
         }
     }
 
@@ -164,48 +224,57 @@ extension NSManagedObjectContext {
         registered[id.identity] = nil
         row.managedObjectContext = nil
         insertedSet[ObjectIdentifier(object)] = nil
-        insertionOrder.removeAll { $0 === object }
         object.inserted = false
         object.assignedID = id
         object.committed = row.committed
         object.version = row.version
         registered[id.identity] = object
         noteUpdated(object)
+        constraintTakeOvers += 1
         var changed = SlotSet()
         for slot in 0..<layout.slotCount {
             let mine = own.contains(slot)
-            switch layout.slotKinds[slot] {
-            case .toMany:
-                // The row's destinations stay; the inserted object's are added (or replace them, to overwrite).
-                let added = (ownValues[slot] as? ToManyStorage)?.objects ?? []
-                object.slots[slot] = nil
-                guard mine, type != .rollbackMergePolicyType else { continue }
-                let existing = type == .overwriteMergePolicyType ? [] : object.toManyObjects(slot: slot)
-                object.slots[slot] = ToManyStorage(existing + added.filter { target in !existing.contains { $0 === target } })
-                changed.insert(slot)
-            case .attribute, .toOne, .other:
-                let saved = row.slots[slot]
+            guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription else {
                 let keepMine: Bool
                 switch type {
                 case .mergeByPropertyObjectTrumpMergePolicyType: keepMine = mine
                 case .overwriteMergePolicyType: keepMine = true
-                case .mergeByPropertyStoreTrumpMergePolicyType: keepMine = mine && saved == nil
+                case .mergeByPropertyStoreTrumpMergePolicyType: keepMine = mine && row.slots[slot] == nil
                 case .rollbackMergePolicyType, .errorMergePolicyType: keepMine = false
                 }
-                if case .toOne = layout.slotKinds[slot], let relationship = layout.allProperties[slot] as? NSRelationshipDescription {
-                    // Whichever destination loses forgets the object in its inverse relationship.
-                    let rowTarget = rowTargets[slot]
-                    if keepMine {
-                        if let rowTarget, rowTarget !== object.toOneObject(slot: slot), let inverse = relationship.inverseRelationship {
-                            rowTarget.forget(object, in: inverse)
-                        }
-                    } else {
-                        object.setToOne(slot: slot, relationship: relationship, to: rowTarget)
-                    }
-                } else if !keepMine {
-                    object.slots[slot] = saved
+                if keepMine { changed.insert(slot) } else { object.slots[slot] = row.slots[slot] }
+                continue
+            }
+            if relationship.isToMany {
+                // The row's destinations load from its store; the new object's are added (or replace them, to
+                // overwrite), through the relationship so their inverses follow.
+                let added = (ownValues[slot] as? ToManyStorage)?.objects ?? []
+                object.slots[slot] = nil
+                guard mine, !added.isEmpty || type == .overwriteMergePolicyType else { continue }
+                if type == .overwriteMergePolicyType {
+                    object.setToMany(slot: slot, relationship: relationship, to: added)
+                } else {
+                    for target in added { object.relate(relationship, slot: slot, to: target) }
                 }
-                if keepMine { changed.insert(slot) }
+                changed.insert(slot)
+            } else {
+                let keepMine: Bool
+                switch type {
+                case .mergeByPropertyObjectTrumpMergePolicyType: keepMine = mine
+                case .overwriteMergePolicyType: keepMine = true
+                case .mergeByPropertyStoreTrumpMergePolicyType: keepMine = mine && rowTargets[slot] == nil
+                case .rollbackMergePolicyType, .errorMergePolicyType: keepMine = false
+                }
+                // Whichever destination loses forgets the object in its inverse relationship.
+                let rowTarget = rowTargets[slot]
+                if keepMine {
+                    if let rowTarget, rowTarget !== object.toOneObject(slot: slot), let inverse = relationship.inverseRelationship {
+                        rowTarget.forget(object, in: inverse)
+                    }
+                    changed.insert(slot)
+                } else {
+                    object.setToOne(slot: slot, relationship: relationship, to: rowTarget)
+                }
             }
         }
         object.changedSlots = changed
@@ -223,7 +292,12 @@ extension NSManagedObjectContext {
             switch layout.slotKinds[slot] {
             case .toMany:
                 guard mine, let relationship = survivor.layout.allProperties[target] as? NSRelationshipDescription else { continue }
-                for destination in object.toManyObjects(slot: slot) { survivor.relate(relationship, slot: target, to: destination) }
+                let destinations = object.toManyObjects(slot: slot)
+                if type == .overwriteMergePolicyType {
+                    survivor.setToMany(slot: target, relationship: relationship, to: destinations)
+                } else {
+                    for destination in destinations { survivor.relate(relationship, slot: target, to: destination) }
+                }
             case .attribute, .toOne:
                 let value: Any? = layout.slotKinds[slot] == .toOne ? object.toOneObject(slot: slot) : object.slots[slot]
                 let take: Bool
@@ -240,6 +314,36 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// Ends a round of merges: every relationship of the context's objects that holds a merged object holds its
+    /// survivor instead (through the setters, so inverses follow), then the merged objects leave the context.
+    private func finishConstraintMerges() {
+        func survivor(of object: NSManagedObject) -> NSManagedObject? {
+            var current = constraintMerges[ObjectIdentifier(object)]?.survivor
+            while let next = current.flatMap({ constraintMerges[ObjectIdentifier($0)]?.survivor }) { current = next }
+            return current
+        }
+        for holder in allObjects where !holder.faulted && constraintMerges[ObjectIdentifier(holder)] == nil {
+            let layout = holder.layout
+            for slot in 0..<layout.slotCount {
+                guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription else { continue }
+                switch holder.slots[slot] {
+                case let target as NSManagedObject:
+                    if let replacement = survivor(of: target) { holder.setToOne(slot: slot, relationship: relationship, to: replacement) }
+                case let storage as ToManyStorage:
+                    for target in storage.objects {
+                        guard let replacement = survivor(of: target) else { continue }
+                        holder.unrelate(relationship, slot: slot, from: target)
+                        holder.relate(relationship, slot: slot, to: replacement)
+                    }
+                default:
+                    continue
+                }
+            }
+        }
+        for (object, _) in constraintMerges.values { discard(object) }
+        insertionOrder.removeAll { !$0.inserted }
+    }
+
     /// Removes a merged inserted object from the context, and from its destinations' inverse relationships.
     private func discard(_ object: NSManagedObject) {
         for case let relationship as NSRelationshipDescription in object.layout.allProperties {
@@ -250,7 +354,6 @@ extension NSManagedObjectContext {
         object.inserted = false
         insertedSet[ObjectIdentifier(object)] = nil
         updatedSet[ObjectIdentifier(object)] = nil
-        insertionOrder.removeAll { $0 === object }
         if let id = object.assignedID { registered[id.identity] = nil }
         object.managedObjectContext = nil
     }

@@ -54,6 +54,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var updatedSet: [ObjectIdentifier: NSManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: NSManagedObject] = [:]
     var insertionOrder: [NSManagedObject] = []
+    /// Inserted objects by temporary ID, for those whose ID was asked for (entries are checked when read).
+    var temporaryIDIndex: [NSManagedObjectID.Identity: NSManagedObject] = [:]
+    /// For a context that child contexts save into: its saved objects by the temporary IDs they had, which a
+    /// child's objects keep.
+    var formerTemporaryIDs: [NSManagedObjectID.Identity: NSManagedObject] = [:]
+    /// Whether a child context has saved into this one (so former temporary IDs are remembered).
+    var receivesChildSaves = false
+    /// During a save's uniqueness-conflict round: each merged object, by identity, with the object it merged into.
+    var constraintMerges: [ObjectIdentifier: (object: NSManagedObject, survivor: NSManagedObject)] = [:]
+    /// During a save's uniqueness-conflict round: how many inserted objects took the place of a saved row.
+    var constraintTakeOvers = 0
     var mergeObserver: NSObjectProtocol?
     /// Objects changed since `NSManagedObjectContextObjectsDidChange` was last posted, each once (its
     /// `pendingChanges` says what happened); see `NSManagedObjectContext+ObjectsDidChange.swift`.
@@ -160,13 +171,26 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The registered object with this ID, or nil (never a fault made for the call).
     open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
         guard objectID.isTemporaryID else { return registered[objectID.identity] }
-        return insertedObject(withTemporaryID: objectID) ?? registered[objectID.identity]
+        if let object = insertedObject(withTemporaryID: objectID) ?? registered[objectID.identity] { return object }
+        if let saved = formerTemporaryIDs[objectID.identity], saved.managedObjectContext === self { return saved }
+        return nil
     }
 
     /// The inserted object with a temporary ID (such objects are kept out of `registered` until they get a
     /// permanent ID, so inserting many objects costs no table updates).
     func insertedObject(withTemporaryID objectID: NSManagedObjectID) -> NSManagedObject? {
-        insertionOrder.first { $0.assignedID == objectID && $0.managedObjectContext === self }
+        guard let object = temporaryIDIndex[objectID.identity] else { return nil }
+        guard object.inserted, object.managedObjectContext === self, object.assignedID == objectID else {
+            temporaryIDIndex[objectID.identity] = nil
+            return nil
+        }
+        return object
+    }
+
+    /// Makes an inserted object with a temporary ID findable by it.
+    func indexTemporaryID(of object: NSManagedObject) {
+        guard let id = object.assignedID, id.isTemporaryID else { return }
+        temporaryIDIndex[id.identity] = object
     }
 
     func noteUpdated(_ object: NSManagedObject) {
@@ -198,6 +222,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         register(object)
         insertedSet[ObjectIdentifier(object)] = object
         insertionOrder.append(object)
+        indexTemporaryID(of: object)
         notePending(object, .inserted)
         if isNew {
             let layout = object.layout
@@ -267,6 +292,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         updatedSet = [:]
         deletedSet = [:]
         insertionOrder = []
+        temporaryIDIndex = [:]
     }
 
     /// Forgets every registered object; objects held elsewhere become unusable.
@@ -280,6 +306,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         updatedSet = [:]
         deletedSet = [:]
         insertionOrder = []
+        temporaryIDIndex = [:]
+        formerTemporaryIDs = [:]
     }
 
     /// Turns an object into a fault, or with `mergeChanges` reloads its saved values under its unsaved changes.

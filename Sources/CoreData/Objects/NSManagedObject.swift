@@ -89,6 +89,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         if let assignedID { return assignedID }
         let id = NSManagedObjectID(temporaryFor: entity)
         assignedID = id
+        if inserted { managedObjectContext?.indexTemporaryID(of: self) }
         return id
     }
 

@@ -1,0 +1,190 @@
+import Foundation
+import CoreData
+import Testing
+
+/// Regressions found by reviewing nested contexts, computed dictionary fetches and uniqueness-constraint
+/// merging: each test states the expected (Apple-documented or data-preserving) behaviour.
+struct NestingAndMergeRegressionTests {
+    private func child(of parent: NSManagedObjectContext) -> NSManagedObjectContext {
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        return child
+    }
+
+    private func insert(_ entity: String, _ values: [String: Any], into context: NSManagedObjectContext) -> NSManagedObject {
+        let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+        for (key, value) in values { object.setValue(value, forKey: key) }
+        return object
+    }
+
+    // MARK: Nested contexts
+
+    /// The editor pattern: a child inserts, child and parent save, the user keeps editing in the same child.
+    /// The child's second save succeeds, but pushes an "update" of a temporary ID the parent no longer has:
+    /// the edit is lost and the parent can never save again (every later save throws 134030).
+    @Test func childEditAfterParentSavedTheChildsInsert() throws {
+        let root = try inMemoryContext()
+        let child = child(of: root)
+        let author = try child.performAndWait {
+            let author = Author(context: child)
+            author.name = "Ann"
+            try child.save()
+            return author
+        }
+        try root.performAndWait { try root.save() }
+        try child.performAndWait {
+            author.name = "Anne"
+            try child.save()
+        }
+        root.performAndWait {
+            #expect(throws: Never.self) { try root.save() }
+            let other = Author(context: root)
+            other.name = "Bob"
+            #expect(throws: Never.self, "an unrelated later save of the parent") { try root.save() }
+            let request = NSFetchRequest<NSDictionary>(entityName: "Author")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = ["name"]
+            let names = (try? root.fetch(request))?.compactMap { $0["name"] as? String }.sorted()
+            #expect(names == ["Anne", "Bob"])
+        }
+    }
+
+    // MARK: Uniqueness constraints
+
+    /// Author (unique handle); Note —> Author with no inverse (allowed; Apple only warns).
+    static func noInverseModel() -> NSManagedObjectModel {
+        let author = NSEntityDescription(name: "Author"), note = NSEntityDescription(name: "Note")
+        let noteAuthor = NSRelationshipDescription(name: "author", destination: author, toMany: false)
+        author.properties = [NSAttributeDescription(name: "handle", type: .string), NSAttributeDescription(name: "bio", type: .string)]
+        author.uniquenessConstraints = [["handle"]]
+        note.properties = [NSAttributeDescription(name: "text", type: .string), noteAuthor]
+        return NSManagedObjectModel(entities: [author, note])
+    }
+
+    /// Two new duplicates, each referenced by a new object through a relationship without an inverse: the
+    /// merged duplicate leaves the context while a Note still points at it.
+    @Test func mergedDuplicateStillReferencedWithoutInverse() throws {
+        let context = try inMemoryContext(model: Self.noInverseModel())
+        context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        try context.performAndWait {
+            let a1 = insert("Author", ["handle": "ann"], into: context)
+            let a2 = insert("Author", ["handle": "ann", "bio": "b"], into: context)
+            let n1 = insert("Note", ["text": "one", "author": a1], into: context)
+            let n2 = insert("Note", ["text": "two", "author": a2], into: context)
+            try context.save()
+            let survivor = n1.value(forKey: "author") as? NSManagedObject
+            #expect(survivor?.managedObjectContext === context)
+            #expect((n2.value(forKey: "author") as? NSManagedObject) === survivor,
+                    "the note of the merged duplicate should point at the survivor")
+        }
+    }
+
+    /// Same, when the duplicate of a saved row is referenced and the context already holds the row.
+    @Test func duplicateOfHeldRowStillReferencedWithoutInverse() throws {
+        let context = try inMemoryContext(model: Self.noInverseModel())
+        context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        try context.performAndWait {
+            let saved = insert("Author", ["handle": "ann"], into: context)
+            try context.save()
+            let duplicate = insert("Author", ["handle": "ann", "bio": "new"], into: context)
+            let note = insert("Note", ["text": "n", "author": duplicate], into: context)
+            try context.save()
+            #expect((note.value(forKey: "author") as? NSManagedObject) === saved)
+            #expect(saved.value(forKey: "bio") as? String == "new")
+        }
+    }
+
+    /// Person with two single-attribute constraints; merging the first conflict creates a new one on the second.
+    @Test func mergeCreatesASecondConflict() throws {
+        let person = NSEntityDescription(name: "Person")
+        person.properties = [NSAttributeDescription(name: "email", type: .string), NSAttributeDescription(name: "phone", type: .string)]
+        person.uniquenessConstraints = [["email"], ["phone"]]
+        let context = try inMemoryContext(model: NSManagedObjectModel(entities: [person]))
+        context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        try context.performAndWait {
+            _ = insert("Person", ["email": "a", "phone": "1"], into: context)
+            _ = insert("Person", ["email": "a", "phone": "2"], into: context)
+            _ = insert("Person", ["email": "b", "phone": "2"], into: context)
+            #expect(throws: Never.self, "a resolving merge policy should make the save go through") { try context.save() }
+        }
+    }
+
+    /// NSOverwriteMergePolicy, duplicate of a row the context already holds: Decisions.md says the merged
+    /// object's to-many relationships replace the row's; they are only added to.
+    @Test func overwriteReplacesToManyOfHeldRow() throws {
+        let context = try inMemoryContext(model: UniquenessMergeTests.model())
+        context.mergePolicy = NSOverwriteMergePolicy
+        try context.performAndWait {
+            let ann = insert("Author", ["handle": "ann"], into: context)
+            _ = insert("Post", ["title": "one", "author": ann], into: context)
+            try context.save()
+            let duplicate = insert("Author", ["handle": "ann"], into: context)
+            _ = insert("Post", ["title": "two", "author": duplicate], into: context)
+            try context.save()
+            let titles = ((ann.value(forKey: "posts") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "title") as? String }.sorted()
+            #expect(titles == ["two"], "Decisions.md: under overwrite the merged object's to-many replaces the row's")
+        }
+    }
+
+    /// NSOverwriteMergePolicy, duplicate of a row the context does not hold (the new object takes the row
+    /// over): the row's old posts leave `posts` but keep pointing at the author — inverse out of step.
+    @Test func overwriteTakeOverLeavesInverseOutOfStep() throws {
+        let model = UniquenessMergeTests.model()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
+        func context() -> NSManagedObjectContext {
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            context.mergePolicy = NSOverwriteMergePolicy
+            return context
+        }
+        let first = context()
+        try first.performAndWait {
+            let ann = insert("Author", ["handle": "ann"], into: first)
+            _ = insert("Post", ["title": "one", "author": ann], into: first)
+            try first.save()
+        }
+        let second = context()
+        try second.performAndWait {
+            let duplicate = insert("Author", ["handle": "ann"], into: second)
+            _ = insert("Post", ["title": "two", "author": duplicate], into: second)
+            try second.save()
+        }
+        let check = context()
+        try check.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Post")
+            request.predicate = NSPredicate(format: "title == %@", "one")
+            let one = try #require(try check.fetch(request).first)
+            let author = one.value(forKey: "author") as? NSManagedObject
+            let posts = (author?.value(forKey: "posts") as? Set<NSManagedObject>) ?? []
+            #expect(author == nil || posts.contains(one), "post one names an author whose posts do not contain it")
+        }
+    }
+
+    // MARK: Computed dictionary fetches
+
+    /// `count:` of a to-many key path per group: Apple joins (books per author); here each author row counts as 1.
+    @Test func countOfToManyPerGroup() throws {
+        let context = try inMemoryContext()
+        try context.performAndWait {
+            let ann = Author(context: context)
+            ann.name = "Ann"
+            for title in ["A", "B", "C"] {
+                let book = Book(context: context)
+                book.title = title
+                book.author = ann
+            }
+            try context.save()
+            let count = NSExpressionDescription()
+            count.name = "books"
+            count.expression = NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "books")])
+            count.expressionResultType = .integer64AttributeType
+            let request = NSFetchRequest<NSDictionary>(entityName: "Author")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = ["name", count]
+            request.propertiesToGroupBy = ["name"]
+            let rows = try context.fetch(request)
+            #expect((rows.first?["books"] as? NSNumber)?.intValue == 3)
+        }
+    }
+}
