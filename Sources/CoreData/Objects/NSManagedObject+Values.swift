@@ -27,6 +27,7 @@ extension NSManagedObject {
             let ordered = (layout.allProperties[slot] as? NSRelationshipDescription)?.isOrdered ?? false
             return ordered ? NSOrderedSet(array: objects) : Set(objects)
         case .other:
+            if let fetched = layout.allProperties[slot] as? NSFetchedPropertyDescription { return fetchedPropertyValue(slot: slot, fetched) }
             return slots[slot]
         }
     }

@@ -10,6 +10,25 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
     /// An addition to Apple's API: the fetch's predicate as a model file writes it (predicate format text).
     open var fetchPredicateFormat: String?
 
+    /// The fetch (Apple's property): its entity name and predicate are the description's
+    /// `destinationEntityName` and `fetchPredicate`, and its sort descriptors order the results. Setting it
+    /// sets those too.
+    open var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
+        get {
+            if let storedRequest { return storedRequest }
+            guard let destinationEntityName else { return nil }
+            let request = NSFetchRequest<NSFetchRequestResult>(entityName: destinationEntityName)
+            request.predicate = fetchPredicate
+            return request
+        }
+        set {
+            storedRequest = newValue
+            destinationEntityName = newValue?.entityName ?? newValue?.entity?.name
+            fetchPredicate = newValue?.predicate
+        }
+    }
+    private var storedRequest: NSFetchRequest<NSFetchRequestResult>?
+
     public override init() { super.init(); isTransient = true }
 
     required public init(copying other: NSPropertyDescription) {
@@ -17,6 +36,7 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
             destinationEntityName = other.destinationEntityName
             fetchPredicate = other.fetchPredicate
             fetchPredicateFormat = other.fetchPredicateFormat
+            storedRequest = other.storedRequest
         }
         super.init(copying: other)
     }

@@ -1,0 +1,54 @@
+import CoreData
+import Testing
+
+/// Fetched properties: read with `value(forKey:)`, fetched on first read with `$FETCH_SOURCE` bound to the
+/// object, kept until the object is refreshed.
+struct FetchedPropertyTests {
+    enum Kind: String, CaseIterable { case inMemory, sqlite }
+
+    static func model() -> NSManagedObjectModel {
+        let model = libraryModel()
+        let author = model.entitiesByName["Author"]!
+        let long = NSFetchedPropertyDescription()
+        long.name = "longBooks"
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Book")
+        request.predicate = NSPredicate(format: "author == $FETCH_SOURCE AND pages > 300")
+        long.fetchRequest = request
+        let namesakes = NSFetchedPropertyDescription()
+        namesakes.name = "namesakes"
+        namesakes.destinationEntityName = "Author"
+        namesakes.fetchPredicate = NSPredicate(format: "name == $FETCH_SOURCE.name AND SELF != $FETCH_SOURCE")
+        author.properties += [long, namesakes]
+        return model
+    }
+
+    @Test(arguments: Kind.allCases)
+    func fetchedOnReadAndKeptUntilRefresh(_ kind: Kind) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fetched-\(UUID().uuidString).sqlite")
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        try coordinator.addPersistentStore(type: kind == .sqlite ? .sqlite : .inMemory, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let ann = Author(context: context), twin = Author(context: context), bob = Author(context: context)
+            ann.name = "Ann"; twin.name = "Ann"; bob.name = "Bob"
+            for (title, pages, author) in [("Short", 100, ann), ("Long", 500, ann), ("Other", 900, bob)] {
+                let book = Book(context: context)
+                book.title = title
+                book.pages = pages
+                book.author = author
+            }
+            try context.save()
+            #expect((ann.value(forKey: "longBooks") as? [NSManagedObject])?.compactMap { ($0 as? Book)?.title } == ["Long"])
+            #expect((ann.value(forKey: "namesakes") as? [NSManagedObject])?.map { $0 === twin } == [true])
+            let epic = Book(context: context)
+            epic.title = "Epic"
+            epic.pages = 1000
+            epic.author = ann
+            #expect((ann.value(forKey: "longBooks") as? [NSManagedObject])?.count == 1, "kept until the object is refreshed")
+            context.refresh(ann, mergeChanges: true)
+            #expect((ann.value(forKey: "longBooks") as? [NSManagedObject])?.count == 2, "fetched again after a refresh")
+        }
+    }
+}
