@@ -4,7 +4,7 @@
 /// What is guaranteed, for every store:
 /// - Rows are read from the stores as saved, like every dictionary fetch: unsaved changes are not included
 ///   (Apple documents the same for dictionary results). Key paths that cross a relationship read the related
-///   object through the context.
+///   saved rows too, from the same store (each related row read once per fetch).
 /// - Without `propertiesToGroupBy`, a request with an aggregate returns one dictionary for all matching rows;
 ///   a request without one returns a dictionary per row. With it, rows are grouped by the values of its key
 ///   paths (nil is a value) and each group gives one dictionary, in the order of the group's first row under
@@ -39,7 +39,8 @@ extension NSManagedObjectContext {
             guard let first = descriptor.key?.split(separator: ".").first else { return false }
             return entity.layout.propertiesByName[String(first)] != nil
         }
-        var rows = try fetchedRows(request, entity: entity, stores: stores, sorts: sortsRows ? sorts : [])
+        var (rows, sources) = try fetchedRows(request, entity: entity, stores: stores, sorts: sortsRows ? sorts : [])
+        defer { for source in sources { source.release() } }
 
         // Groups: every row alone, all rows together, or by the grouping values.
         var groups: [[FetchedRow]]
@@ -80,19 +81,22 @@ extension NSManagedObjectContext {
 
     /// Every saved row the request's predicate selects, across `stores`, in the order of `sorts`.
     private func fetchedRows<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore],
-                                sorts: [NSSortDescriptor]) throws -> [FetchedRow] {
-        guard let coordinator = persistentStoreCoordinator else { return [] }
+                                sorts: [NSSortDescriptor]) throws -> ([FetchedRow], [SavedRowSource]) {
+        guard let coordinator = persistentStoreCoordinator else { return ([], []) }
         var rows: [FetchedRow] = []
+        var sources: [SavedRowSource] = []
         for store in stores {
+            let source = SavedRowSource(store: store, coordinator: coordinator)
+            sources.append(source)
             let storeRequest = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                                                  sortDescriptors: sorts, fetchLimit: 0, fetchOffset: 0, result: .rows)
             guard case .rows(let stored) = try coordinator.withLock({ try store.backend.fetch(storeRequest) }) else { continue }
             for row in stored {
-                if let id = store.objectID(for: row.key) { rows.append(FetchedRow(id: id, values: row.values, store: store, context: self)) }
+                if let id = store.objectID(for: row.key) { rows.append(FetchedRow(id: id, values: row.values, source: source)) }
             }
         }
         if stores.count > 1, !sorts.isEmpty { try InMemoryQuery.sort(&rows, by: sorts) }
-        return rows
+        return (rows, sources)
     }
 }
 
@@ -161,12 +165,15 @@ private struct FetchColumn {
         var value = Self.evaluate(expression, group)
         switch value {
         case let row as FetchedRow: value = row.id
+        case let rows as [FetchedRow]: value = rows.map(\.id)
         case let object as NSManagedObject: value = object.objectID
         default: break
         }
         guard let computed = value else { return nil }
         guard resultType != .undefinedAttributeType, resultType != .objectIDAttributeType else { return computed }
-        let typed = AttributeValueCoercion.coerce(computed, to: resultType) ?? computed
+        // A value that does not convert to the result type is returned as computed.
+        let converted: Any?? = AttributeValueCoercion.coerce(computed, to: resultType)
+        let typed: Any = (converted ?? computed) ?? computed
         return NSManagedObject.publicForm(typed, resultType)
     }
 
@@ -192,6 +199,7 @@ extension FetchColumn {
         switch value {
         case let array as [Any?]: return array
         case let array as [Any]: return array
+        case let rows as [FetchedRow]: return rows
         case let set as Set<NSManagedObject>: return Array(set)
         case let ordered as NSOrderedSet: return ordered.array
         case let set as NSSet: return set.allObjects
@@ -200,19 +208,51 @@ extension FetchColumn {
     }
 }
 
+/// Reads the saved rows that relationships of fetched rows lead to, each once, from one store.
+fileprivate final class SavedRowSource {
+    unowned let store: NSPersistentStore
+    unowned let coordinator: NSPersistentStoreCoordinator
+    private var cache: [ObjectKey: FetchedRow?] = [:]
+
+    init(store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator) {
+        self.store = store
+        self.coordinator = coordinator
+    }
+
+    /// The saved rows for `keys` (those the store has), in order.
+    func rows(for keys: [ObjectKey]) -> [FetchedRow] {
+        let missing = keys.filter { cache[$0] == nil }
+        if !missing.isEmpty {
+            let found = (try? coordinator.withLock { try store.backend.rows(for: missing) }) ?? []
+            for row in found {
+                cache[row.key] = store.objectID(for: row.key).map { FetchedRow(id: $0, values: row.values, source: self) }
+            }
+            for key in missing where cache[key] == nil { cache[key] = .some(nil) }
+        }
+        return keys.compactMap { cache[$0] ?? nil }
+    }
+
+    /// Drops the rows read so far (they refer back to this source), once the fetch is done.
+    func release() { cache = [:] }
+
+    /// The saved destinations of a row's to-many relationship.
+    func related(to key: ObjectKey, through relationship: NSRelationshipDescription) -> [FetchedRow] {
+        rows(for: (try? coordinator.withLock { try store.backend.relatedKeys(of: key, through: relationship) }) ?? [])
+    }
+}
+
 /// A saved row read for a computed dictionary fetch: its values are read by key like an object's, with
-/// to-one relationships leading to the context's objects.
+/// relationships leading to other saved rows.
 private final class FetchedRow: PredicateKeyValueReading {
     let id: NSManagedObjectID
     let values: [Any?]
-    unowned let store: NSPersistentStore
-    unowned let context: NSManagedObjectContext
+    /// Kept alive by its rows; `release()` breaks the cycle through its cache when the fetch ends.
+    let source: SavedRowSource
 
-    init(id: NSManagedObjectID, values: [Any?], store: NSPersistentStore, context: NSManagedObjectContext) {
+    init(id: NSManagedObjectID, values: [Any?], source: SavedRowSource) {
         self.id = id
         self.values = values
-        self.store = store
-        self.context = context
+        self.source = source
     }
 
     func predicateValue(forKey key: String) -> Any? {
@@ -227,10 +267,11 @@ private final class FetchedRow: PredicateKeyValueReading {
         case .attribute, .other:
             return values[slot] ?? nil
         case .toOne:
-            guard let key = values[slot] as? ObjectKey, let target = store.objectID(for: key) else { return nil }
-            return context.object(with: target)
+            guard let target = values[slot] as? ObjectKey else { return nil }
+            return source.rows(for: [target]).first
         case .toMany:
-            return context.object(with: id).value(forKey: key)
+            guard let key = id.key, let relationship = layout.allProperties[slot] as? NSRelationshipDescription else { return nil }
+            return source.related(to: key, through: relationship)
         }
     }
 
