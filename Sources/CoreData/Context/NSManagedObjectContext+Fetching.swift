@@ -122,8 +122,9 @@ extension NSManagedObjectContext {
                 objects.reserveCapacity(objects.count + rows.count)
                 registered.reserveCapacity(registered.count + rows.count)
                 let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
+                var classes = ObjectClassMemo(fallback: fallback)
                 for row in rows {
-                    if let object = materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects, fallback: fallback) { objects.append(object) }
+                    if let object = materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects, classes: &classes) { objects.append(object) }
                 }
             } else {
                 let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
@@ -252,16 +253,22 @@ extension NSManagedObjectContext {
         if let readOnly = work.first(where: { $0.0.isReadOnly })?.0 {
             throw CoreDataError.saveFailed("the store at \(readOnly.url?.path ?? "") was added read-only")
         }
+        // Only the object-ID result needs the deleted keys; the others let the store skip collecting them.
+        guard request.resultType == .resultTypeObjectIDs else {
+            var count = 0
+            for (store, storeRequest) in work {
+                count += try coordinator.withLock { try store.backend.batchDeleteCount(storeRequest) }
+            }
+            return request.resultType == .resultTypeCount
+                ? NSBatchDeleteResult(result: NSNumber(value: count), resultType: .resultTypeCount)
+                : NSBatchDeleteResult(result: NSNumber(value: true), resultType: .resultTypeStatusOnly)
+        }
         var deleted: [NSManagedObjectID] = []
         for (store, storeRequest) in work {
             let removed = try coordinator.withLock { try store.backend.batchDelete(storeRequest) }
             deleted += removed.compactMap { store.objectID(for: $0) }
         }
-        switch request.resultType {
-        case .resultTypeStatusOnly: return NSBatchDeleteResult(result: NSNumber(value: true), resultType: .resultTypeStatusOnly)
-        case .resultTypeCount: return NSBatchDeleteResult(result: NSNumber(value: deleted.count), resultType: .resultTypeCount)
-        case .resultTypeObjectIDs: return NSBatchDeleteResult(result: deleted, resultType: .resultTypeObjectIDs)
-        }
+        return NSBatchDeleteResult(result: deleted, resultType: .resultTypeObjectIDs)
     }
 }
 

@@ -39,6 +39,12 @@ extension NSManagedObjectContext {
     /// The registered object for a row of `store`, filled from the row unless it has unsaved changes; nil for
     /// a row whose entity number the model does not have.
     func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool = false, fallback: NSManagedObject.Type? = nil) -> NSManagedObject? {
+        var classes = ObjectClassMemo(fallback: fallback)
+        return materialize(row: row, store: store, refresh: refresh, classes: &classes)
+    }
+
+    /// `materialize(row:store:refresh:fallback:)` for one of many rows, with the classes looked up so far.
+    func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool, classes: inout ObjectClassMemo) -> NSManagedObject? {
         guard let id = store.objectID(for: row.key) else { return nil }
         let entity = id.entity
         if let object = registered[id.identity] {
@@ -48,7 +54,7 @@ extension NSManagedObjectContext {
             }
             return object
         }
-        let object = makeObject(entity: entity, fallback: fallback)
+        let object = classes.makeObject(entity: entity)
         object.assignedID = id
         fill(object, with: row)
         register(object)
@@ -123,7 +129,7 @@ extension NSManagedObjectContext {
         struct Group: Hashable { let store: ObjectIdentifier; let root: ObjectIdentifier }
         var groups: [Group: (NSPersistentStore, NSEntityDescription, [NSManagedObject])] = [:]
         var storeByEntity: [ObjectIdentifier: NSPersistentStore] = [:]
-        for object in objects where object.objectID.isTemporaryID {
+        for object in objects where object.assignedID?.isTemporaryID ?? true {
             let store: NSPersistentStore
             if object.assignedID?.persistentStore == nil, assignedStores.isEmpty,
                let known = storeByEntity[ObjectIdentifier(object.entity)] {

@@ -224,6 +224,7 @@ extension NSManagedObjectContext {
 
     /// An object's values as a store row: attributes (transformable ones as data), to-one as keys.
     func rowValues(_ object: NSManagedObject, store: NSPersistentStore) throws -> [Any?] {
+        if object.layout.slotsAreRow { return object.slots }  // every slot a stored attribute, kept as it is
         var values = [Any?](repeating: nil, count: object.layout.slotCount)
         for slot in object.layout.storedSlots {
             values[slot] = try rowValue(object, slot: slot, store: store)

@@ -52,9 +52,18 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The class and entity of the object `make(_:entity:noted:)` is making on this thread, already noted.
+    private final class Making {
+        var objectClass: ObjectIdentifier?
+        var entity: ObjectIdentifier?
+    }
+    private let making = ThreadLocal { Making() }
+
     /// Records the class of a new instance, and the classes its `@Managed` relationships name.
     func noteInstance(of objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
         guard objectClass != NSManagedObject.self else { return }
+        let marker = making.value
+        if marker.objectClass == ObjectIdentifier(objectClass), marker.entity == ObjectIdentifier(entity) { return }
         lock.lock()
         let known = recordedClass(for: entity) == objectClass
         let reflected = reflectedClasses.contains(ObjectIdentifier(objectClass))
@@ -114,6 +123,27 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
             return fallback
         }
         return NSManagedObject.self
+    }
+
+    /// The class objects of `entity` are made with (as `objectClass(for:fallback:)`), and whether making one
+    /// needs no noting: the class is plain `NSManagedObject`, or the recorded one with its relationships reflected.
+    func classForMaking(_ entity: NSEntityDescription, fallback: NSManagedObject.Type?) -> (objectClass: NSManagedObject.Type, noted: Bool) {
+        let objectClass = objectClass(for: entity, fallback: fallback)
+        guard objectClass != NSManagedObject.self else { return (objectClass, true) }
+        lock.lock()
+        defer { lock.unlock() }
+        return (objectClass, recordedClass(for: entity) == objectClass && reflectedClasses.contains(ObjectIdentifier(objectClass)))
+    }
+
+    /// A new object of `objectClass` outside any context; when `noted` (see `classForMaking`), its initializer
+    /// does not note the class again.
+    func make(_ objectClass: NSManagedObject.Type, entity: NSEntityDescription, noted: Bool) -> NSManagedObject {
+        guard noted, objectClass != NSManagedObject.self else { return objectClass.init(entity: entity, insertInto: nil) }
+        let marker = making.value
+        let saved = (marker.objectClass, marker.entity)
+        (marker.objectClass, marker.entity) = (ObjectIdentifier(objectClass), ObjectIdentifier(entity))
+        defer { (marker.objectClass, marker.entity) = saved }
+        return objectClass.init(entity: entity, insertInto: nil)
     }
 
     /// The entity of `model` represented by `objectClass`: a registered one, else one whose class name (without

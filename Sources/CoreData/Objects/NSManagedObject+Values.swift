@@ -15,6 +15,19 @@ extension NSManagedObject {
         return slots[slot]
     }
 
+    /// Stores `value`, whose type is `type`, in an attribute slot that stores values of exactly that type, and
+    /// records the change, as `setValue(_:slot:)` would; returns false without doing anything for any other
+    /// slot, so the caller takes the converting path.
+    @usableFromInline
+    func setStoredAttribute(_ value: Any, of type: Any.Type, slot: Int) -> Bool {
+        guard let storageType = layout.storageTypes[slot], storageType == type else { return false }
+        fireFaultIfNeeded()
+        slots[slot] = value
+        if !invalidSlots.isEmpty { invalidSlots.remove(slot) }
+        noteChange(slot: slot)
+        return true
+    }
+
     /// The value of a slot in Apple's public form.
     func publicValue(slot: Int) -> Any? {
         switch layout.slotKinds[slot] {

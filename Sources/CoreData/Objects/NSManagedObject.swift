@@ -35,7 +35,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
         self.layout = entity.layout
-        self.slots = [Any?](repeating: nil, count: layout.slotCount)
+        self.slots = layout.emptySlots  // shared until the first write: a fetched object's fill replaces it
         super.init()
         ManagedObjectClassRegistry.shared.noteInstance(of: type(of: self), entity: entity)
         if let context { context.insert(self) }
