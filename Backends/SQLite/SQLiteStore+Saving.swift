@@ -25,9 +25,10 @@ extension SQLiteStore {
         let versions: [ObjectKey: Int64] = try connection.transaction {
             var versions: [ObjectKey: Int64] = [:]
             var conflicts: [StoreVersionConflict.Conflict] = []
+            var lastUpdate: (shape: UpdateShape, statement: SQLiteStatement)?
             for update in changes.updated {
                 guard let plan = plan(for: update.row.key.entityNumber) else { continue }
-                if let version = try applyUpdate(update, plan: plan) {
+                if let version = try applyUpdate(update, plan: plan, last: &lastUpdate) {
                     if update.expectedVersion == nil { versions[update.row.key] = version }
                 } else {
                     // Stale, or gone: a row that is gone conflicts even without a version check.
@@ -85,30 +86,19 @@ extension SQLiteStore {
 
     /// Writes the changed slots of one row and bumps `Z_OPT`; the new version, or nil when the row is gone
     /// or (with an expected version) was changed by someone else.
-    private func applyUpdate(_ update: StoreRowUpdate, plan: SQLiteRowPlan) throws -> Int64? {
+    /// `last` is the shape and statement of the previous update of the same save (runs of updates mostly share
+    /// one shape, so its statement is reused without looking the SQL up).
+    private func applyUpdate(_ update: StoreRowUpdate, plan: SQLiteRowPlan, last: inout (shape: UpdateShape, statement: SQLiteStatement)?) throws -> Int64? {
         let slots = update.changedSlots.count > 1 ? Array(Set(update.changedSlots)).sorted() : update.changedSlots
         let fields = slots.compactMap { plan.fieldBySlot[$0] }
         let shape = UpdateShape(entity: plan.entity.entityNumber, slots: fields.map(\.slot), checksVersion: update.expectedVersion != nil)
-        let sql: String
-        if let cached = updateSQL[shape] {
-            sql = cached
+        let statement: SQLiteStatement
+        if let last, last.shape == shape {
+            statement = last.statement
         } else {
-            var assignments = ["Z_OPT = Z_OPT + 1"]
-            var parameter = 0
-            for field in fields {
-                var columns = [plan.table.columns[field.column].name]
-                if case .toOne(let entityColumn?, _) = field.kind { columns.append(plan.table.columns[entityColumn].name) }
-                for column in columns {
-                    parameter += 1
-                    assignments.append("\(q(column)) = ?\(parameter)")
-                }
-            }
-            let text = "UPDATE \(q(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?\(parameter + 1)"
-            // With a version check the new version is known (expected + 1); only unchecked updates read it back.
-            sql = shape.checksVersion ? text + " AND Z_OPT = ?\(parameter + 2)" : text + " RETURNING Z_OPT"
-            updateSQL[shape] = sql
+            statement = try connection.statement(updateStatementSQL(shape, fields: fields, plan: plan))
+            last = (shape, statement)
         }
-        let statement = try connection.statement(sql)
         defer { statement.reset() }
         var index: Int32 = 1
         for field in fields {
@@ -136,6 +126,27 @@ extension SQLiteStore {
             throw CoreDataError.corruptStore(url, type: NSSQLiteStoreType, reason: "object \(update.row.key) has a damaged Z_OPT")
         }
         return version
+    }
+
+    /// The UPDATE statement of a shape: the changed columns and `Z_OPT` set, by `Z_PK`, with the version check
+    /// or, without one, the new version returned. Built once per shape.
+    private func updateStatementSQL(_ shape: UpdateShape, fields: [SQLiteRowPlan.Field], plan: SQLiteRowPlan) -> String {
+        if let cached = updateSQL[shape] { return cached }
+        var assignments = ["Z_OPT = Z_OPT + 1"]
+        var parameter = 0
+        for field in fields {
+            var columns = [plan.table.columns[field.column].name]
+            if case .toOne(let entityColumn?, _) = field.kind { columns.append(plan.table.columns[entityColumn].name) }
+            for column in columns {
+                parameter += 1
+                assignments.append("\(q(column)) = ?\(parameter)")
+            }
+        }
+        let text = "UPDATE \(q(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?\(parameter + 1)"
+        // With a version check the new version is known (expected + 1); only unchecked updates read it back.
+        let sql = shape.checksVersion ? text + " AND Z_OPT = ?\(parameter + 2)" : text + " RETURNING Z_OPT"
+        updateSQL[shape] = sql
+        return sql
     }
 
     /// Removes a deleted object from every join table it appears in.

@@ -129,18 +129,32 @@ extension NSManagedObjectContext {
         struct Group: Hashable { let store: ObjectIdentifier; let root: ObjectIdentifier }
         var groups: [Group: (NSPersistentStore, NSEntityDescription, [NSManagedObject])] = [:]
         var storeByEntity: [ObjectIdentifier: NSPersistentStore] = [:]
+        // Objects mostly come in runs of one entity: a run is collected apart and added to its group at its end.
+        var run: (entity: NSEntityDescription, group: Group, objects: [NSManagedObject])?
+        func endRun() {
+            if let run { groups[run.group]?.2.append(contentsOf: run.objects) }
+            run = nil
+        }
         for object in objects where object.assignedID?.isTemporaryID ?? true {
+            let plain = object.assignedID?.persistentStore == nil && assignedStores.isEmpty
+            if plain, run?.entity === object.entity {
+                run?.objects.append(object)
+                continue
+            }
+            endRun()
             let store: NSPersistentStore
-            if object.assignedID?.persistentStore == nil, assignedStores.isEmpty,
-               let known = storeByEntity[ObjectIdentifier(object.entity)] {
+            if plain, let known = storeByEntity[ObjectIdentifier(object.entity)] {
                 store = known
             } else {
                 store = try self.store(forNew: object)
                 storeByEntity[ObjectIdentifier(object.entity)] = store
             }
             let root = object.entity.rootEntity
-            groups[Group(store: ObjectIdentifier(store), root: ObjectIdentifier(root)), default: (store, root, [])].2.append(object)
+            let group = Group(store: ObjectIdentifier(store), root: ObjectIdentifier(root))
+            groups[group, default: (store, root, [])].2.append(object)
+            if plain { run = (object.entity, group, []) }
         }
+        endRun()
         try coordinator.withLock {
             for (_, group) in groups {
                 let (store, root, members) = group

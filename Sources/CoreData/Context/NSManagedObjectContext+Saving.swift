@@ -44,7 +44,14 @@ extension NSManagedObjectContext {
         try obtainPermanentIDs(for: inserted)
         let written = updated.filter(\.hasPersistentChangedValues)
         var plans: [ObjectIdentifier: StoreSavePlan] = [:]
+        var lastPlan: (store: StoreIdentity, plan: StoreSavePlan)?  // objects mostly come in runs of one store
         func plan(for object: NSManagedObject) throws -> StoreSavePlan {
+            if let lastPlan, let identity = object.assignedID?.storeIdentity, identity === lastPlan.store { return lastPlan.plan }
+            let found = try findPlan(for: object)
+            if let identity = object.assignedID?.storeIdentity { lastPlan = (identity, found) }
+            return found
+        }
+        func findPlan(for object: NSManagedObject) throws -> StoreSavePlan {
             guard let store = object.assignedID?.persistentStore else {
                 throw CoreDataError.saveFailed("object \(object.objectID.uriRepresentation().absoluteString) belongs to no added store")
             }
@@ -190,6 +197,8 @@ extension NSManagedObjectContext {
         var changes = StoreChangeSet()
         plan.rows = []
         plan.rows.reserveCapacity(plan.inserted.count + plan.updated.count)
+        changes.inserted.reserveCapacity(plan.inserted.count)
+        changes.updated.reserveCapacity(plan.updated.count)
         for object in plan.inserted {
             guard let key = object.assignedID?.key else { continue }
             let values = try rowValues(object, store: plan.store)
@@ -272,10 +281,11 @@ extension NSManagedObjectContext {
 
     /// Marks everything saved, calls `didSave` and posts the save notification.
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
-        for object in inserted + updated {
+        for object in inserted {
             object.inserted = false
             object.changedSlots = []
         }
+        for object in updated { object.changedSlots = [] }
         for object in deleted {
             registered[object.objectID.identity] = nil
             object.deleted = false
@@ -285,7 +295,9 @@ extension NSManagedObjectContext {
         deletedSet = [:]
         insertionOrder = []
         assignedStores = [:]
-        for object in inserted + updated + deleted { object.didSave() }
+        for object in inserted { object.didSave() }
+        for object in updated { object.didSave() }
+        for object in deleted { object.didSave() }
         for object in deleted { object.managedObjectContext = nil }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
             NSInsertedObjectsKey: Set(inserted),

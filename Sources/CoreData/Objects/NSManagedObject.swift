@@ -103,7 +103,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     open var hasChanges: Bool { inserted || deleted || !changedSlots.isEmpty }
     /// Whether the object has changes that a save would write (Apple's `hasPersistentChangedValues`).
     open var hasPersistentChangedValues: Bool {
-        changedSlots.contains { !layout.transientSlots[$0] }
+        guard layout.hasTransientSlots else { return !changedSlots.isEmpty }
+        return changedSlots.contains { !layout.transientSlots[$0] }
     }
 
     // MARK: Hooks

@@ -70,6 +70,12 @@ open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unche
         let store: ObjectIdentifier?
         let key: ObjectKey?
         let temporaryNumber: UInt64
+
+        /// Hashes one word: the primary key of a permanent ID (keys rarely repeat across stores and entity
+        /// hierarchies), the number of a temporary one. Equality still compares every field.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(key?.primaryKey ?? Int64(bitPattern: temporaryNumber))
+        }
     }
 
     open override func isEqual(_ object: Any?) -> Bool {

@@ -20,6 +20,8 @@ public final class EntityLayout: @unchecked Sendable {
     public let slotKinds: [SlotKind]
     /// Whether each slot's property is transient.
     public let transientSlots: [Bool]
+    /// Whether any slot's property is transient.
+    public let hasTransientSlots: Bool
     /// The non-transient slots whose property is not optional.
     public let requiredSlots: [Int]
     /// The default value of each attribute that has one, already in the attribute's storage type.
@@ -96,6 +98,7 @@ public final class EntityLayout: @unchecked Sendable {
             return .other
         }
         transientSlots = all.map(\.isTransient)
+        hasTransientSlots = transientSlots.contains(true)
         defaultValues = all.indices.compactMap { slot in
             guard let attribute = all[slot] as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
             let converted = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
