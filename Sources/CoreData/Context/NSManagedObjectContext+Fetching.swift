@@ -122,9 +122,9 @@ extension NSManagedObjectContext {
                 objects.reserveCapacity(objects.count + rows.count)
                 registered.reserveCapacity(registered.count + rows.count)
                 let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
-                var classes = ObjectClassMemo(fallback: fallback)
+                var memo = MaterializationMemo(store: store, fallback: fallback)
                 for row in rows {
-                    if let object = materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects, classes: &classes) { objects.append(object) }
+                    if let object = materialize(row: row, refresh: request.shouldRefreshRefetchedObjects, memo: &memo) { objects.append(object) }
                 }
             } else {
                 let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)

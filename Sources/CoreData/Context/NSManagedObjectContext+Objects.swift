@@ -39,13 +39,14 @@ extension NSManagedObjectContext {
     /// The registered object for a row of `store`, filled from the row unless it has unsaved changes; nil for
     /// a row whose entity number the model does not have.
     func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool = false, fallback: NSManagedObject.Type? = nil) -> NSManagedObject? {
-        var classes = ObjectClassMemo(fallback: fallback)
-        return materialize(row: row, store: store, refresh: refresh, classes: &classes)
+        var memo = MaterializationMemo(store: store, fallback: fallback)
+        return materialize(row: row, refresh: refresh, memo: &memo)
     }
 
-    /// `materialize(row:store:refresh:fallback:)` for one of many rows, with the classes looked up so far.
-    func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool, classes: inout ObjectClassMemo) -> NSManagedObject? {
-        guard let id = store.objectID(for: row.key) else { return nil }
+    /// `materialize(row:store:refresh:fallback:)` for one of many rows of the memo's store, with the entities
+    /// and classes looked up so far.
+    func materialize(row: StoreRow, refresh: Bool, memo: inout MaterializationMemo) -> NSManagedObject? {
+        guard let id = memo.objectID(for: row.key) else { return nil }
         let entity = id.entity
         if let object = registered[id.identity] {
             if object.faulted || (refresh && !object.hasChanges) {
@@ -54,7 +55,7 @@ extension NSManagedObjectContext {
             }
             return object
         }
-        let object = classes.makeObject(entity: entity)
+        let object = memo.makeObject(entity: entity)
         object.assignedID = id
         fill(object, with: row)
         register(object)

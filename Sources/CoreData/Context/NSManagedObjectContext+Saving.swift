@@ -211,9 +211,10 @@ extension NSManagedObjectContext {
             let values = try rowValues(object, store: plan.store)
             plan.rows.append((object, values))
             let row = StoreRow(key: key, version: object.version, values: values)
-            let expected: Int64? = overwrite.contains(ObjectIdentifier(object)) ? nil : object.version
+            let overwriting = !overwrite.isEmpty && overwrite.contains(ObjectIdentifier(object))
+            let expected: Int64? = overwriting ? nil : object.version
             // Overwriting writes the whole object, so stores that write only changed slots write every slot.
-            let changed = overwrite.contains(ObjectIdentifier(object))
+            let changed = overwriting
                 ? object.layout.storedSlots
                 : object.changedSlots.filter { object.layout.isStoredSlot[$0] }
             changes.updated.append(StoreRowUpdate(row: row, expectedVersion: expected, changedSlots: changed))

@@ -116,9 +116,9 @@ final class ManagedSlotCache: @unchecked Sendable {
     func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: @autoclosure () -> String?) -> Int? {
         let layout = object.layout
         let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(layout))
-        let table = tables.value
-        let recent = table.recent + Table.index(of: key)
+        let recent = tables.withValue { $0.recent } + Table.index(of: key)
         if recent.pointee.keyPath == key.keyPath, recent.pointee.layout == key.layout { return recent.pointee.slot }
+        let table = tables.value
         if let known = table.slots[key] {
             recent.pointee = Table.Entry(keyPath: key.keyPath, layout: key.layout, slot: known)
             return known

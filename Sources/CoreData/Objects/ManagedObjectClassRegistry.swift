@@ -62,8 +62,8 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     /// Records the class of a new instance, and the classes its `@Managed` relationships name.
     func noteInstance(of objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
         guard objectClass != NSManagedObject.self else { return }
-        let marker = making.value
-        if marker.objectClass == ObjectIdentifier(objectClass), marker.entity == ObjectIdentifier(entity) { return }
+        let noted = making.withValue { $0.objectClass == ObjectIdentifier(objectClass) && $0.entity == ObjectIdentifier(entity) }
+        if noted { return }
         lock.lock()
         let known = recordedClass(for: entity) == objectClass
         let reflected = reflectedClasses.contains(ObjectIdentifier(objectClass))
