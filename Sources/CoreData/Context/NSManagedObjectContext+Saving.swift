@@ -29,7 +29,7 @@ extension NSManagedObjectContext {
             throw CoreDataError.operation("The context has no persistent store coordinator to save to.")
         }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
-        for object in changedObjectsInSaveOrder() { object.willSave() }
+        callWillSave()
 
         let inserted = insertionOrder.filter { $0.inserted }
         let deleted = deletedSet.values.filter { !$0.inserted }
@@ -85,8 +85,15 @@ extension NSManagedObjectContext {
         do { try body() } catch let error as NSError { errors.append(error) }
     }
 
-    private func changedObjectsInSaveOrder() -> [NSManagedObject] {
-        insertionOrder.filter(\.inserted) + updatedSet.values.filter { !$0.inserted && !$0.deleted } + deletedSet.values.filter { !$0.inserted }
+    /// Calls `willSave` on every changed object: inserted, then updated, then deleted, as they were before
+    /// the first call (objects that a `willSave` changes are not added).
+    private func callWillSave() {
+        let inserted = insertionOrder.filter(\.inserted)
+        let updated = updatedSet.values.filter { !$0.inserted && !$0.deleted }
+        let deleted = deletedSet.values.filter { !$0.inserted }
+        for object in inserted { object.willSave() }
+        for object in updated { object.willSave() }
+        for object in deleted { object.willSave() }
     }
 
     /// Writes one store's part of the save, resolving conflicts with the merge policy.

@@ -19,9 +19,15 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
 
     private struct WeakModel { weak var model: NSManagedObjectModel? }
 
-    private struct Entry {
+    /// A class (not a struct) so a lookup copies a reference rather than the weak reference inside.
+    private final class Entry {
         weak var entity: NSEntityDescription?
         let objectClass: NSManagedObject.Type
+
+        init(entity: NSEntityDescription, objectClass: NSManagedObject.Type) {
+            self.entity = entity
+            self.objectClass = objectClass
+        }
     }
 
     /// The class recorded for `entity`; call with the lock held.
@@ -139,11 +145,12 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     /// does not note the class again.
     func make(_ objectClass: NSManagedObject.Type, entity: NSEntityDescription, noted: Bool) -> NSManagedObject {
         guard noted, objectClass != NSManagedObject.self else { return objectClass.init(entity: entity, insertInto: nil) }
-        let marker = making.value
-        let saved = (marker.objectClass, marker.entity)
-        (marker.objectClass, marker.entity) = (ObjectIdentifier(objectClass), ObjectIdentifier(entity))
-        defer { (marker.objectClass, marker.entity) = saved }
-        return objectClass.init(entity: entity, insertInto: nil)
+        return making.withValue { marker in
+            let saved = (marker.objectClass, marker.entity)
+            (marker.objectClass, marker.entity) = (ObjectIdentifier(objectClass), ObjectIdentifier(entity))
+            defer { (marker.objectClass, marker.entity) = saved }
+            return objectClass.init(entity: entity, insertInto: nil)
+        }
     }
 
     /// The entity of `model` represented by `objectClass`: a registered one, else one whose class name (without

@@ -267,6 +267,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         return []
     }
 
+    /// The object's address, as Apple's `NSObject` hashes (objects are equal only to themselves); cheaper
+    /// than hashing the identity first, for the sets of objects that saves and notifications build.
+    open override var hash: Int { Int(bitPattern: ObjectIdentifier(self)) }
+
     open override var description: String {
         let state = faulted ? "<fault>" : "{" + layout.allProperties.enumerated().map { slot, property in
             let value: String
