@@ -7,17 +7,29 @@ extension NSManagedObjectContext {
     /// saved values, as on Apple's platforms.
     /// - Throws: 134060 for a request without a known entity or with a malformed predicate; a store error.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        if returnsObjects(request) {
+            // Objects go straight into the typed array, without a detour through an array of `Any`.
+            let objects = try fetchObjects(request)
+            var typed: [T] = []
+            typed.reserveCapacity(objects.count)
+            for object in objects {
+                guard let value = object as? T else { throw wrongResultType(object, T.self) }
+                typed.append(value)
+            }
+            return typed
+        }
         let results = try fetchResults(request)
         var typed: [T] = []
         typed.reserveCapacity(results.count)
         for item in results {
-            guard let value = item as? T else {
-                throw CoreDataError.make(NSCoreDataError,
-                                         "The fetch returned \(type(of: item)) values, which are not \(T.self); check the request's resultType.")
-            }
+            guard let value = item as? T else { throw wrongResultType(item, T.self) }
             typed.append(value)
         }
         return typed
+    }
+
+    private func wrongResultType<T>(_ item: Any, _ type: T.Type) -> NSError {
+        CoreDataError.make(NSCoreDataError, "The fetch returned \(Swift.type(of: item)) values, which are not \(T.self); check the request's resultType.")
     }
 
     /// The number of objects a fetch request would return.
@@ -47,10 +59,31 @@ extension NSManagedObjectContext {
 
     // MARK: The pieces
 
-    private func fetchResults<T>(_ request: NSFetchRequest<T>) throws -> [Any] {
+    /// Whether the request returns managed objects (every result type but count, dictionaries and IDs).
+    private func returnsObjects<T>(_ request: NSFetchRequest<T>) -> Bool {
+        switch request.resultType {
+        case .countResultType, .dictionaryResultType, .managedObjectIDResultType: return false
+        default: return true
+        }
+    }
+
+    /// The objects a request returns (for the result types of `returnsObjects`).
+    private func fetchObjects<T>(_ request: NSFetchRequest<T>) throws -> [NSManagedObject] {
+        noteResultClass(of: request)
+        let (entity, stores) = try prepare(request)
+        return try fetchObjects(request, entity: entity, stores: stores)
+    }
+
+    /// Records that a typed request's class represents its entity.
+    private func noteResultClass<T>(of request: NSFetchRequest<T>) {
         if let objectClass = T.self as? NSManagedObject.Type, let entity = try? resolveEntity(request) {
             ManagedObjectClassRegistry.shared.register(objectClass, for: entity)
         }
+    }
+
+    private func fetchResults<T>(_ request: NSFetchRequest<T>) throws -> [Any] {
+        if returnsObjects(request) { return try fetchObjects(request) }
+        noteResultClass(of: request)
         let (entity, stores) = try prepare(request)
         switch request.resultType {
         case .countResultType:
