@@ -25,7 +25,7 @@ extension SQLiteStore {
         let versions: [ObjectKey: Int64] = try connection.transaction {
             var versions: [ObjectKey: Int64] = [:]
             var conflicts: [StoreVersionConflict.Conflict] = []
-            var lastUpdate: (shape: UpdateShape, statement: SQLiteStatement)?
+            var lastUpdate: PreparedUpdate?
             for update in changes.updated {
                 guard let plan = plan(for: update.row.key.entityNumber) else { continue }
                 if let version = try applyUpdate(update, plan: plan, last: &lastUpdate) {
@@ -86,19 +86,31 @@ extension SQLiteStore {
 
     /// Writes the changed slots of one row and bumps `Z_OPT`; the new version, or nil when the row is gone
     /// or (with an expected version) was changed by someone else.
-    /// `last` is the shape and statement of the previous update of the same save (runs of updates mostly share
-    /// one shape, so its statement is reused without looking the SQL up).
-    private func applyUpdate(_ update: StoreRowUpdate, plan: SQLiteRowPlan, last: inout (shape: UpdateShape, statement: SQLiteStatement)?) throws -> Int64? {
-        let slots = update.changedSlots.count > 1 ? Array(Set(update.changedSlots)).sorted() : update.changedSlots
-        let fields = slots.compactMap { plan.fieldBySlot[$0] }
-        let shape = UpdateShape(entity: plan.entity.entityNumber, slots: fields.map(\.slot), checksVersion: update.expectedVersion != nil)
+    /// The statement and fields of one update, kept for the next update of the same save: runs of updates
+    /// mostly change the same slots, and then reuse them without building or looking anything up.
+    private struct PreparedUpdate {
+        let plan: SQLiteRowPlan
+        let changedSlots: [Int]
+        let checksVersion: Bool
+        let fields: [SQLiteRowPlan.Field]
         let statement: SQLiteStatement
-        if let last, last.shape == shape {
-            statement = last.statement
+    }
+
+    /// `last` is the prepared update of the previous update of the same save.
+    private func applyUpdate(_ update: StoreRowUpdate, plan: SQLiteRowPlan, last: inout PreparedUpdate?) throws -> Int64? {
+        let checksVersion = update.expectedVersion != nil
+        let prepared: PreparedUpdate
+        if let last, last.plan === plan, last.checksVersion == checksVersion, last.changedSlots == update.changedSlots {
+            prepared = last
         } else {
-            statement = try connection.statement(updateStatementSQL(shape, fields: fields, plan: plan))
-            last = (shape, statement)
+            let slots = update.changedSlots.count > 1 ? Array(Set(update.changedSlots)).sorted() : update.changedSlots
+            let fields = slots.compactMap { plan.fieldBySlot[$0] }
+            let shape = UpdateShape(entity: plan.entity.entityNumber, slots: fields.map(\.slot), checksVersion: checksVersion)
+            prepared = PreparedUpdate(plan: plan, changedSlots: update.changedSlots, checksVersion: checksVersion, fields: fields,
+                                      statement: try connection.statement(updateStatementSQL(shape, fields: fields, plan: plan)))
+            last = prepared
         }
+        let statement = prepared.statement, fields = prepared.fields
         defer { statement.reset() }
         var index: Int32 = 1
         for field in fields {
