@@ -52,11 +52,19 @@ extension SQLiteStore {
                 try deleteJoinRows(of: deletion.key, entity: plan.entity)
             }
             guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
+            // Inserts mostly come in runs of one entity, which reuse its plan and statement without lookups.
+            var lastInsert: (number: Int32, plan: SQLiteRowPlan, statement: SQLiteStatement)?
             for row in changes.inserted {
-                guard let plan = plan(for: row.key.entityNumber) else {
-                    throw CoreDataError.saveFailed("entity number \(row.key.entityNumber) is not in this store")
+                let plan: SQLiteRowPlan, statement: SQLiteStatement
+                if let lastInsert, lastInsert.number == row.key.entityNumber {
+                    (plan, statement) = (lastInsert.plan, lastInsert.statement)
+                } else {
+                    guard let found = self.plan(for: row.key.entityNumber) else {
+                        throw CoreDataError.saveFailed("entity number \(row.key.entityNumber) is not in this store")
+                    }
+                    (plan, statement) = (found, try connection.statement(found.insertSQL))
+                    lastInsert = (row.key.entityNumber, plan, statement)
                 }
-                let statement = try connection.statement(plan.insertSQL)
                 defer { statement.reset() }
                 statement.bind(row.key.primaryKey, at: 1)
                 statement.bind(Int64(row.key.entityNumber), at: 2)
