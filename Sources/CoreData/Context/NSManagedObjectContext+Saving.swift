@@ -42,7 +42,6 @@ extension NSManagedObjectContext {
         try throwCombined(errors)
 
         try obtainPermanentIDs(for: inserted)
-        let written = updated.filter(\.hasPersistentChangedValues)
         var plans: [ObjectIdentifier: StoreSavePlan] = [:]
         var lastPlan: (store: StoreIdentity, plan: StoreSavePlan)?  // objects mostly come in runs of one store
         func plan(for object: NSManagedObject) throws -> StoreSavePlan {
@@ -65,7 +64,7 @@ extension NSManagedObjectContext {
             return created
         }
         for object in inserted { try plan(for: object).inserted.append(object) }
-        for object in written { try plan(for: object).updated.append(object) }
+        for object in updated where object.hasPersistentChangedValues { try plan(for: object).updated.append(object) }
         for object in deleted { try plan(for: object).deleted.append(object) }
         for store in coordinator.persistentStores where plans[ObjectIdentifier(store)] == nil && store.hasPendingMetadata {
             plans[ObjectIdentifier(store)] = StoreSavePlan(store: store)
@@ -77,6 +76,7 @@ extension NSManagedObjectContext {
         }
         for plan in orderedPlans {
             for (object, values) in plan.rows { object.committed = values }
+            for object in plan.committedInPlace { object.commitChangedSlots() }
         }
         finishSave(inserted: inserted, updated: updated, deleted: deleted)
     }
@@ -203,6 +203,7 @@ extension NSManagedObjectContext {
     private func changeSet(for plan: StoreSavePlan, skippingVersionCheckFor overwrite: Set<ObjectIdentifier>) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
         plan.rows = []
+        plan.committedInPlace = []
         plan.rows.reserveCapacity(plan.inserted.count + plan.updated.count)
         changes.inserted.reserveCapacity(plan.inserted.count)
         changes.updated.reserveCapacity(plan.updated.count)
@@ -216,7 +217,11 @@ extension NSManagedObjectContext {
         for object in plan.updated {
             guard let key = object.assignedID?.key else { continue }
             let values = try rowValues(object, store: plan.store)
-            plan.rows.append((object, values))
+            if object.layout.slotsAreRow, object.committed?.count == object.layout.slotCount {
+                plan.committedInPlace.append(object)
+            } else {
+                plan.rows.append((object, values))
+            }
             let row = StoreRow(key: key, version: object.version, values: values)
             let overwriting = !overwrite.isEmpty && overwrite.contains(ObjectIdentifier(object))
             let expected: Int64? = overwriting ? nil : object.version
@@ -324,6 +329,9 @@ final class StoreSavePlan {
     var deleted: [NSManagedObject] = []
     /// The row values written for each inserted or updated object, which become its committed values.
     var rows: [(object: NSManagedObject, values: [Any?])] = []
+    /// Updated objects whose written row is their slot array and whose other slots equal their committed values
+    /// (see `NSManagedObject.commitChangedSlots`): only their changed slots are copied into `committed`.
+    var committedInPlace: [NSManagedObject] = []
 
     init(store: NSPersistentStore) {
         self.store = store

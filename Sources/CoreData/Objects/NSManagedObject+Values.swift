@@ -76,6 +76,14 @@ extension NSManagedObject {
         noteChange(slot: slot)
     }
 
+    /// After a save wrote this updated object, makes `committed` the written row by copying the changed slots
+    /// into it, in place. Only for objects whose slot array is their row (`layout.slotsAreRow`) and that have
+    /// committed values: there every slot outside `changedSlots` already holds its committed value, because
+    /// each write to such a slot records a change and every reload (fill, merge) sets both together.
+    func commitChangedSlots() {
+        for slot in changedSlots where slot < slots.count { committed?[slot] = slots[slot] }
+    }
+
     /// Records that a slot changed, and tells the context the object is updated.
     func noteChange(slot: Int) {
         changedSlots.insert(slot)
