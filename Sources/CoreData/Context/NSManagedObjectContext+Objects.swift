@@ -46,15 +46,16 @@ extension NSManagedObjectContext {
     /// `materialize(row:store:refresh:fallback:)` for one of many rows of the memo's store, with the entities
     /// and classes looked up so far.
     func materialize(row: StoreRow, refresh: Bool, memo: inout MaterializationMemo) -> NSManagedObject? {
-        guard let id = memo.objectID(for: row.key) else { return nil }
-        let entity = id.entity
-        if let object = registered[id.identity] {
+        // A registered object is found without making its ID.
+        if let object = registered[NSManagedObjectID.Identity(store: memo.store.identity, key: row.key)] {
             if object.faulted || (refresh && !object.hasChanges) {
                 fill(object, with: row)
                 object.awakeFromFetch()
             }
             return object
         }
+        guard let id = memo.objectID(for: row.key) else { return nil }
+        let entity = id.entity
         let object = memo.makeObject(entity: entity)
         object.assignedID = id
         fill(object, with: row)
