@@ -215,8 +215,8 @@ func runBackend() throws {
         _ = try store.save(changes)
     })
     backendTimes[workloads[7], default: []].append(try seconds {
-        _ = try store.batchDelete(.matching(StoreFetchRequest(entity: entity, predicate: NSPredicate(format: "a0 < %d", rowCount / 2), result: .keys)))
-        _ = try store.batchDelete(.matching(StoreFetchRequest(entity: entity, result: .keys)))
+        _ = try store.batchDeleteCount(.matching(StoreFetchRequest(entity: entity, predicate: NSPredicate(format: "a0 < %d", rowCount / 2), result: .keys)))
+        _ = try store.batchDeleteCount(.matching(StoreFetchRequest(entity: entity, result: .keys)))
     })
     backendTimes[workloads[8], default: []].append(try seconds {
         _ = try store.batchInsert(StoreBatchInsertRequest(entity: entity, objects: batchObjects))

@@ -84,6 +84,14 @@ final class SQLiteConnection {
         return result
     }
 
+    /// Calls `body` on each row of a query (for callers that keep only some rows, without an array of all).
+    func forEachRow(_ sql: String, _ bindings: [SQLiteValue] = [], _ body: (SQLiteStatement) throws -> Void) throws {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        while try statement.step() { try body(statement) }
+    }
+
     /// Runs a statement that returns no rows, and returns the number of rows it changed.
     @discardableResult
     func run(_ sql: String, _ bindings: [SQLiteValue] = [], cached: Bool = true) throws -> Int {

@@ -29,6 +29,8 @@ final class SQLiteRowPlan {
     let insertSQL: String
     /// Fields by slot, for updates.
     let fieldBySlot: [Int: Field]
+    /// Whether the fields are one attribute per slot, in slot order (a row is then read by appending).
+    let attributesFillEverySlot: Bool
 
     init(entity: NSEntityDescription, table: SQLiteSchema.Table, alias: String = "t0") {
         self.entity = entity
@@ -48,6 +50,10 @@ final class SQLiteRowPlan {
             }
         }
         self.fields = fields
+        attributesFillEverySlot = fields.count == slotCount && fields.enumerated().allSatisfy { index, field in
+            guard case .attribute = field.kind else { return false }
+            return field.slot == index
+        }
         fieldBySlot = Dictionary(fields.map { ($0.slot, $0) }, uniquingKeysWith: { a, _ in a })
         selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { q($0.name) }).map { "\(alias).\($0)" }.joined(separator: ", ")
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -68,7 +74,18 @@ final class SQLiteRowPlan {
             throw CoreDataError.corruptStore(storeURL, type: NSSQLiteStoreType,
                                              reason: "row \(statement.int64(at: 0)) of \(entity.name ?? "") has Z_OPT \(statement.string(at: 2) ?? "NULL")")
         }
-        var values = [Any?](repeating: nil, count: slotCount)
+        var values: [Any?]
+        if attributesFillEverySlot {
+            // One field per slot, in slot order: each value is appended, never written twice.
+            values = []
+            values.reserveCapacity(slotCount)
+            for field in fields {
+                guard case .attribute(let type, let external) = field.kind else { continue }
+                values.append(SQLValueCoding.decode(statement, Int32(field.column + 3), as: type, externalStorage: external, storeURL: storeURL))
+            }
+            return StoreRow(key: ObjectKey(entityNumber: entity.entityNumber, primaryKey: statement.int64(at: 0)), version: version, values: values)
+        }
+        values = [Any?](repeating: nil, count: slotCount)
         for field in fields {
             let column = Int32(field.column + 3)
             switch field.kind {

@@ -10,6 +10,18 @@ extension SQLiteStore {
     /// refers to the entity's table and the whole request translates to SQL, it is one
     /// `DELETE … RETURNING`.
     public func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey] {
+        try batchDelete(request, collectingKeys: true).keys
+    }
+
+    /// Deletes as `batchDelete(_:)` does; when nothing refers to the table and the request translates to SQL,
+    /// the rows are deleted without reading their keys.
+    public func batchDeleteCount(_ request: StoreBatchDeleteRequest) throws -> Int {
+        try batchDelete(request, collectingKeys: false).count
+    }
+
+    /// Deletes the rows of `request`; the keys are returned when `collectingKeys`, or when the general path
+    /// needs them anyway. The count is the number of rows deleted in either case.
+    private func batchDelete(_ request: StoreBatchDeleteRequest, collectingKeys: Bool) throws -> (keys: [ObjectKey], count: Int) {
         try checkWritable()
         return try connection.transaction {
             var keys: [ObjectKey]
@@ -19,29 +31,31 @@ extension SQLiteStore {
                 if compiled.isComplete, request.fetchLimit == 0, request.fetchOffset == 0, !isReferenced(plan.table) {
                     let table = q(plan.table.name)
                     if compiled.whereSQL.isEmpty && compiled.from == "\(table) t0" {
-                        // Every row: read the keys, then a plain DELETE, which SQLite runs as a truncation.
-                        let keys = try connection.query("SELECT Z_PK, Z_ENT FROM \(table)") {
+                        // Every row: read the keys if wanted, then a plain DELETE, which SQLite runs as a truncation.
+                        let keys = !collectingKeys ? [] : try connection.query("SELECT Z_PK, Z_ENT FROM \(table)") {
                             ObjectKey(entityNumber: Int32(truncatingIfNeeded: $0.int64(at: 1)), primaryKey: $0.int64(at: 0))
                         }
-                        try connection.run("DELETE FROM \(table)")
-                        return keys
+                        let count = try connection.run("DELETE FROM \(table)")
+                        return (keys, collectingKeys ? keys.count : count)
                     }
                     let sql = compiled.from == "\(table) t0"
-                        ? "DELETE FROM \(table) AS t0\(compiled.whereSQL) RETURNING Z_PK, Z_ENT"
-                        : "DELETE FROM \(table) WHERE Z_PK IN (SELECT t0.Z_PK FROM \(compiled.from)\(compiled.whereSQL)) RETURNING Z_PK, Z_ENT"
-                    return try connection.query(sql, compiled.bindings, cached: true) {
+                        ? "DELETE FROM \(table) AS t0\(compiled.whereSQL)"
+                        : "DELETE FROM \(table) WHERE Z_PK IN (SELECT t0.Z_PK FROM \(compiled.from)\(compiled.whereSQL))"
+                    guard collectingKeys else { return ([], try connection.run(sql, compiled.bindings, cached: true)) }
+                    let keys = try connection.query(sql + " RETURNING Z_PK, Z_ENT", compiled.bindings, cached: true) {
                         ObjectKey(entityNumber: Int32(truncatingIfNeeded: $0.int64(at: 1)), primaryKey: $0.int64(at: 0))
                     }
+                    return (keys, keys.count)
                 }
                 var keysFetch = request
                 keysFetch.result = .keys
-                guard case .keys(let found) = try fetch(keysFetch) else { return [] }
+                guard case .keys(let found) = try fetch(keysFetch) else { return ([], 0) }
                 keys = found
             case .keys(let given):
                 keys = try given.filter { try rowExists($0) }
             }
             let doomed = try closure(of: keys)
-            guard !doomed.isEmpty else { return [] }
+            guard !doomed.isEmpty else { return ([], 0) }
             try connection.execute("CREATE TEMP TABLE IF NOT EXISTS Z_BATCHDELETE (Z_ROOT INTEGER, Z_PK INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))")
             try connection.run("DELETE FROM temp.Z_BATCHDELETE")
             for key in doomed {
@@ -78,7 +92,7 @@ extension SQLiteStore {
                 try connection.run("DELETE FROM \(q(table.name)) WHERE Z_PK IN \(doomedOf)", root)
             }
             try connection.run("DELETE FROM temp.Z_BATCHDELETE")
-            return doomed
+            return (doomed, doomed.count)
         }
     }
 

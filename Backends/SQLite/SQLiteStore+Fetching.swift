@@ -88,10 +88,17 @@ extension SQLiteStore {
         }
         let complete = compiled.isComplete
         let sql = "SELECT \(plan.selectList) FROM \(compiled.from)\(compiled.whereSQL)" + tail(&compiled, request, limitInSQL: complete)
-        var rows = try connection.query(sql, compiled.bindings) { statement -> StoreRow? in
+        var rows: [StoreRow] = []
+        var last: (number: Int32, plan: SQLiteRowPlan)?  // rows mostly come in runs of one entity
+        try connection.forEachRow(sql, compiled.bindings) { statement in
             let number = Int32(truncatingIfNeeded: statement.int64(at: 1))
-            return try self.plan(for: number)?.row(from: statement, storeURL: url)
-        }.compactMap { $0 }
+            if let last, last.number == number {
+                rows.append(try last.plan.row(from: statement, storeURL: url))
+            } else if let found = self.plan(for: number) {
+                last = (number, found)
+                rows.append(try found.row(from: statement, storeURL: url))
+            }
+        }
         if !complete {
             var views = rows.map { SQLiteRowView(row: $0, store: self) }
             if let residual = compiled.residual { views = try views.filter { try InMemoryQuery.matches(residual, $0) } }

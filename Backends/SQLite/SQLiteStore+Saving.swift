@@ -25,9 +25,10 @@ extension SQLiteStore {
         let versions: [ObjectKey: Int64] = try connection.transaction {
             var versions: [ObjectKey: Int64] = [:]
             var conflicts: [StoreVersionConflict.Conflict] = []
+            var lastUpdate: PreparedUpdate?
             for update in changes.updated {
                 guard let plan = plan(for: update.row.key.entityNumber) else { continue }
-                if let version = try applyUpdate(update, plan: plan) {
+                if let version = try applyUpdate(update, plan: plan, last: &lastUpdate) {
                     if update.expectedVersion == nil { versions[update.row.key] = version }
                 } else {
                     // Stale, or gone: a row that is gone conflicts even without a version check.
@@ -51,11 +52,19 @@ extension SQLiteStore {
                 try deleteJoinRows(of: deletion.key, entity: plan.entity)
             }
             guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
+            // Inserts mostly come in runs of one entity, which reuse its plan and statement without lookups.
+            var lastInsert: (number: Int32, plan: SQLiteRowPlan, statement: SQLiteStatement)?
             for row in changes.inserted {
-                guard let plan = plan(for: row.key.entityNumber) else {
-                    throw CoreDataError.saveFailed("entity number \(row.key.entityNumber) is not in this store")
+                let plan: SQLiteRowPlan, statement: SQLiteStatement
+                if let lastInsert, lastInsert.number == row.key.entityNumber {
+                    (plan, statement) = (lastInsert.plan, lastInsert.statement)
+                } else {
+                    guard let found = self.plan(for: row.key.entityNumber) else {
+                        throw CoreDataError.saveFailed("entity number \(row.key.entityNumber) is not in this store")
+                    }
+                    (plan, statement) = (found, try connection.statement(found.insertSQL))
+                    lastInsert = (row.key.entityNumber, plan, statement)
                 }
-                let statement = try connection.statement(plan.insertSQL)
                 defer { statement.reset() }
                 statement.bind(row.key.primaryKey, at: 1)
                 statement.bind(Int64(row.key.entityNumber), at: 2)
@@ -85,30 +94,31 @@ extension SQLiteStore {
 
     /// Writes the changed slots of one row and bumps `Z_OPT`; the new version, or nil when the row is gone
     /// or (with an expected version) was changed by someone else.
-    private func applyUpdate(_ update: StoreRowUpdate, plan: SQLiteRowPlan) throws -> Int64? {
-        let slots = update.changedSlots.count > 1 ? Array(Set(update.changedSlots)).sorted() : update.changedSlots
-        let fields = slots.compactMap { plan.fieldBySlot[$0] }
-        let shape = UpdateShape(entity: plan.entity.entityNumber, slots: fields.map(\.slot), checksVersion: update.expectedVersion != nil)
-        let sql: String
-        if let cached = updateSQL[shape] {
-            sql = cached
+    /// The statement and fields of one update, kept for the next update of the same save: runs of updates
+    /// mostly change the same slots, and then reuse them without building or looking anything up.
+    private struct PreparedUpdate {
+        let plan: SQLiteRowPlan
+        let changedSlots: [Int]
+        let checksVersion: Bool
+        let fields: [SQLiteRowPlan.Field]
+        let statement: SQLiteStatement
+    }
+
+    /// `last` is the prepared update of the previous update of the same save.
+    private func applyUpdate(_ update: StoreRowUpdate, plan: SQLiteRowPlan, last: inout PreparedUpdate?) throws -> Int64? {
+        let checksVersion = update.expectedVersion != nil
+        let prepared: PreparedUpdate
+        if let last, last.plan === plan, last.checksVersion == checksVersion, last.changedSlots == update.changedSlots {
+            prepared = last
         } else {
-            var assignments = ["Z_OPT = Z_OPT + 1"]
-            var parameter = 0
-            for field in fields {
-                var columns = [plan.table.columns[field.column].name]
-                if case .toOne(let entityColumn?, _) = field.kind { columns.append(plan.table.columns[entityColumn].name) }
-                for column in columns {
-                    parameter += 1
-                    assignments.append("\(q(column)) = ?\(parameter)")
-                }
-            }
-            let text = "UPDATE \(q(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?\(parameter + 1)"
-            // With a version check the new version is known (expected + 1); only unchecked updates read it back.
-            sql = shape.checksVersion ? text + " AND Z_OPT = ?\(parameter + 2)" : text + " RETURNING Z_OPT"
-            updateSQL[shape] = sql
+            let slots = update.changedSlots.count > 1 ? Array(Set(update.changedSlots)).sorted() : update.changedSlots
+            let fields = slots.compactMap { plan.fieldBySlot[$0] }
+            let shape = UpdateShape(entity: plan.entity.entityNumber, slots: fields.map(\.slot), checksVersion: checksVersion)
+            prepared = PreparedUpdate(plan: plan, changedSlots: update.changedSlots, checksVersion: checksVersion, fields: fields,
+                                      statement: try connection.statement(updateStatementSQL(shape, fields: fields, plan: plan)))
+            last = prepared
         }
-        let statement = try connection.statement(sql)
+        let statement = prepared.statement, fields = prepared.fields
         defer { statement.reset() }
         var index: Int32 = 1
         for field in fields {
@@ -136,6 +146,27 @@ extension SQLiteStore {
             throw CoreDataError.corruptStore(url, type: NSSQLiteStoreType, reason: "object \(update.row.key) has a damaged Z_OPT")
         }
         return version
+    }
+
+    /// The UPDATE statement of a shape: the changed columns and `Z_OPT` set, by `Z_PK`, with the version check
+    /// or, without one, the new version returned. Built once per shape.
+    private func updateStatementSQL(_ shape: UpdateShape, fields: [SQLiteRowPlan.Field], plan: SQLiteRowPlan) -> String {
+        if let cached = updateSQL[shape] { return cached }
+        var assignments = ["Z_OPT = Z_OPT + 1"]
+        var parameter = 0
+        for field in fields {
+            var columns = [plan.table.columns[field.column].name]
+            if case .toOne(let entityColumn?, _) = field.kind { columns.append(plan.table.columns[entityColumn].name) }
+            for column in columns {
+                parameter += 1
+                assignments.append("\(q(column)) = ?\(parameter)")
+            }
+        }
+        let text = "UPDATE \(q(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?\(parameter + 1)"
+        // With a version check the new version is known (expected + 1); only unchecked updates read it back.
+        let sql = shape.checksVersion ? text + " AND Z_OPT = ?\(parameter + 2)" : text + " RETURNING Z_OPT"
+        updateSQL[shape] = sql
+        return sql
     }
 
     /// Removes a deleted object from every join table it appears in.

@@ -15,6 +15,27 @@ import Testing
         try stack.context.performAndWait { try stack.context.execute(request) }
     }
 
+    @Test func deletesOfAnUnreferencedTableCountWithoutCollectingKeys() throws {
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: codedModel(), url: url)
+        _ = try execute(stack, NSBatchInsertRequest(entityName: "Code", objects: (0..<10).map { ["value": "c\($0)", "n": $0] }))
+        let some = NSFetchRequest<NSFetchRequestResult>(entityName: "Code")
+        some.predicate = NSPredicate(format: "n < 4")
+        let counted = NSBatchDeleteRequest(fetchRequest: some)
+        counted.resultType = .resultTypeCount
+        #expect(((try execute(stack, counted) as? NSBatchDeleteResult)?.result as? NSNumber)?.intValue == 4)
+        let status = try execute(stack, NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Code"))) as? NSBatchDeleteResult
+        #expect((status?.result as? NSNumber)?.boolValue == true)
+        #expect(try stack.count("Code") == 0)
+        _ = try execute(stack, NSBatchInsertRequest(entityName: "Code", objects: (0..<3).map { ["value": "d\($0)", "n": $0] }))
+        let all = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Code"))
+        all.resultType = .resultTypeCount
+        #expect(((try execute(stack, all) as? NSBatchDeleteResult)?.result as? NSNumber)?.intValue == 3, "every row, deleted as a truncation")
+        let none = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Code"))
+        none.resultType = .resultTypeCount
+        #expect(((try execute(stack, none) as? NSBatchDeleteResult)?.result as? NSNumber)?.intValue == 0)
+    }
+
     @Test func insertsManyRowsInChunksWithKeysInOrder() throws {
         let url = TemporaryStore.url()
         let stack = try Stack(model: everythingModel(), url: url)

@@ -8,17 +8,29 @@ extension NSManagedObjectContext {
     /// - Throws: 134060 for a request without a known entity or with a malformed predicate; a store error.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         if !pendingObjects.isEmpty { processPendingChanges() }
+        if returnsObjects(request) {
+            // Objects go straight into the typed array, without a detour through an array of `Any`.
+            let objects = try fetchObjects(request)
+            var typed: [T] = []
+            typed.reserveCapacity(objects.count)
+            for object in objects {
+                guard let value = object as? T else { throw wrongResultType(object, T.self) }
+                typed.append(value)
+            }
+            return typed
+        }
         let results = try fetchResults(request)
         var typed: [T] = []
         typed.reserveCapacity(results.count)
         for item in results {
-            guard let value = item as? T else {
-                throw CoreDataError.make(NSCoreDataError,
-                                         "The fetch returned \(type(of: item)) values, which are not \(T.self); check the request's resultType.")
-            }
+            guard let value = item as? T else { throw wrongResultType(item, T.self) }
             typed.append(value)
         }
         return typed
+    }
+
+    private func wrongResultType<T>(_ item: Any, _ type: T.Type) -> NSError {
+        CoreDataError.make(NSCoreDataError, "The fetch returned \(Swift.type(of: item)) values, which are not \(T.self); check the request's resultType.")
     }
 
     /// The number of objects a fetch request would return.
@@ -53,10 +65,31 @@ extension NSManagedObjectContext {
 
     // MARK: The pieces
 
-    private func fetchResults<T>(_ request: NSFetchRequest<T>) throws -> [Any] {
+    /// Whether the request returns managed objects (every result type but count, dictionaries and IDs).
+    private func returnsObjects<T>(_ request: NSFetchRequest<T>) -> Bool {
+        switch request.resultType {
+        case .countResultType, .dictionaryResultType, .managedObjectIDResultType: return false
+        default: return true
+        }
+    }
+
+    /// The objects a request returns (for the result types of `returnsObjects`).
+    private func fetchObjects<T>(_ request: NSFetchRequest<T>) throws -> [NSManagedObject] {
+        noteResultClass(of: request)
+        let (entity, stores) = try prepare(request)
+        return try fetchObjects(request, entity: entity, stores: stores)
+    }
+
+    /// Records that a typed request's class represents its entity.
+    private func noteResultClass<T>(of request: NSFetchRequest<T>) {
         if let objectClass = T.self as? NSManagedObject.Type, let entity = try? resolveEntity(request) {
             ManagedObjectClassRegistry.shared.register(objectClass, for: entity)
         }
+    }
+
+    private func fetchResults<T>(_ request: NSFetchRequest<T>) throws -> [Any] {
+        if returnsObjects(request) { return try fetchObjects(request) }
+        noteResultClass(of: request)
         let (entity, stores) = try prepare(request)
         switch request.resultType {
         case .countResultType:
@@ -148,10 +181,11 @@ extension NSManagedObjectContext {
                 objects.reserveCapacity(objects.count + rows.count)
                 registered.reserveCapacity(registered.count + rows.count)
                 let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
+                var memo = MaterializationMemo(store: store, fallback: fallback)
                 for row in rows {
                     if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: row.key)) {
                         if let object { objects.append(object) }
-                    } else if let object = materialize(row: row, store: store, refresh: request.shouldRefreshRefetchedObjects, fallback: fallback) {
+                    } else if let object = materialize(row: row, refresh: request.shouldRefreshRefetchedObjects, memo: &memo) {
                         objects.append(object)
                     }
                 }
@@ -300,16 +334,22 @@ extension NSManagedObjectContext {
         if let readOnly = work.first(where: { $0.0.isReadOnly })?.0 {
             throw CoreDataError.saveFailed("the store at \(readOnly.url?.path ?? "") was added read-only")
         }
+        // Only the object-ID result needs the deleted keys; the others let the store skip collecting them.
+        guard request.resultType == .resultTypeObjectIDs else {
+            var count = 0
+            for (store, storeRequest) in work {
+                count += try coordinator.withLock { try store.backend.batchDeleteCount(storeRequest) }
+            }
+            return request.resultType == .resultTypeCount
+                ? NSBatchDeleteResult(result: NSNumber(value: count), resultType: .resultTypeCount)
+                : NSBatchDeleteResult(result: NSNumber(value: true), resultType: .resultTypeStatusOnly)
+        }
         var deleted: [NSManagedObjectID] = []
         for (store, storeRequest) in work {
             let removed = try coordinator.withLock { try store.backend.batchDelete(storeRequest) }
             deleted += removed.compactMap { store.objectID(for: $0) }
         }
-        switch request.resultType {
-        case .resultTypeStatusOnly: return NSBatchDeleteResult(result: NSNumber(value: true), resultType: .resultTypeStatusOnly)
-        case .resultTypeCount: return NSBatchDeleteResult(result: NSNumber(value: deleted.count), resultType: .resultTypeCount)
-        case .resultTypeObjectIDs: return NSBatchDeleteResult(result: deleted, resultType: .resultTypeObjectIDs)
-        }
+        return NSBatchDeleteResult(result: deleted, resultType: .resultTypeObjectIDs)
     }
 }
 

@@ -51,16 +51,24 @@ extension NSManagedObjectContext {
     /// The registered object for a row of `store`, filled from the row unless it has unsaved changes; nil for
     /// a row whose entity number the model does not have.
     func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool = false, fallback: NSManagedObject.Type? = nil) -> NSManagedObject? {
-        guard let id = store.objectID(for: row.key) else { return nil }
-        let entity = id.entity
-        if let object = registered[id.identity] {
+        var memo = MaterializationMemo(store: store, fallback: fallback)
+        return materialize(row: row, refresh: refresh, memo: &memo)
+    }
+
+    /// `materialize(row:store:refresh:fallback:)` for one of many rows of the memo's store, with the entities
+    /// and classes looked up so far.
+    func materialize(row: StoreRow, refresh: Bool, memo: inout MaterializationMemo) -> NSManagedObject? {
+        // A registered object is found without making its ID.
+        if let object = registered[NSManagedObjectID.Identity(store: memo.store.identity, key: row.key)] {
             if object.faulted || (refresh && !object.hasChanges) {
                 fill(object, with: row)
                 object.awakeFromFetch()
             }
             return object
         }
-        let object = makeObject(entity: entity, fallback: fallback)
+        guard let id = memo.objectID(for: row.key) else { return nil }
+        let entity = id.entity
+        let object = memo.makeObject(entity: entity)
         object.assignedID = id
         fill(object, with: row)
         register(object)
@@ -153,18 +161,32 @@ extension NSManagedObjectContext {
         struct Group: Hashable { let store: ObjectIdentifier; let root: ObjectIdentifier }
         var groups: [Group: (NSPersistentStore, NSEntityDescription, [NSManagedObject])] = [:]
         var storeByEntity: [ObjectIdentifier: NSPersistentStore] = [:]
-        for object in objects where object.objectID.isTemporaryID {
+        // Objects mostly come in runs of one entity: a run is collected apart and added to its group at its end.
+        var run: (entity: NSEntityDescription, group: Group, objects: [NSManagedObject])?
+        func endRun() {
+            if let run { groups[run.group]?.2.append(contentsOf: run.objects) }
+            run = nil
+        }
+        for object in objects where object.assignedID?.isTemporaryID ?? true {
+            let plain = object.assignedID?.persistentStore == nil && assignedStores.isEmpty
+            if plain, run?.entity === object.entity {
+                run?.objects.append(object)
+                continue
+            }
+            endRun()
             let store: NSPersistentStore
-            if object.assignedID?.persistentStore == nil, assignedStores.isEmpty,
-               let known = storeByEntity[ObjectIdentifier(object.entity)] {
+            if plain, let known = storeByEntity[ObjectIdentifier(object.entity)] {
                 store = known
             } else {
                 store = try self.store(forNew: object)
                 storeByEntity[ObjectIdentifier(object.entity)] = store
             }
             let root = object.entity.rootEntity
-            groups[Group(store: ObjectIdentifier(store), root: ObjectIdentifier(root)), default: (store, root, [])].2.append(object)
+            let group = Group(store: ObjectIdentifier(store), root: ObjectIdentifier(root))
+            groups[group, default: (store, root, [])].2.append(object)
+            if plain { run = (object.entity, group, []) }
         }
+        endRun()
         try coordinator.withLock {
             for (_, group) in groups {
                 let (store, root, members) = group

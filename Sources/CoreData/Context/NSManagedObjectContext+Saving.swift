@@ -32,7 +32,7 @@ extension NSManagedObjectContext {
             throw CoreDataError.operation("The context has no persistent store coordinator to save to.")
         }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
-        for object in changedObjectsInSaveOrder() { object.willSave() }
+        callWillSave()
 
         var inserted = insertionOrder.filter { $0.inserted }
         var deleted = deletedSet.values.filter { !$0.inserted }
@@ -58,9 +58,15 @@ extension NSManagedObjectContext {
         }
 
         try obtainPermanentIDs(for: inserted)
-        let written = updated.filter(\.hasPersistentChangedValues)
         var plans: [ObjectIdentifier: StoreSavePlan] = [:]
+        var lastPlan: (store: StoreIdentity, plan: StoreSavePlan)?  // objects mostly come in runs of one store
         func plan(for object: NSManagedObject) throws -> StoreSavePlan {
+            if let lastPlan, let identity = object.assignedID?.storeIdentity, identity === lastPlan.store { return lastPlan.plan }
+            let found = try findPlan(for: object)
+            if let identity = object.assignedID?.storeIdentity { lastPlan = (identity, found) }
+            return found
+        }
+        func findPlan(for object: NSManagedObject) throws -> StoreSavePlan {
             guard let store = object.assignedID?.persistentStore else {
                 throw CoreDataError.saveFailed("object \(object.objectID.uriRepresentation().absoluteString) belongs to no added store")
             }
@@ -74,7 +80,7 @@ extension NSManagedObjectContext {
             return created
         }
         for object in inserted { try plan(for: object).inserted.append(object) }
-        for object in written { try plan(for: object).updated.append(object) }
+        for object in updated where object.hasPersistentChangedValues { try plan(for: object).updated.append(object) }
         for object in deleted { try plan(for: object).deleted.append(object) }
         for store in coordinator.persistentStores where plans[ObjectIdentifier(store)] == nil && store.hasPendingMetadata {
             plans[ObjectIdentifier(store)] = StoreSavePlan(store: store)
@@ -86,6 +92,7 @@ extension NSManagedObjectContext {
         }
         for plan in orderedPlans {
             for (object, values) in plan.rows { object.committed = values }
+            for object in plan.committedInPlace { object.commitChangedSlots() }
         }
         finishSave(inserted: inserted, updated: updated, deleted: deleted)
     }
@@ -94,8 +101,15 @@ extension NSManagedObjectContext {
         do { try body() } catch let error as NSError { errors.append(error) }
     }
 
-    private func changedObjectsInSaveOrder() -> [NSManagedObject] {
-        insertionOrder.filter(\.inserted) + updatedSet.values.filter { !$0.inserted && !$0.deleted } + deletedSet.values.filter { !$0.inserted }
+    /// Calls `willSave` on every changed object: inserted, then updated, then deleted, as they were before
+    /// the first call (objects that a `willSave` changes are not added).
+    private func callWillSave() {
+        let inserted = insertionOrder.filter(\.inserted)
+        let updated = updatedSet.values.filter { !$0.inserted && !$0.deleted }
+        let deleted = deletedSet.values.filter { !$0.inserted }
+        for object in inserted { object.willSave() }
+        for object in updated { object.willSave() }
+        for object in deleted { object.willSave() }
     }
 
     /// Writes one store's part of the save, resolving conflicts with the merge policy.
@@ -205,7 +219,10 @@ extension NSManagedObjectContext {
     private func changeSet(for plan: StoreSavePlan, skippingVersionCheckFor overwrite: Set<ObjectIdentifier>) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
         plan.rows = []
+        plan.committedInPlace = []
         plan.rows.reserveCapacity(plan.inserted.count + plan.updated.count)
+        changes.inserted.reserveCapacity(plan.inserted.count)
+        changes.updated.reserveCapacity(plan.updated.count)
         for object in plan.inserted {
             guard let key = object.assignedID?.key else { continue }
             let values = try rowValues(object, store: plan.store)
@@ -216,11 +233,16 @@ extension NSManagedObjectContext {
         for object in plan.updated {
             guard let key = object.assignedID?.key else { continue }
             let values = try rowValues(object, store: plan.store)
-            plan.rows.append((object, values))
+            if object.layout.slotsAreRow, object.committed?.count == object.layout.slotCount {
+                plan.committedInPlace.append(object)
+            } else {
+                plan.rows.append((object, values))
+            }
             let row = StoreRow(key: key, version: object.version, values: values)
-            let expected: Int64? = overwrite.contains(ObjectIdentifier(object)) ? nil : object.version
+            let overwriting = !overwrite.isEmpty && overwrite.contains(ObjectIdentifier(object))
+            let expected: Int64? = overwriting ? nil : object.version
             // Overwriting writes the whole object, so stores that write only changed slots write every slot.
-            let changed = overwrite.contains(ObjectIdentifier(object))
+            let changed = overwriting
                 ? object.layout.storedSlots
                 : object.changedSlots.filter { object.layout.isStoredSlot[$0] }
             changes.updated.append(StoreRowUpdate(row: row, expectedVersion: expected, changedSlots: changed))
@@ -240,6 +262,7 @@ extension NSManagedObjectContext {
 
     /// An object's values as a store row: attributes (transformable ones as data), to-one as keys.
     func rowValues(_ object: NSManagedObject, store: NSPersistentStore) throws -> [Any?] {
+        if object.layout.slotsAreRow { return object.slots }  // every slot a stored attribute, kept as it is
         var values = [Any?](repeating: nil, count: object.layout.slotCount)
         for slot in object.layout.storedSlots {
             values[slot] = try rowValue(object, slot: slot, store: store)
@@ -287,10 +310,11 @@ extension NSManagedObjectContext {
 
     /// Marks everything saved, calls `didSave` and posts the save notification.
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
-        for object in inserted + updated {
+        for object in inserted {
             object.inserted = false
             object.changedSlots = []
         }
+        for object in updated { object.changedSlots = [] }
         // A child context's inserts keep temporary IDs after its save; they are found by them from now on.
         for object in inserted where object.assignedID?.isTemporaryID == true { registered[object.objectID.identity] = object }
         for object in deleted {
@@ -303,7 +327,9 @@ extension NSManagedObjectContext {
         insertionOrder = []
         temporaryIDIndex = [:]
         assignedStores = [:]
-        for object in inserted + updated + deleted { object.didSave() }
+        for object in inserted { object.didSave() }
+        for object in updated { object.didSave() }
+        for object in deleted { object.didSave() }
         for object in deleted { object.managedObjectContext = nil }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
             NSInsertedObjectsKey: Set(inserted),
@@ -322,6 +348,9 @@ final class StoreSavePlan {
     var deleted: [NSManagedObject] = []
     /// The row values written for each inserted or updated object, which become its committed values.
     var rows: [(object: NSManagedObject, values: [Any?])] = []
+    /// Updated objects whose written row is their slot array and whose other slots equal their committed values
+    /// (see `NSManagedObject.commitChangedSlots`): only their changed slots are copied into `committed`.
+    var committedInPlace: [NSManagedObject] = []
 
     init(store: NSPersistentStore) {
         self.store = store

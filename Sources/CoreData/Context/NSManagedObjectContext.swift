@@ -226,7 +226,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         notePending(object, .inserted)
         if isNew {
             let layout = object.layout
-            for (slot, value) in layout.defaultValues where object.slots[slot] == nil { object.slots[slot] = value }
+            if object.slots.sharesStorage(with: layout.emptySlots) {
+                object.slots = layout.defaultSlots  // nothing written yet: the defaults, shared until the first write
+            } else {
+                for (slot, value) in layout.defaultValues where object.slots[slot] == nil { object.slots[slot] = value }
+            }
             for (slot, kind) in layout.slotKinds.enumerated() where kind == .toMany && object.slots[slot] == nil {
                 object.slots[slot] = ToManyStorage()
             }
@@ -323,7 +327,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.willTurnIntoFault()
             updatedSet[ObjectIdentifier(object)] = nil
             object.changedSlots = []
-            object.slots = [Any?](repeating: nil, count: object.layout.slotCount)
+            object.slots = object.layout.emptySlots
             object.faulted = true
             object.didTurnIntoFault()
         }
@@ -355,7 +359,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private func revertToCommitted(_ object: NSManagedObject) {
         object.changedSlots = []
         if object.committed != nil {
-            object.slots = [Any?](repeating: nil, count: object.layout.slotCount)
+            object.slots = object.layout.emptySlots
             object.faulted = true
         }
     }

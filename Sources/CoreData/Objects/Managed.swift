@@ -46,6 +46,8 @@ public struct Managed<Value> {
         }
         set {
             let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, explicitName: object[keyPath: storageKeyPath].explicitName)
+            // The common case, a value already of the attribute's storage type, needs no conversion.
+            if let slot, object.setStoredAttribute(newValue, of: Value.self, slot: slot) { return }
             ManagedValueConversion.write(newValue, to: object, slot: slot)
         }
     }
@@ -74,8 +76,36 @@ final class ManagedSlotCache: @unchecked Sendable {
         let layout: ObjectIdentifier
     }
 
-    /// Each thread keeps its own table of slots (a lookup takes no lock and copies no references).
-    private final class Table { var slots: [Key: Int?] = [:] }
+    /// Each thread keeps its own table of slots (a lookup takes no lock and copies no references): a small
+    /// direct-mapped array of recent answers in front of a dictionary of all of them.
+    private final class Table {
+        struct Entry {
+            var keyPath: ObjectIdentifier?
+            var layout: ObjectIdentifier?
+            var slot: Int?
+        }
+        static let recentCount = 256
+        /// Recent answers, at the position `index(of:)` gives their key; allocated once, for the thread's life.
+        let recent: UnsafeMutablePointer<Entry>
+        var slots: [Key: Int?] = [:]
+
+        init() {
+            recent = .allocate(capacity: Self.recentCount)
+            recent.initialize(repeating: Entry(), count: Self.recentCount)
+        }
+
+        deinit {
+            recent.deinitialize(count: Self.recentCount)
+            recent.deallocate()
+        }
+
+        /// The position of a key in `recent`, from the bits of both identities.
+        @inline(__always)
+        static func index(of key: Key) -> Int {
+            let mixed = (UInt(bitPattern: key.keyPath) >> 4) ^ (UInt(bitPattern: key.layout) >> 6)
+            return Int(mixed % UInt(recentCount))
+        }
+    }
     private let tables = ThreadLocal { Table() }
     /// The key paths and layouts named by the tables' keys, kept alive so no identity in a table is reused.
     private var kept: [AnyObject] = []
@@ -86,14 +116,20 @@ final class ManagedSlotCache: @unchecked Sendable {
     func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: @autoclosure () -> String?) -> Int? {
         let layout = object.layout
         let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(layout))
+        let recent = tables.withValue { $0.recent } + Table.index(of: key)
+        if recent.pointee.keyPath == key.keyPath, recent.pointee.layout == key.layout { return recent.pointee.slot }
         let table = tables.value
-        if let known = table.slots[key] { return known }
+        if let known = table.slots[key] {
+            recent.pointee = Table.Entry(keyPath: key.keyPath, layout: key.layout, slot: known)
+            return known
+        }
         keptLock.lock()
         kept.append(keyPath)
         kept.append(layout)
         keptLock.unlock()
         let slot = layout.slotByName[explicitName() ?? Self.propertyName(of: keyPath)]
         table.slots[key] = .some(slot)
+        recent.pointee = Table.Entry(keyPath: key.keyPath, layout: key.layout, slot: slot)
         return slot
     }
 

@@ -19,9 +19,15 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
 
     private struct WeakModel { weak var model: NSManagedObjectModel? }
 
-    private struct Entry {
+    /// A class (not a struct) so a lookup copies a reference rather than the weak reference inside.
+    private final class Entry {
         weak var entity: NSEntityDescription?
         let objectClass: NSManagedObject.Type
+
+        init(entity: NSEntityDescription, objectClass: NSManagedObject.Type) {
+            self.entity = entity
+            self.objectClass = objectClass
+        }
     }
 
     /// The class recorded for `entity`; call with the lock held.
@@ -52,9 +58,18 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The class and entity of the object `make(_:entity:noted:)` is making on this thread, already noted.
+    private final class Making {
+        var objectClass: ObjectIdentifier?
+        var entity: ObjectIdentifier?
+    }
+    private let making = ThreadLocal { Making() }
+
     /// Records the class of a new instance, and the classes its `@Managed` relationships name.
     func noteInstance(of objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
         guard objectClass != NSManagedObject.self else { return }
+        let noted = making.withValue { $0.objectClass == ObjectIdentifier(objectClass) && $0.entity == ObjectIdentifier(entity) }
+        if noted { return }
         lock.lock()
         let known = recordedClass(for: entity) == objectClass
         let reflected = reflectedClasses.contains(ObjectIdentifier(objectClass))
@@ -114,6 +129,28 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
             return fallback
         }
         return NSManagedObject.self
+    }
+
+    /// The class objects of `entity` are made with (as `objectClass(for:fallback:)`), and whether making one
+    /// needs no noting: the class is plain `NSManagedObject`, or the recorded one with its relationships reflected.
+    func classForMaking(_ entity: NSEntityDescription, fallback: NSManagedObject.Type?) -> (objectClass: NSManagedObject.Type, noted: Bool) {
+        let objectClass = objectClass(for: entity, fallback: fallback)
+        guard objectClass != NSManagedObject.self else { return (objectClass, true) }
+        lock.lock()
+        defer { lock.unlock() }
+        return (objectClass, recordedClass(for: entity) == objectClass && reflectedClasses.contains(ObjectIdentifier(objectClass)))
+    }
+
+    /// A new object of `objectClass` outside any context; when `noted` (see `classForMaking`), its initializer
+    /// does not note the class again.
+    func make(_ objectClass: NSManagedObject.Type, entity: NSEntityDescription, noted: Bool) -> NSManagedObject {
+        guard noted, objectClass != NSManagedObject.self else { return objectClass.init(entity: entity, insertInto: nil) }
+        return making.withValue { marker in
+            let saved = (marker.objectClass, marker.entity)
+            (marker.objectClass, marker.entity) = (ObjectIdentifier(objectClass), ObjectIdentifier(entity))
+            defer { (marker.objectClass, marker.entity) = saved }
+            return objectClass.init(entity: entity, insertInto: nil)
+        }
     }
 
     /// The entity of `model` represented by `objectClass`: a registered one, else one whose class name (without

@@ -15,6 +15,19 @@ extension NSManagedObject {
         return slots[slot]
     }
 
+    /// Stores `value`, whose type is `type`, in an attribute slot that stores values of exactly that type, and
+    /// records the change, as `setValue(_:slot:)` would; returns false without doing anything for any other
+    /// slot, so the caller takes the converting path.
+    @usableFromInline
+    func setStoredAttribute(_ value: Any, of type: Any.Type, slot: Int) -> Bool {
+        guard let storageType = layout.storageTypes[slot], storageType == type else { return false }
+        fireFaultIfNeeded()
+        slots[slot] = value
+        if !invalidSlots.isEmpty { invalidSlots.remove(slot) }
+        noteChange(slot: slot)
+        return true
+    }
+
     /// The value of a slot in Apple's public form.
     func publicValue(slot: Int) -> Any? {
         switch layout.slotKinds[slot] {
@@ -62,6 +75,14 @@ extension NSManagedObject {
             invalidSlots.insert(slot)
         }
         noteChange(slot: slot)
+    }
+
+    /// After a save wrote this updated object, makes `committed` the written row by copying the changed slots
+    /// into it, in place. Only for objects whose slot array is their row (`layout.slotsAreRow`) and that have
+    /// committed values: there every slot outside `changedSlots` already holds its committed value, because
+    /// each write to such a slot records a change and every reload (fill, merge) sets both together.
+    func commitChangedSlots() {
+        for slot in changedSlots where slot < slots.count { committed?[slot] = slots[slot] }
     }
 
     /// Records that a slot changed, and tells the context the object is updated (an inserted object already

@@ -38,7 +38,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
         self.layout = entity.layout
-        self.slots = [Any?](repeating: nil, count: layout.slotCount)
+        self.slots = layout.emptySlots  // shared until the first write: a fetched object's fill replaces it
         super.init()
         ManagedObjectClassRegistry.shared.noteInstance(of: type(of: self), entity: entity)
         if let context { context.insert(self) }
@@ -107,7 +107,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     open var hasChanges: Bool { inserted || deleted || !changedSlots.isEmpty }
     /// Whether the object has changes that a save would write (Apple's `hasPersistentChangedValues`).
     open var hasPersistentChangedValues: Bool {
-        changedSlots.contains { !layout.transientSlots[$0] }
+        guard layout.hasTransientSlots else { return !changedSlots.isEmpty }
+        return changedSlots.contains { !layout.transientSlots[$0] }
     }
 
     // MARK: Hooks
@@ -269,6 +270,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         }
         return []
     }
+
+    /// The object's address, as Apple's `NSObject` hashes (objects are equal only to themselves); cheaper
+    /// than hashing the identity first, for the sets of objects that saves and notifications build.
+    open override var hash: Int { Int(bitPattern: ObjectIdentifier(self)) }
 
     open override var description: String {
         let state = faulted ? "<fault>" : "{" + layout.allProperties.enumerated().map { slot, property in

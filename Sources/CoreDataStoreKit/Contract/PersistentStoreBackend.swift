@@ -60,6 +60,11 @@ public protocol PersistentStoreBackend: AnyObject {
     /// destination deleted by the same request does not deny. Conformance: `batch-delete/*`.
     func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey]
 
+    /// Deletes exactly as `batchDelete(_:)` does and returns how many rows were deleted, for callers that need
+    /// no keys (Apple's status-only and count result types). The default calls `batchDelete(_:)` and counts its
+    /// keys; a store may skip collecting them. Conformance: `batch-delete/*`.
+    func batchDeleteCount(_ request: StoreBatchDeleteRequest) throws -> Int
+
     /// Sets the request's attributes on every row its fetch matches, without loading them, all at once or
     /// not at all: each updated row's version goes up by one, rows that do not match are left as they were,
     /// and the keys of the updated rows are returned. A read-only store throws 134030. A store that cannot
@@ -84,6 +89,11 @@ public protocol PersistentStoreBackend: AnyObject {
 extension PersistentStoreBackend {
     /// The default: the store is the one file at `url`.
     public static func storeFiles(at url: URL) -> [URL] { [url] }
+
+    /// The default: the number of keys `batchDelete(_:)` returns.
+    public func batchDeleteCount(_ request: StoreBatchDeleteRequest) throws -> Int {
+        try batchDelete(request).count
+    }
 
     /// The default: batch updates are not supported (134091).
     public func batchUpdate(_ request: StoreBatchUpdateRequest) throws -> [ObjectKey] {

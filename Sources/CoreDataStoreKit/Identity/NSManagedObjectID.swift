@@ -70,6 +70,24 @@ open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unche
         let store: ObjectIdentifier?
         let key: ObjectKey?
         let temporaryNumber: UInt64
+
+        /// The identity of the permanent ID of `key` in the store `store`, so a registry can look an object up
+        /// without making its ID.
+        public init(store: StoreIdentity, key: ObjectKey) {
+            self.init(store: ObjectIdentifier(store), key: key, temporaryNumber: 0)
+        }
+
+        init(store: ObjectIdentifier?, key: ObjectKey?, temporaryNumber: UInt64) {
+            self.store = store
+            self.key = key
+            self.temporaryNumber = temporaryNumber
+        }
+
+        /// Hashes one word: the primary key of a permanent ID (keys rarely repeat across stores and entity
+        /// hierarchies), the number of a temporary one. Equality still compares every field.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(key?.primaryKey ?? Int64(bitPattern: temporaryNumber))
+        }
     }
 
     open override func isEqual(_ object: Any?) -> Bool {

@@ -52,6 +52,26 @@ public enum AttributeValueCoercion {
         }
     }
 
+    /// The one Swift type values of an attribute of `type` are stored in, or nil for the types whose values
+    /// keep their own type (transformable, undefined, composite) or have several (object IDs).
+    public static func storageType(for type: NSAttributeType) -> Any.Type? {
+        switch type {
+        case .integer64AttributeType: return Int64.self
+        case .integer32AttributeType: return Int32.self
+        case .integer16AttributeType: return Int16.self
+        case .doubleAttributeType: return Double.self
+        case .floatAttributeType: return Float.self
+        case .booleanAttributeType: return Bool.self
+        case .stringAttributeType: return String.self
+        case .dateAttributeType: return Date.self
+        case .binaryDataAttributeType: return Data.self
+        case .decimalAttributeType: return Decimal.self
+        case .UUIDAttributeType: return UUID.self
+        case .URIAttributeType: return URL.self
+        case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType, .objectIDAttributeType: return nil
+        }
+    }
+
     /// Whether `value` already has the storage type of `type` (a cheap check, done before any conversion).
     @inline(__always)
     public static func isStorageValue(_ value: Any, for type: NSAttributeType) -> Bool {

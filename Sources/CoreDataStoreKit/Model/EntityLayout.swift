@@ -20,6 +20,8 @@ public final class EntityLayout: @unchecked Sendable {
     public let slotKinds: [SlotKind]
     /// Whether each slot's property is transient.
     public let transientSlots: [Bool]
+    /// Whether any slot's property is transient.
+    public let hasTransientSlots: Bool
     /// The non-transient slots whose property is not optional.
     public let requiredSlots: [Int]
     /// The default value of each attribute that has one, already in the attribute's storage type.
@@ -43,6 +45,16 @@ public final class EntityLayout: @unchecked Sendable {
     public let isStoredSlot: [Bool]
     /// The slots of non-transient transformable attributes (stored as data).
     public let transformableSlots: [Int]
+    /// The Swift type each attribute slot stores its values in (`Int64` for Integer 64, `String`, …); nil for
+    /// relationships and for attributes whose values keep their own type (transformable, undefined).
+    public let storageTypes: [Any.Type?]
+    /// A slot array with every slot empty, shared by new objects until they first write a slot.
+    public let emptySlots: [Any?]
+    /// A slot array holding the default values (`defaultValues`) and nil elsewhere, shared likewise.
+    public let defaultSlots: [Any?]
+    /// Whether every slot is a stored attribute that a store keeps as it is (none transformable), so an
+    /// object's slot array is its row.
+    public let slotsAreRow: Bool
 
     init(entity: NSEntityDescription) {
         var chain: [NSEntityDescription] = []
@@ -86,6 +98,7 @@ public final class EntityLayout: @unchecked Sendable {
             return .other
         }
         transientSlots = all.map(\.isTransient)
+        hasTransientSlots = transientSlots.contains(true)
         defaultValues = all.indices.compactMap { slot in
             guard let attribute = all[slot] as? NSAttributeDescription, let value = attribute.defaultValue else { return nil }
             let converted = AttributeValueCoercion.coerce(value, to: attribute.attributeType) ?? value
@@ -101,6 +114,14 @@ public final class EntityLayout: @unchecked Sendable {
         isStoredSlot = isStored
         toManySlots = toMany
         transformableSlots = transformable
+        storageTypes = all.map { property in
+            (property as? NSAttributeDescription).flatMap { AttributeValueCoercion.storageType(for: $0.attributeType) }
+        }
+        emptySlots = [Any?](repeating: nil, count: all.count)
+        var defaults = emptySlots
+        for (slot, value) in defaultValues { defaults[slot] = value }
+        defaultSlots = defaults
+        slotsAreRow = stored.count == all.count && transformable.isEmpty && all.allSatisfy { $0 is NSAttributeDescription }
     }
 
     /// The number of slots (every property of the entity).

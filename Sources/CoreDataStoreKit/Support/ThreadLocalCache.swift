@@ -19,6 +19,13 @@ package final class ThreadLocal<Storage: AnyObject> {
         }
     }
 
+    /// Runs `body` with this thread's object, without retaining it (the thread keeps it alive).
+    @inlinable
+    package func withValue<Result>(_ body: (Storage) throws -> Result) rethrows -> Result {
+        guard let raw = pthread_getspecific(key) else { return try body(value) }
+        return try Unmanaged<Storage>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
+    }
+
     /// This thread's object.
     @inlinable
     package var value: Storage {

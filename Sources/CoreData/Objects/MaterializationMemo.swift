@@ -1,0 +1,36 @@
+/// What materializing many rows of one store looks up once rather than once per row: the entity of the
+/// rows' entity number, and the class that objects of that entity are made with (from the class registry).
+struct MaterializationMemo {
+    /// The store the rows come from.
+    let store: NSPersistentStore
+    /// The class of a typed fetch, used for subentities with no class of their own.
+    let fallback: NSManagedObject.Type?
+    private var lastEntity: (number: Int32, entity: NSEntityDescription)?
+    private var lastClass: (entity: ObjectIdentifier, objectClass: NSManagedObject.Type, noted: Bool)?
+
+    init(store: NSPersistentStore, fallback: NSManagedObject.Type?) {
+        self.store = store
+        self.fallback = fallback
+    }
+
+    /// The ID of a row's key, or nil when the store's model has no entity of that number (as
+    /// `NSPersistentStore.objectID(for:)`).
+    mutating func objectID(for key: ObjectKey) -> NSManagedObjectID? {
+        if let lastEntity, lastEntity.number == key.entityNumber { return store.objectID(for: key, entity: lastEntity.entity) }
+        guard let entity = store.persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber) else { return nil }
+        lastEntity = (key.entityNumber, entity)
+        return store.objectID(for: key, entity: entity)
+    }
+
+    /// A new object of the entity's class, outside any context (as `NSManagedObjectContext.makeObject`).
+    mutating func makeObject(entity: NSEntityDescription) -> NSManagedObject {
+        let registry = ManagedObjectClassRegistry.shared
+        if let lastClass, lastClass.entity == ObjectIdentifier(entity) {
+            return registry.make(lastClass.objectClass, entity: entity, noted: lastClass.noted)
+        }
+        let (objectClass, noted) = registry.classForMaking(entity, fallback: fallback)
+        // A class not noted yet is noted by the first object made; the next row asks the registry again.
+        lastClass = noted ? (ObjectIdentifier(entity), objectClass, noted) : nil
+        return registry.make(objectClass, entity: entity, noted: noted)
+    }
+}
