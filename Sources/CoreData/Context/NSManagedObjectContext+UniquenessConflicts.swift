@@ -28,6 +28,9 @@ extension NSManagedObjectContext {
     /// - Returns: whether anything was resolved (the save's lists of changed objects must then be rebuilt).
     /// - Throws: 133021 with the conflicts under "conflictList" when the policy does not resolve them.
     func resolveUniquenessConflicts(policy: NSMergePolicy) throws -> Bool {
+        // Most saves touch no constrained entity: find that out without building any list.
+        guard insertedSet.values.contains(where: { $0.layout.hasUniquenessConstraints })
+                || updatedSet.values.contains(where: { $0.layout.hasUniquenessConstraints }) else { return false }
         var resolved = false
         for _ in 0..<8 {
             let candidates = insertionOrder.filter(\.inserted)

@@ -55,6 +55,8 @@ public final class EntityLayout: @unchecked Sendable {
     /// Whether every slot is a stored attribute that a store keeps as it is (none transformable), so an
     /// object's slot array is its row.
     public let slotsAreRow: Bool
+    /// Whether the entity or an ancestor declares a uniqueness constraint.
+    public let hasUniquenessConstraints: Bool
 
     init(entity: NSEntityDescription) {
         var chain: [NSEntityDescription] = []
@@ -63,6 +65,7 @@ public final class EntityLayout: @unchecked Sendable {
             chain.insert(candidate, at: 0)
             current = candidate.superentity
         }
+        hasUniquenessConstraints = chain.contains { !$0.uniquenessConstraints.isEmpty }
         var all: [NSPropertyDescription] = []
         var slots: [String: Int] = [:]
         for ancestor in chain {
