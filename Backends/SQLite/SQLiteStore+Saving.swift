@@ -80,6 +80,7 @@ extension SQLiteStore {
                 }
             }
             for change in changes.toManyChanges { try applyToMany(change) }
+            try recordHistory(of: changes)
             if var metadata = changes.metadata {
                 metadata[NSStoreTypeKey] = NSSQLiteStoreType
                 metadata[NSStoreUUIDKey] = self.metadata[NSStoreUUIDKey]

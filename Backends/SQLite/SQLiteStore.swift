@@ -69,6 +69,7 @@ public final class SQLiteStore: PersistentStoreBackend {
         for entity in model.entitiesInStoreOrder {
             if let table = schema.table(for: entity) { plans[entity.entityNumber] = SQLiteRowPlan(entity: entity, table: table) }
         }
+        if recordsHistory { try createHistoryTablesIfNeeded() }
     }
 
     /// The database, its rollback journal, write-ahead log and shared-memory index, and the folder of

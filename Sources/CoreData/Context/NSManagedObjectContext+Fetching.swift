@@ -60,6 +60,7 @@ extension NSManagedObjectContext {
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let delete = request as? NSBatchDeleteRequest { return try executeBatchDelete(delete) }
         if let asynchronous = request as? AsynchronousFetchStarting { return asynchronous.start(in: self) }
+        if let history = request as? NSPersistentHistoryChangeRequest { return try executeHistoryRequest(history) }
         return try executeBatchRequest(request)
     }
 

@@ -21,8 +21,10 @@ extension NSManagedObjectContext {
     /// `NSManagedObjectContextObjectsDidChange` reports the merged objects at once.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         guard let info = notification.userInfo, (notification.object as? NSManagedObjectContext) !== self else { return }
-        mergeIDs(inserted: objectIDs(in: info[NSInsertedObjectsKey]), updated: objectIDs(in: info[NSUpdatedObjectsKey]),
-                 deleted: objectIDs(in: info[NSDeletedObjectsKey]))
+        // Objects (a context's save) or object IDs (a history transaction's `objectIDNotification()`).
+        mergeIDs(inserted: objectIDs(in: info[NSInsertedObjectsKey]) + objectIDs(in: info[NSInsertedObjectIDsKey]),
+                 updated: objectIDs(in: info[NSUpdatedObjectsKey]) + objectIDs(in: info[NSUpdatedObjectIDsKey]),
+                 deleted: objectIDs(in: info[NSDeletedObjectsKey]) + objectIDs(in: info[NSDeletedObjectIDsKey]))
         processPendingChanges()
     }
 

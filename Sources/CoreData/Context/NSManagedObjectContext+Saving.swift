@@ -119,6 +119,9 @@ extension NSManagedObjectContext {
         for _ in 0..<4 {
             var changes = try changeSet(for: plan, skippingVersionCheckFor: overwrite)
             changes.metadata = plan.store.peekPendingMetadata()
+            changes.transaction = StoreTransactionInfo(author: transactionAuthor, contextName: name,
+                                                       bundleID: Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName,
+                                                       processID: String(ProcessInfo.processInfo.processIdentifier))
             do {
                 let result = try coordinator.withLock { try plan.store.backend.save(changes) }
                 plan.store.clearPendingMetadata()

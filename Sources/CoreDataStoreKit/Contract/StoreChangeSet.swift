@@ -15,6 +15,8 @@ public struct StoreChangeSet {
     public var toManyChanges: [ToManyChange] = []
     /// Metadata to write with the save, when it changed (`setMetadata(_:for:)`); nil leaves it alone.
     public var metadata: [String: Any]?
+    /// Who made the save, for stores that record persistent history (`PersistentHistoryBackend`).
+    public var transaction: StoreTransactionInfo?
 
     public init() {}
 

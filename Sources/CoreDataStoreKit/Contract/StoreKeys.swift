@@ -38,7 +38,7 @@ public let NSSQLiteAnalyzeOption = "NSSQLiteAnalyzeOption"
 public let NSSQLiteManualVacuumOption = "NSSQLiteManualVacuumOption"
 /// Option: skip the check that the store's model matches the coordinator's.
 public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"
-/// Option: record persistent history (accepted; history is not recorded yet).
+/// Option: record persistent history (the SQLite store records it; other stores ignore the option).
 public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
 /// Option: post remote change notifications (accepted; not posted yet).
 public let NSPersistentStoreRemoteChangeNotificationPostOptionKey = "NSPersistentStoreRemoteChangeNotificationOptionKey"

@@ -1,0 +1,170 @@
+import CoreDataStoreKit
+import Foundation
+
+/// Persistent history in Apple's tables: `ATRANSACTION` (one row per save: time, and author, bundle, context
+/// and process names as keys into `ATRANSACTIONSTRING`), `ACHANGE` (one row per changed object: kind 0/1/2,
+/// `Z_ENT` and `Z_PK` of the object, transaction, and for an update the changed columns) and their
+/// `Z_PRIMARYKEY` entities 16001–16003, as Apple's Core Data writes them.
+///
+/// The tables are created when the store is added with `NSPersistentHistoryTrackingKey` (a store written
+/// without it gains nothing). History a file already holds, Apple's included, is read either way.
+/// `ZCOLUMNS` of an update is written as a bitmask over the entity's properties in model order, bit 0 of
+/// byte 0 first: Apple's encoding of that column is undocumented and no fixture shows one, so an update's
+/// `updatedSlots` read from an Apple-written store may be wrong or nil.
+extension SQLiteStore: PersistentHistoryBackend {
+    static let historyChangeEntity: Int64 = 16001
+    static let historyTransactionEntity: Int64 = 16002
+    static let historyStringEntity: Int64 = 16003
+
+    public var recordsHistory: Bool { !isReadOnly && storeOptionIsSet(openRequest.options, NSPersistentHistoryTrackingKey) }
+
+    /// Creates the history tables and their `Z_PRIMARYKEY` rows when they are missing.
+    func createHistoryTablesIfNeeded() throws {
+        guard try !connection.tableExists("ATRANSACTION") else { return }
+        try connection.transaction {
+            try connection.execute("""
+                CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB );
+                CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB );
+                CREATE TABLE ATRANSACTIONSTRING ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
+                CREATE INDEX ACHANGE_ZTRANSACTIONID_INDEX ON ACHANGE (ZTRANSACTIONID);
+                CREATE INDEX ATRANSACTION_ZAUTHORTS_INDEX ON ATRANSACTION (ZAUTHORTS);
+                CREATE INDEX ATRANSACTION_ZBUNDLEIDTS_INDEX ON ATRANSACTION (ZBUNDLEIDTS);
+                CREATE INDEX ATRANSACTION_ZCONTEXTNAMETS_INDEX ON ATRANSACTION (ZCONTEXTNAMETS);
+                CREATE INDEX ATRANSACTION_ZPROCESSIDTS_INDEX ON ATRANSACTION (ZPROCESSIDTS);
+                """)
+            for (number, name) in [(Self.historyChangeEntity, "CHANGE"), (Self.historyTransactionEntity, "TRANSACTION"), (Self.historyStringEntity, "TRANSACTIONSTRING")] {
+                try connection.run("INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0)",
+                                   [.integer(number), .text(name)], cached: false)
+            }
+        }
+    }
+
+    // MARK: Recording
+
+    /// Records a save's changes as one transaction; called inside the save's SQL transaction.
+    func recordHistory(of changes: StoreChangeSet) throws {
+        guard recordsHistory, !(changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty) else { return }
+        let info = changes.transaction ?? StoreTransactionInfo(author: nil, contextName: nil, bundleID: "", processID: "")
+        let transaction = try nextHistoryKey(Self.historyTransactionEntity, count: 1)
+        try connection.run("""
+            INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP)
+            VALUES (?, ?, NULL, ?, ?, ?, ?, ?)
+            """, [.integer(transaction), .integer(Self.historyTransactionEntity),
+                  try stringKey(info.author), try stringKey(info.bundleID), try stringKey(info.contextName), try stringKey(info.processID),
+                  .real(Date().timeIntervalSinceReferenceDate)])
+        var rows: [(ObjectKey, StoreHistoryChange.Kind, Data?)] = []
+        rows += changes.inserted.map { ($0.key, .insert, nil) }
+        rows += changes.updated.map { ($0.row.key, .update, Self.columnMask($0.changedSlots)) }
+        rows += changes.deleted.map { ($0.key, .delete, nil) }
+        var key = try nextHistoryKey(Self.historyChangeEntity, count: Int64(rows.count))
+        let statement = try connection.statement("""
+            INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, ?, NULL, ?, ?, ?, ?, ?)
+            """)
+        for (object, kind, columns) in rows {
+            defer { statement.reset() }
+            try statement.bind([.integer(key), .integer(Self.historyChangeEntity), .integer(Int64(kind.rawValue)),
+                                .integer(Int64(object.entityNumber)), .integer(object.primaryKey), .integer(transaction),
+                                columns.map { .blob($0) } ?? .null])
+            while try statement.step() {}
+            key += 1
+        }
+    }
+
+    /// The first of `count` new keys of a history entity (its `Z_MAX` moves past them).
+    private func nextHistoryKey(_ entity: Int64, count: Int64) throws -> Int64 {
+        let current = try connection.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity)]) { $0.int64(at: 0) }.first ?? 0
+        try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(current + count), .integer(entity)])
+        return current + 1
+    }
+
+    /// The `ATRANSACTIONSTRING` key of a name, adding it when new; NULL for nil.
+    private func stringKey(_ name: String?) throws -> SQLiteValue {
+        guard let name else { return .null }
+        if let existing = try connection.query("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", [.text(name)], { $0.int64(at: 0) }).first {
+            return .integer(existing)
+        }
+        let key = try nextHistoryKey(Self.historyStringEntity, count: 1)
+        try connection.run("INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, NULL, ?)",
+                           [.integer(key), .integer(Self.historyStringEntity), .text(name)])
+        return .integer(key)
+    }
+
+    /// The changed slots as a bitmask, bit 0 of byte 0 first.
+    static func columnMask(_ slots: [Int]) -> Data {
+        var bytes = [UInt8](repeating: 0, count: ((slots.max() ?? 0) / 8) + 1)
+        for slot in slots where slot >= 0 { bytes[slot / 8] |= 1 << UInt8(slot % 8) }
+        return Data(bytes)
+    }
+
+    /// The slots a bitmask names, keeping those within `slotCount`.
+    static func slots(inMask data: Data, slotCount: Int) -> [Int] {
+        var slots: [Int] = []
+        for (index, byte) in data.enumerated() {
+            for bit in 0..<8 where byte & (1 << UInt8(bit)) != 0 {
+                let slot = index * 8 + bit
+                if slot < slotCount { slots.append(slot) }
+            }
+        }
+        return slots
+    }
+
+    // MARK: Reading
+
+    public func newestHistoryTransactionNumber() throws -> Int64? {
+        guard try connection.tableExists("ATRANSACTION") else { return nil }
+        return try connection.query("SELECT MAX(Z_PK) FROM ATRANSACTION") { $0.isNull(at: 0) ? nil : $0.int64(at: 0) }.first ?? nil
+    }
+
+    public func historyTransactions(after position: StoreHistoryPosition) throws -> [StoreHistoryTransaction] {
+        guard try connection.tableExists("ATRANSACTION") else { return [] }
+        let (condition, bindings) = Self.condition(position, after: true)
+        var strings: [Int64: String] = [:]
+        try connection.forEachRow("SELECT Z_PK, ZNAME FROM ATRANSACTIONSTRING") { strings[$0.int64(at: 0)] = $0.string(at: 1) }
+        func name(_ statement: SQLiteStatement, _ column: Int32) -> String? {
+            statement.isNull(at: column) ? nil : strings[statement.int64(at: column)]
+        }
+        var transactions: [StoreHistoryTransaction] = []
+        var index: [Int64: Int] = [:]
+        try connection.forEachRow("""
+            SELECT Z_PK, ZTIMESTAMP, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS FROM ATRANSACTION WHERE \(condition) ORDER BY Z_PK
+            """, bindings) { row in
+            let info = StoreTransactionInfo(author: name(row, 2), contextName: name(row, 4), bundleID: name(row, 3) ?? "", processID: name(row, 5) ?? "")
+            index[row.int64(at: 0)] = transactions.count
+            transactions.append(StoreHistoryTransaction(number: row.int64(at: 0), timestamp: Date(timeIntervalSinceReferenceDate: row.double(at: 1)),
+                                                        info: info, changes: []))
+        }
+        guard let first = transactions.first?.number else { return [] }
+        try connection.forEachRow("""
+            SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID >= ? ORDER BY Z_PK
+            """, [.integer(first)]) { row in
+            guard let at = index[row.int64(at: 4)], let kind = StoreHistoryChange.Kind(rawValue: Int(row.int64(at: 1))),
+                  let entityNumber = Int32(exactly: row.int64(at: 2)), row.int64(at: 3) > 0 else { return }
+            var updated: [Int]?
+            if kind == .update, let mask = row.data(at: 5), let entity = model.entity(withNumber: entityNumber) {
+                updated = Self.slots(inMask: mask, slotCount: entity.layout.slotCount)
+            }
+            transactions[at].changes.append(StoreHistoryChange(number: row.int64(at: 0), key: ObjectKey(entityNumber: entityNumber, primaryKey: row.int64(at: 3)),
+                                                               kind: kind, updatedSlots: updated))
+        }
+        return transactions
+    }
+
+    public func deleteHistory(before position: StoreHistoryPosition) throws -> Int {
+        try checkWritable()
+        guard try connection.tableExists("ATRANSACTION") else { return 0 }
+        let (condition, bindings) = Self.condition(position, after: false)
+        return try connection.transaction {
+            try connection.run("DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))", bindings, cached: false)
+            return try connection.run("DELETE FROM ATRANSACTION WHERE \(condition)", bindings, cached: false)
+        }
+    }
+
+    /// The SQL condition on `ATRANSACTION` for transactions after (or before) a position.
+    private static func condition(_ position: StoreHistoryPosition, after: Bool) -> (String, [SQLiteValue]) {
+        switch position {
+        case .start: return (after ? "1" : "0", [])
+        case .date(let date): return (after ? "ZTIMESTAMP > ?" : "ZTIMESTAMP < ?", [.real(date.timeIntervalSinceReferenceDate)])
+        case .transaction(let number): return (after ? "Z_PK > ?" : "Z_PK < ?", [.integer(number)])
+        }
+    }
+}
