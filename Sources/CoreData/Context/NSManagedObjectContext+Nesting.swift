@@ -118,7 +118,7 @@ extension NSManagedObjectContext {
         let object = self.object(with: state.id)
         if object.faulted {
             adopt(state, into: object)
-            object.awakeFromFetch()
+            object.awakeFromFetchWithoutRecording()
         }
         return object
     }

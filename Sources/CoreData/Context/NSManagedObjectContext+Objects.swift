@@ -62,7 +62,7 @@ extension NSManagedObjectContext {
         if let object = registered[NSManagedObjectID.Identity(store: memo.store.identity, key: row.key)] {
             if object.faulted || (refresh && !object.hasChanges) {
                 fill(object, with: row)
-                object.awakeFromFetch()
+                object.awakeFromFetchWithoutRecording()
             }
             return object
         }
@@ -72,7 +72,7 @@ extension NSManagedObjectContext {
         object.assignedID = id
         fill(object, with: row)
         register(object)
-        object.awakeFromFetch()
+        object.awakeFromFetchWithoutRecording()
         return object
     }
 
@@ -111,7 +111,7 @@ extension NSManagedObjectContext {
                                          "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): a parent context deleted the object.")
             }
             adopt(state, into: object)
-            object.awakeFromFetch()
+            object.awakeFromFetchWithoutRecording()
             return
         }
         guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
@@ -129,7 +129,7 @@ extension NSManagedObjectContext {
                                      "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): the object was deleted from its store.")
         }
         fill(object, with: row)
-        object.awakeFromFetch()
+        object.awakeFromFetchWithoutRecording()
     }
 
     /// The object a to-one key of `near`'s store names (registered, or a new fault).

@@ -40,13 +40,24 @@ extension NSManagedObjectContext {
 
     /// Lists `object` for the next change notification, remembering what happened to it.
     func notePending(_ object: NSManagedObject, _ change: PendingChanges) {
+        claimPending(object)
         if object.pendingChanges.isEmpty { pendingObjects.append(object) }
         object.pendingChanges.insert(change)
+    }
+
+    /// Makes this context the owner of the object's pending record; a record another context kept is dropped
+    /// (that context skips the object when it posts).
+    private func claimPending(_ object: NSManagedObject) {
+        let me = ObjectIdentifier(self)
+        guard object.pendingOwner != me else { return }
+        object.pendingOwner = me
+        object.pendingChanges = []
     }
 
     /// Records that a deleted object is back: a deletion not reported yet is forgotten, a reported one is
     /// reported as an insertion.
     func noteRestored(_ object: NSManagedObject) {
+        claimPending(object)
         if object.pendingChanges.contains(.deleted) {
             object.pendingChanges.remove(.deleted)
             if object.pendingChanges.isEmpty { object.pendingChanges = .listed }
@@ -58,7 +69,7 @@ extension NSManagedObjectContext {
     /// Records that `reset()` forgets every object: what was pending is dropped, and the next notification
     /// carries `NSInvalidatedAllObjectsKey`.
     func noteInvalidatedAll() {
-        for object in pendingObjects { object.pendingChanges = [] }
+        for object in pendingObjects where object.pendingOwner == ObjectIdentifier(self) { object.pendingChanges = [] }
         pendingObjects = []
         let ids = allObjects.compactMap(\.assignedID)
         guard !ids.isEmpty || pendingInvalidatedAll != nil else { return }
@@ -81,7 +92,8 @@ extension NSManagedObjectContext {
         // Sorted into arrays first: each set is then built at its final size in one go.
         var inserted: [NSManagedObject] = [], updated: [NSManagedObject] = []
         var deleted: [NSManagedObject] = [], refreshed: [NSManagedObject] = []
-        for object in objects {
+        let me = ObjectIdentifier(self)
+        for object in objects where object.pendingOwner == me {
             let changes = object.pendingChanges
             object.pendingChanges = []
             let live = object.managedObjectContext === self && !object.deleted

@@ -59,6 +59,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// For a context that child contexts save into: its saved objects by the temporary IDs they had, which a
     /// child's objects keep.
     var formerTemporaryIDs: [NSManagedObjectID.Identity: NSManagedObject] = [:]
+    /// Whether changes are not recorded (while an object's `awakeFromFetch` runs).
+    var suspendsChangeRecording = false
     /// Whether a child context has saved into this one (so former temporary IDs are remembered).
     var receivesChildSaves = false
     /// During a save's uniqueness-conflict round: each merged object, by identity, with the object it merged into.
@@ -249,7 +251,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         notePending(object, .deleted)
         applyDeleteRules(of: object)
         if object.inserted {
+            // An unsaved object simply leaves: nothing will be deleted from a store, so it is not `isDeleted`.
             object.inserted = false
+            object.deleted = false
             insertedSet[ObjectIdentifier(object)] = nil
             deletedSet[ObjectIdentifier(object)] = nil
             updatedSet[ObjectIdentifier(object)] = nil

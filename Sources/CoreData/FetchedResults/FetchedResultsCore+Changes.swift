@@ -11,7 +11,9 @@
 ///   objects that were in the results before and after changed; otherwise an update. Objects that only shift
 ///   because others came or went are not reported.
 /// - After `reset()` of the context the request is fetched again and every old object is reported deleted,
-///   every new one inserted.
+///   every new one inserted. When objects that did not change themselves changed section or order (a section or
+///   sort key path through a relationship whose destination changed), every old section and object is reported
+///   deleted and every new one inserted, so that the reports still turn the old results into the new ones.
 /// - Without a delegate nothing is followed, as on Apple's platforms: the results stay as fetched.
 extension FetchedResultsCore {
     func contextObjectsDidChange(_ notification: Notification) {
@@ -33,7 +35,25 @@ extension FetchedResultsCore {
         let oldSections = sections
         let oldPositions = positions
         install(next)
-        report(from: oldSections, oldPositions, changed: changedIDs)
+        let reloadAll = movedSilently(oldSections, oldPositions, changed: changedIDs)
+        report(from: oldSections, oldPositions, changed: changedIDs, reloadAll: reloadAll)
+    }
+
+    /// Whether an object that stayed in the results without changing itself now has another section, or
+    /// another order among such objects.
+    private func movedSilently(_ oldSections: [FetchedResultsSection], _ oldPositions: [ObjectIdentifier: (section: Int, row: Int)],
+                               changed: Set<ObjectIdentifier>) -> Bool {
+        let stayed = { (object: NSManagedObject) -> Bool in
+            let id = ObjectIdentifier(object)
+            return !changed.contains(id) && oldPositions[id] != nil && self.positions[id] != nil
+        }
+        let before = oldSections.flatMap(\.members).filter(stayed)
+        let after = sections.flatMap(\.members).filter(stayed)
+        guard before.elementsEqual(after, by: ===) else { return true }
+        return after.contains { object in
+            guard let old = oldPositions[ObjectIdentifier(object)], let new = positions[ObjectIdentifier(object)] else { return false }
+            return oldSections[old.section].name != sections[new.section].name
+        }
     }
 
     /// The results after the change: old objects still qualifying, plus new qualifying ones, sorted and limited.
@@ -58,18 +78,20 @@ extension FetchedResultsCore {
     }
 
     /// Tells the delegate how the sections and objects went from the old results to the current ones.
-    private func report(from oldSections: [FetchedResultsSection], _ oldPositions: [ObjectIdentifier: (section: Int, row: Int)],
-                        changed: Set<ObjectIdentifier>) {
+    private func report(from oldSections: [FetchedResultsSection], _ reportedOldPositions: [ObjectIdentifier: (section: Int, row: Int)],
+                        changed: Set<ObjectIdentifier>, reloadAll: Bool) {
         typealias ObjectChange = (object: NSManagedObject, from: IndexPath?, type: NSFetchedResultsChangeType, to: IndexPath?)
-        let oldNames = Set(oldSections.map(\.name))
-        let newNames = Set(sections.map(\.name))
+        // A whole reload reports every old section and object gone and every new one new.
+        let oldPositions = reloadAll ? [:] : reportedOldPositions
+        let oldNames = reloadAll ? [] : Set(oldSections.map(\.name))
+        let newNames = reloadAll ? [] : Set(sections.map(\.name))
         var sectionChanges: [(section: FetchedResultsSection, index: Int, type: NSFetchedResultsChangeType)] = []
         for (index, section) in oldSections.enumerated() where !newNames.contains(section.name) { sectionChanges.append((section, index, .delete)) }
         for (index, section) in sections.enumerated() where !oldNames.contains(section.name) { sectionChanges.append((section, index, .insert)) }
 
         var deletions: [ObjectChange] = [], insertions: [ObjectChange] = [], moves: [ObjectChange] = [], updates: [ObjectChange] = []
         for (sectionIndex, section) in oldSections.enumerated() {
-            for (row, object) in section.members.enumerated() where positions[ObjectIdentifier(object)] == nil {
+            for (row, object) in section.members.enumerated() where reloadAll || positions[ObjectIdentifier(object)] == nil {
                 deletions.append((object, IndexPath(indexes: [sectionIndex, row]), .delete, nil))
             }
         }

@@ -88,12 +88,28 @@ extension NSManagedObject {
     /// Records that a slot changed, and tells the context the object is updated (an inserted object already
     /// reported as inserted is reported as updated by the next change notification).
     func noteChange(slot: Int) {
+        if let context = managedObjectContext, context.suspendsChangeRecording {
+            // Inside `awakeFromFetch`: the value is the object's as fetched, not a change (Apple's rule).
+            if slot < (committed?.count ?? 0), layout.isStoredSlot[slot], layout.slotKinds[slot] != .attribute(.transformableAttributeType) {
+                committed?[slot] = slots[slot]
+            }
+            return
+        }
         changedSlots.insert(slot)
         if !inserted && !deleted {
             managedObjectContext?.noteUpdated(self)
-        } else if pendingChanges.isEmpty {
+        } else if pendingChanges.isEmpty || pendingOwner != managedObjectContext.map(ObjectIdentifier.init) {
             managedObjectContext?.notePending(self, .updated)
         }
+    }
+
+    /// Calls `awakeFromFetch()` with change recording suspended, so that values it sets (transient caches, as
+    /// Apple's documentation suggests) neither dirty the object nor its context.
+    func awakeFromFetchWithoutRecording() {
+        guard let context = managedObjectContext, !context.suspendsChangeRecording else { return awakeFromFetch() }
+        context.suspendsChangeRecording = true
+        defer { context.suspendsChangeRecording = false }
+        awakeFromFetch()
     }
 
     /// Managed objects in any collection form a user may pass for a to-many value.

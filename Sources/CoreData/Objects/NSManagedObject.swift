@@ -30,6 +30,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// What happened to the object since its context last posted `NSManagedObjectContextObjectsDidChange`
     /// (empty when the context has not listed it; see `NSManagedObjectContext+ObjectsDidChange.swift`).
     var pendingChanges: PendingChanges = []
+    /// The context `pendingChanges` belongs to: an object that moves to another context starts afresh there.
+    var pendingOwner: ObjectIdentifier?
 
     /// Makes an object of `entity` and inserts it into `context` when one is given.
     ///
