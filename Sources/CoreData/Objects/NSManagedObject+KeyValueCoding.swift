@@ -1,0 +1,70 @@
+/// The key-value coding conveniences that Apple's `NSObject` gives managed objects, which Foundation on Linux
+/// does not: key paths, several keys at once, and relationship fault state.
+extension NSManagedObject {
+    /// The value at a dotted key path (`author.name`): each key is read with `value(forKey:)`; a nil on the way
+    /// gives nil, and a to-many on the way gives the values of each destination, as a set (an array for an
+    /// ordered relationship).
+    public func value(forKeyPath keyPath: String) -> Any? {
+        var current: Any? = self
+        for key in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            switch current {
+            case let object as NSManagedObject:
+                current = object.value(forKey: key)
+            case let set as Set<NSManagedObject>:
+                current = NSSet(array: set.compactMap { $0.value(forKey: key) })
+            case let ordered as NSOrderedSet:
+                current = ordered.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: key) }
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+
+    /// Sets the value at a dotted key path: the last key is set on the object the rest of the path leads to;
+    /// nothing happens when that is not a managed object.
+    public func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        var keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard let last = keys.popLast() else { return }
+        let owner = keys.isEmpty ? self : self.value(forKeyPath: keys.joined(separator: "."))
+        (owner as? NSManagedObject)?.setValue(value, forKey: last)
+    }
+
+    /// The values of `keys`, with `NSNull` for nil, as key-value coding gives them.
+    public func dictionaryWithValues(forKeys keys: [String]) -> [String: Any] {
+        var values: [String: Any] = [:]
+        for key in keys { values[key] = value(forKey: key) ?? NSNull() }
+        return values
+    }
+
+    /// Sets several values; `NSNull` sets nil. Keys that name no property are ignored, as `setValue(_:forKey:)`
+    /// ignores them.
+    public func setValuesForKeys(_ keyedValues: [String: Any]) {
+        for (key, value) in keyedValues { setValue(value is NSNull ? nil : value, forKey: key) }
+    }
+
+    /// Whether the relationship `key` has not been loaded: the object is a fault, a to-many's destinations were
+    /// never read, or a to-one's destination is known only by its ID or is itself a fault.
+    public func hasFault(forRelationshipNamed key: String) -> Bool {
+        guard let slot = layout.slotByName[key], layout.allProperties[slot] is NSRelationshipDescription else { return false }
+        if faulted { return true }
+        switch slots[slot] {
+        case is ToManyStorage: return false
+        case let object as NSManagedObject: return object.faulted
+        case is ObjectKey: return true
+        default: return layout.slotKinds[slot] == .toMany
+        }
+    }
+
+    /// 0 when the object is fully realized, 1 while it is a fault (Apple documents only that 0 means realized).
+    public var faultingState: Int { faulted ? 1 : 0 }
+}
+
+extension NSEntityDescription {
+    /// The direct subentities by name.
+    public var subentitiesByName: [String: NSEntityDescription] {
+        var byName: [String: NSEntityDescription] = [:]
+        for entity in subentities { if let name = entity.name { byName[name] = entity } }
+        return byName
+    }
+}
