@@ -35,6 +35,9 @@ extension NSManagedObjectContext {
         }
 
         let sorts = request.sortDescriptors ?? []
+        if let pushed = try aggregatedByStore(request, entity: entity, stores: stores, columns: columns, grouping: grouping, sorts: sorts) {
+            return try finish(pushed, request, sortsResults: false)
+        }
         let sortsRows = sorts.allSatisfy { descriptor in
             guard let first = descriptor.key?.split(separator: ".").first else { return false }
             return entity.layout.propertiesByName[String(first)] != nil
@@ -67,8 +70,15 @@ extension NSManagedObjectContext {
             }
             results.append(NSDictionary(dictionary: dictionary))
         }
+        return try finish(results, request, sortsResults: !sortsRows)
+    }
+
+    /// Applies `havingPredicate`, the sort (when the rows were not sorted before grouping), distinctness,
+    /// offset and limit to computed result dictionaries.
+    private func finish<T>(_ computed: [NSDictionary], _ request: NSFetchRequest<T>, sortsResults: Bool) throws -> [NSDictionary] {
+        var results = computed
         if let having = request.havingPredicate { results = try InMemoryQuery.filter(results, by: having) }
-        if !sortsRows { try InMemoryQuery.sort(&results, by: sorts) }
+        if sortsResults { try InMemoryQuery.sort(&results, by: request.sortDescriptors ?? []) }
         if request.returnsDistinctResults {
             var seen = Set<NSDictionary>()
             results = results.filter { seen.insert($0).inserted }
@@ -77,6 +87,56 @@ extension NSManagedObjectContext {
         if request.fetchOffset > 0 { slice = slice.dropFirst(request.fetchOffset) }
         if request.fetchLimit > 0 { slice = slice.prefix(request.fetchLimit) }
         return Array(slice)
+    }
+
+    /// The result dictionaries computed by the store itself (`AggregatingBackend`), when there is one store that
+    /// can, and every column is a grouping attribute or an aggregate of one attribute (or `count:` of the
+    /// rows) that SQL computes as the in-memory path does; nil otherwise.
+    private func aggregatedByStore<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore],
+                                      columns: [FetchColumn], grouping: [FetchColumn]?, sorts: [NSSortDescriptor]) throws -> [NSDictionary]? {
+        guard stores.count == 1, let store = stores.first, let backend = store.backend as? AggregatingBackend,
+              let coordinator = persistentStoreCoordinator else { return nil }
+        var groupAttributes: [NSAttributeDescription] = []
+        for column in grouping ?? [] {
+            guard let attribute = column.plainAttribute(of: entity), attribute.attributeType != .transformableAttributeType else { return nil }
+            groupAttributes.append(attribute)
+        }
+        var plan: [(name: String, source: AggregateSource)] = []
+        var aggregates: [StoreAggregateQuery.Column] = []
+        for column in columns {
+            if let attribute = column.plainAttribute(of: entity), let index = groupAttributes.firstIndex(where: { $0 === attribute }) {
+                plan.append((column.name, .group(index, attribute.attributeType)))
+            } else if let aggregate = column.storeAggregate(of: entity) {
+                plan.append((column.name, .aggregate(aggregates.count, column, aggregate)))
+                aggregates.append(aggregate)
+            } else {
+                return nil
+            }
+        }
+        guard !aggregates.isEmpty else { return nil }
+        let groupNames = Set(groupAttributes.map(\.name))
+        guard sorts.allSatisfy({ descriptor in
+            descriptor.comparison == .compare && !descriptor.usesCustomComparator && descriptor.key.map(groupNames.contains) == true
+        }) else { return nil }
+        let storeRequest = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+                                             sortDescriptors: sorts, fetchLimit: 0, fetchOffset: 0, result: .rows)
+        let query = StoreAggregateQuery(groupBy: groupAttributes, columns: aggregates)
+        guard let rows = try? coordinator.withLock({ try backend.aggregate(storeRequest, query: query) }) else { return nil }
+        return rows.map { row in
+            var dictionary: [String: Any] = [:]
+            for (name, source) in plan {
+                switch source {
+                case .group(let index, let type):
+                    if index < row.count, let value = row[index] { dictionary[name] = NSManagedObject.publicForm(value, type) }
+                case .aggregate(let index, let column, let aggregate):
+                    let position = groupAttributes.count + index
+                    var value = position < row.count ? row[position] : nil
+                    if value == nil, aggregate.function == .sum { value = Int64(0) }
+                    if let result = column.converted(value) { dictionary[name] = result }
+                }
+            }
+            return NSDictionary(dictionary: dictionary)
+        }
     }
 
     /// Every saved row the request's predicate selects, across `stores`, in the order of `sorts`.
@@ -98,6 +158,12 @@ extension NSManagedObjectContext {
         if stores.count > 1, !sorts.isEmpty { try InMemoryQuery.sort(&rows, by: sorts) }
         return (rows, sources)
     }
+}
+
+/// Where a store-computed result column comes from.
+private enum AggregateSource {
+    case group(Int, NSAttributeType)
+    case aggregate(Int, FetchColumn, StoreAggregateQuery.Column)
 }
 
 /// One column of a computed dictionary fetch, or one grouping key: a property, a key path or an expression.
@@ -169,12 +235,50 @@ private struct FetchColumn {
         case let object as NSManagedObject: value = object.objectID
         default: break
         }
+        return converted(value)
+    }
+
+    /// A computed value in the column's result type and Apple's public form (a value that does not convert is
+    /// returned as computed).
+    func converted(_ value: Any?) -> Any? {
         guard let computed = value else { return nil }
         guard resultType != .undefinedAttributeType, resultType != .objectIDAttributeType else { return computed }
-        // A value that does not convert to the result type is returned as computed.
         let converted: Any?? = AttributeValueCoercion.coerce(computed, to: resultType)
         let typed: Any = (converted ?? computed) ?? computed
         return NSManagedObject.publicForm(typed, resultType)
+    }
+
+    /// The attribute of `entity` the column reads, when it is a plain one-key path to an attribute.
+    func plainAttribute(of entity: NSEntityDescription) -> NSAttributeDescription? {
+        guard case .operand(.keyPath(let path)) = expression.form, path.count == 1 else { return nil }
+        return entity.layout.attributesByName[path[0]]
+    }
+
+    /// The column as an aggregate a store computes exactly as the context would: `count:` of the rows or of any
+    /// attribute; `sum:`/`average:` of a number or Boolean attribute; `min:`/`max:` of a number or date.
+    func storeAggregate(of entity: NSEntityDescription) -> StoreAggregateQuery.Column? {
+        guard case .function(let name, let arguments) = expression.form, arguments.count == 1 else { return nil }
+        let function: StoreAggregateQuery.Function
+        switch name {
+        case "count:": function = .count
+        case "sum:": function = .sum
+        case "average:": function = .average
+        case "min:": function = .min
+        case "max:": function = .max
+        default: return nil
+        }
+        if case .operand(.evaluatedObject) = arguments[0].form { return function == .count ? .init(function: .count, attribute: nil) : nil }
+        guard case .operand(.keyPath(let path)) = arguments[0].form, path.count == 1,
+              let attribute = entity.layout.attributesByName[path[0]] else { return nil }
+        let numbers: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
+                                             .doubleAttributeType, .floatAttributeType]
+        switch function {
+        case .count: return attribute.attributeType == .transformableAttributeType ? nil : .init(function: .count, attribute: attribute)
+        case .sum, .average:
+            return numbers.contains(attribute.attributeType) || attribute.attributeType == .booleanAttributeType ? .init(function: function, attribute: attribute) : nil
+        case .min, .max:
+            return numbers.contains(attribute.attributeType) || attribute.attributeType == .dateAttributeType ? .init(function: function, attribute: attribute) : nil
+        }
     }
 
     /// Aggregates reduce the group's rows; everything else is read from the group's first row. An aggregate's
@@ -275,9 +379,12 @@ private final class FetchedRow: PredicateKeyValueReading {
         }
     }
 
-    /// A grouping value as a dictionary key (nil as `NSNull`).
+    /// The grouping key of nil (every nil is the same group; `NSNull` instances need not be equal on Linux).
+    private struct NilGroupKey: Hashable {}
+
+    /// A grouping value as a dictionary key.
     static func hashable(_ value: Any?) -> AnyHashable {
-        guard let value else { return AnyHashable(NSNull()) }
+        guard let value, !(value is NSNull) else { return AnyHashable(NilGroupKey()) }
         if let hashable = value as? AnyHashable { return hashable }
         return AnyHashable(ObjectIdentifier(value as AnyObject))
     }
