@@ -24,6 +24,16 @@ extension SQLiteStore {
     private func batchDelete(_ request: StoreBatchDeleteRequest, collectingKeys: Bool) throws -> (keys: [ObjectKey], count: Int) {
         try checkWritable()
         return try connection.transaction {
+            // History needs every deleted key.
+            let result = try deleteRows(request, collectingKeys: collectingKeys || recordsHistory)
+            try recordHistory(result.keys.map { ($0, .delete, nil) }, info: Self.batchTransactionInfo)
+            return result
+        }
+    }
+
+    /// The body of a batch delete, inside its transaction.
+    private func deleteRows(_ request: StoreBatchDeleteRequest, collectingKeys: Bool) throws -> (keys: [ObjectKey], count: Int) {
+        do {
             var keys: [ObjectKey]
             switch request {
             case .matching(let request):

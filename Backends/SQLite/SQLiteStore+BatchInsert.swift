@@ -52,6 +52,7 @@ extension SQLiteStore {
                     while try statement.step() {}
                     start += count
                 }
+                try recordHistory(keys.map { ($0, .insert, nil) }, info: Self.batchTransactionInfo)
                 return keys
             }
         } catch let error as NSError {

@@ -19,24 +19,29 @@ extension SQLiteStore {
         }
         do {
             return try connection.transaction {
-                if compiled.residual == nil {
-                    var bindings = compiled.bindings
+                let changedKeys: [ObjectKey] = try { () throws -> [ObjectKey] in
+                    if compiled.residual == nil {
+                        var bindings = compiled.bindings
+                        let set = try assignments(request, plan: plan, bindings: &bindings)
+                        let sql = compiled.from == "\(table) t0"
+                            ? "UPDATE \(table) AS t0 SET \(set)\(compiled.whereSQL) RETURNING Z_PK, Z_ENT"
+                            : "UPDATE \(table) SET \(set) WHERE Z_PK IN (SELECT t0.Z_PK FROM \(compiled.from)\(compiled.whereSQL)) RETURNING Z_PK, Z_ENT"
+                        return try connection.query(sql, bindings, cached: true, key)
+                    }
+                    guard case .keys(let keys) = try fetch(request.fetch), !keys.isEmpty else { return [] }
+                    var bindings: [SQLiteValue] = []
                     let set = try assignments(request, plan: plan, bindings: &bindings)
-                    let sql = compiled.from == "\(table) t0"
-                        ? "UPDATE \(table) AS t0 SET \(set)\(compiled.whereSQL) RETURNING Z_PK, Z_ENT"
-                        : "UPDATE \(table) SET \(set) WHERE Z_PK IN (SELECT t0.Z_PK FROM \(compiled.from)\(compiled.whereSQL)) RETURNING Z_PK, Z_ENT"
-                    return try connection.query(sql, bindings, cached: true, key)
-                }
-                guard case .keys(let keys) = try fetch(request.fetch), !keys.isEmpty else { return [] }
-                var bindings: [SQLiteValue] = []
-                let set = try assignments(request, plan: plan, bindings: &bindings)
-                let sql = "UPDATE \(table) SET \(set) WHERE Z_PK = ?\(bindings.count + 1)"
-                var updated: [ObjectKey] = []
-                updated.reserveCapacity(keys.count)
-                for key in keys where try connection.run(sql, bindings + [.integer(key.primaryKey)], cached: true) > 0 {
-                    updated.append(key)
-                }
-                return updated
+                    let sql = "UPDATE \(table) SET \(set) WHERE Z_PK = ?\(bindings.count + 1)"
+                    var updated: [ObjectKey] = []
+                    updated.reserveCapacity(keys.count)
+                    for key in keys where try connection.run(sql, bindings + [.integer(key.primaryKey)], cached: true) > 0 {
+                        updated.append(key)
+                    }
+                    return updated
+                }()
+                let slots = request.assignments.compactMap { plan.entity.layout.slotByName[$0.attribute.name] }
+                try recordHistory(changedKeys.map { ($0, .update, Self.columnMask(slots)) }, info: Self.batchTransactionInfo)
+                return changedKeys
             }
         } catch let error as NSError {
             throw Self.constraintError(error)

@@ -7,7 +7,9 @@ import Foundation
 /// `Z_PRIMARYKEY` entities 16001–16003, as Apple's Core Data writes them.
 ///
 /// The tables are created when the store is added with `NSPersistentHistoryTrackingKey` (a store written
-/// without it gains nothing). History a file already holds, Apple's included, is read either way.
+/// without it gains nothing). History a file already holds, Apple's included, is read either way. Saves and
+/// batch deletes, updates and inserts are recorded (a batch request's transaction has the process's names and
+/// no author; a batch delete records every row it deletes, cascades included).
 /// `ZCOLUMNS` of an update is written as a bitmask over the entity's properties in model order, bit 0 of
 /// byte 0 first: Apple's encoding of that column is undocumented and no fixture shows one, so an update's
 /// `updatedSlots` read from an Apple-written store may be wrong or nil.
@@ -43,8 +45,24 @@ extension SQLiteStore: PersistentHistoryBackend {
 
     /// Records a save's changes as one transaction; called inside the save's SQL transaction.
     func recordHistory(of changes: StoreChangeSet) throws {
-        guard recordsHistory, !(changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty) else { return }
-        let info = changes.transaction ?? StoreTransactionInfo(author: nil, contextName: nil, bundleID: "", processID: "")
+        guard recordsHistory else { return }
+        var rows: [(ObjectKey, StoreHistoryChange.Kind, Data?)] = []
+        rows += changes.inserted.map { ($0.key, .insert, nil) }
+        rows += changes.updated.map { ($0.row.key, .update, Self.columnMask($0.changedSlots)) }
+        rows += changes.deleted.map { ($0.key, .delete, nil) }
+        try recordHistory(rows, info: changes.transaction ?? Self.batchTransactionInfo)
+    }
+
+    /// Who made a batch request: the process (batch requests carry no context's author or name).
+    static var batchTransactionInfo: StoreTransactionInfo {
+        StoreTransactionInfo(author: nil, contextName: nil, bundleID: Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName,
+                             processID: String(ProcessInfo.processInfo.processIdentifier))
+    }
+
+    /// Records one transaction of changed rows; called inside the SQL transaction that changed them. Nothing is
+    /// recorded when history is off or no row changed.
+    func recordHistory(_ rows: [(ObjectKey, StoreHistoryChange.Kind, Data?)], info: StoreTransactionInfo) throws {
+        guard recordsHistory, !rows.isEmpty else { return }
         let transaction = try nextHistoryKey(Self.historyTransactionEntity, count: 1)
         try connection.run("""
             INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP)
@@ -52,10 +70,6 @@ extension SQLiteStore: PersistentHistoryBackend {
             """, [.integer(transaction), .integer(Self.historyTransactionEntity),
                   try stringKey(info.author), try stringKey(info.bundleID), try stringKey(info.contextName), try stringKey(info.processID),
                   .real(Date().timeIntervalSinceReferenceDate)])
-        var rows: [(ObjectKey, StoreHistoryChange.Kind, Data?)] = []
-        rows += changes.inserted.map { ($0.key, .insert, nil) }
-        rows += changes.updated.map { ($0.row.key, .update, Self.columnMask($0.changedSlots)) }
-        rows += changes.deleted.map { ($0.key, .delete, nil) }
         var key = try nextHistoryKey(Self.historyChangeEntity, count: Int64(rows.count))
         let statement = try connection.statement("""
             INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, ?, NULL, ?, ?, ?, ?, ?)

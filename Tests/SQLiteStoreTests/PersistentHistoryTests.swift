@@ -94,4 +94,22 @@ struct PersistentHistoryTests {
         }
         try stack.close()
     }
+
+    @Test func batchRequestsAreRecorded() throws {
+        let stack = try Stack(model: Self.model(), url: TemporaryStore.url(), options: Self.tracking)
+        try stack.context.performAndWait {
+            let insert = NSBatchInsertRequest(entityName: "Note", objects: (1...3).map { ["title": "n\($0)", "rank": $0] })
+            _ = try stack.context.execute(insert)
+            let update = NSBatchUpdateRequest(entityName: "Note")
+            update.predicate = NSPredicate(format: "rank >= 2")
+            update.propertiesToUpdate = ["rank": 0]
+            _ = try stack.context.execute(update)
+            _ = try stack.context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Note")))
+        }
+        let transactions = try history(stack.context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+        #expect(transactions.map { $0.changes?.map(\.changeType) ?? [] } == [[.insert, .insert, .insert], [.update, .update], [.delete, .delete, .delete]])
+        #expect(transactions[1].changes?.first?.updatedProperties?.map(\.name) == ["rank"])
+        #expect(transactions.allSatisfy { $0.author == nil && !$0.processID.isEmpty })
+        try stack.close()
+    }
 }
