@@ -112,4 +112,35 @@ struct PersistentHistoryTests {
         #expect(transactions.allSatisfy { $0.author == nil && !$0.processID.isEmpty })
         try stack.close()
     }
+
+    @Test func historySurvivesALightweightMigration() throws {
+        let url = TemporaryStore.url()
+        let v1 = try Stack(model: Self.model(), url: url, options: Self.tracking)
+        try v1.context.performAndWait {
+            for title in ["a", "b"] {
+                NSManagedObject(entity: try #require(v1.coordinator.managedObjectModel.entitiesByName["Note"]), insertInto: v1.context)
+                    .setValue(title, forKey: "title")
+                try v1.context.save()
+            }
+        }
+        try v1.close()
+        let v2Model = NSManagedObjectModel(entities: [entity("Note", [attribute("title", .string), attribute("rank", .integer64), attribute("color", .string)])])
+        var options = Self.tracking
+        options[NSMigratePersistentStoresAutomaticallyOption] = true
+        options[NSInferMappingModelAutomaticallyOption] = true
+        let v2 = try Stack(model: v2Model, url: url, options: options)
+        let transactions = try history(v2.context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+        #expect(transactions.count == 2)
+        #expect(transactions.compactMap { $0.changes?.first?.changedObjectID.entity.name } == ["Note", "Note"])
+        let titles = try v2.context.performAndWait {
+            try transactions.compactMap { try v2.context.existingObject(with: try #require($0.changes?.first?.changedObjectID)).value(forKey: "title") as? String }
+        }
+        #expect(titles == ["a", "b"])
+        try v2.context.performAndWait {
+            NSManagedObject(entity: try #require(v2Model.entitiesByName["Note"]), insertInto: v2.context).setValue("c", forKey: "title")
+            try v2.context.save()
+        }
+        #expect(try history(v2.context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).map(\.transactionNumber) == [1, 2, 3])
+        try v2.close()
+    }
 }
