@@ -18,7 +18,10 @@ extension SQLiteStore: PersistentHistoryBackend {
     static let historyTransactionEntity: Int64 = 16002
     static let historyStringEntity: Int64 = 16003
 
-    public var recordsHistory: Bool { !isReadOnly && storeOptionIsSet(openRequest.options, NSPersistentHistoryTrackingKey) }
+    /// Saves are recorded when the store was added with the option, and also when its file already records
+    /// history (an app that reads the history would otherwise miss those saves; Apple's Core Data makes such a
+    /// store read-only instead, which would refuse every save).
+    public var recordsHistory: Bool { !isReadOnly && (fileHasHistory || storeOptionIsSet(openRequest.options, NSPersistentHistoryTrackingKey)) }
 
     /// Creates the history tables and their `Z_PRIMARYKEY` rows when they are missing.
     func createHistoryTablesIfNeeded() throws {
@@ -176,12 +179,14 @@ extension SQLiteStore: PersistentHistoryBackend {
         }
     }
 
-    /// The SQL condition on `ATRANSACTION` for transactions after (or before) a position.
+    /// The SQL condition on `ATRANSACTION` for transactions after a position, or up to it. A transaction
+    /// position is the point just after that transaction (a token's meaning): fetching after it leaves the
+    /// transaction out, deleting up to it takes it too.
     private static func condition(_ position: StoreHistoryPosition, after: Bool) -> (String, [SQLiteValue]) {
         switch position {
         case .start: return (after ? "1" : "0", [])
         case .date(let date): return (after ? "ZTIMESTAMP > ?" : "ZTIMESTAMP < ?", [.real(date.timeIntervalSinceReferenceDate)])
-        case .transaction(let number): return (after ? "Z_PK > ?" : "Z_PK < ?", [.integer(number)])
+        case .transaction(let number): return (after ? "Z_PK > ?" : "Z_PK <= ?", [.integer(number)])
         }
     }
 }

@@ -25,6 +25,8 @@ public final class SQLiteStore: PersistentStoreBackend {
     let isReadOnly: Bool
     /// Per concrete entity: how its rows are read and written.
     var plans: [Int32: SQLiteRowPlan] = [:]
+    /// Whether the file had Apple's persistent-history tables when it was opened.
+    var fileHasHistory = false
     /// UPDATE statements' SQL by shape, so a save does not rebuild the text for every row.
     var updateSQL: [UpdateShape: String] = [:]
 
@@ -69,6 +71,7 @@ public final class SQLiteStore: PersistentStoreBackend {
         for entity in model.entitiesInStoreOrder {
             if let table = schema.table(for: entity) { plans[entity.entityNumber] = SQLiteRowPlan(entity: entity, table: table) }
         }
+        fileHasHistory = (try? connection.tableExists("ATRANSACTION")) ?? false
         if recordsHistory { try createHistoryTablesIfNeeded() }
     }
 

@@ -59,7 +59,7 @@ struct PersistentHistoryTests {
             #expect(reader.context.registeredObject(for: id) == nil)
         }
 
-        let delete = NSPersistentHistoryChangeRequest.deleteHistory(before: try #require(later.last))
+        let delete = NSPersistentHistoryChangeRequest.deleteHistory(before: try #require(later.first))
         delete.resultType = .count
         let deleted = try reader.context.performAndWait { (try reader.context.execute(delete) as? NSPersistentHistoryResult)?.result as? NSNumber }
         #expect(deleted?.intValue == 2)

@@ -25,7 +25,9 @@ extension NSManagedObjectContext {
     func fetchComputedDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSDictionary] {
         let columns = try (request.propertiesToFetch ?? entity.layout.allProperties.filter { $0.isStoredPlainColumn })
             .map { try FetchColumn(item: $0, entity: entity, role: "propertiesToFetch") }
-        let grouping = try request.propertiesToGroupBy.map { try $0.map { try FetchColumn(item: $0, entity: entity, role: "propertiesToGroupBy") } }
+        // An empty `propertiesToGroupBy` groups nothing: the same as none.
+        let grouping = try request.propertiesToGroupBy.flatMap { $0.isEmpty ? nil : $0 }
+            .map { try $0.map { try FetchColumn(item: $0, entity: entity, role: "propertiesToGroupBy") } }
         if let grouping {
             let groupNames = Set(grouping.map(\.name))
             for column in columns where !column.isAggregate && !groupNames.contains(column.name) {
@@ -103,9 +105,18 @@ extension NSManagedObjectContext {
         }
         var plan: [(name: String, source: AggregateSource)] = []
         var aggregates: [StoreAggregateQuery.Column] = []
+        let integers: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType]
         for column in columns {
             if let attribute = column.plainAttribute(of: entity), let index = groupAttributes.firstIndex(where: { $0 === attribute }) {
                 plan.append((column.name, .group(index, attribute.attributeType)))
+            } else if let aggregate = column.storeAggregate(of: entity), let attribute = aggregate.attribute,
+                      aggregate.function == .sum || aggregate.function == .average {
+                // Sums and averages come with the number of values: SQL gives NULL both for none and for NaN,
+                // and an average of integers is divided here, exactly as the context divides.
+                let sum = aggregates.count
+                aggregates.append(.init(function: integers.contains(attribute.attributeType) ? .sum : aggregate.function, attribute: attribute))
+                aggregates.append(.init(function: .count, attribute: attribute))
+                plan.append((column.name, .counted(sum, sum + 1, column, aggregate.function, integers.contains(attribute.attributeType))))
             } else if let aggregate = column.storeAggregate(of: entity) {
                 plan.append((column.name, .aggregate(aggregates.count, column, aggregate)))
                 aggregates.append(aggregate)
@@ -122,21 +133,38 @@ extension NSManagedObjectContext {
                                              sortDescriptors: sorts, fetchLimit: 0, fetchOffset: 0, result: .rows)
         let query = StoreAggregateQuery(groupBy: groupAttributes, columns: aggregates)
         guard let rows = try? coordinator.withLock({ try backend.aggregate(storeRequest, query: query) }) else { return nil }
-        return rows.map { row in
+        var results: [NSDictionary] = []
+        for row in rows {
+            func value(_ index: Int) -> Any? {
+                let position = groupAttributes.count + index
+                return position < row.count ? row[position] : nil
+            }
             var dictionary: [String: Any] = [:]
             for (name, source) in plan {
                 switch source {
                 case .group(let index, let type):
                     if index < row.count, let value = row[index] { dictionary[name] = NSManagedObject.publicForm(value, type) }
-                case .aggregate(let index, let column, let aggregate):
-                    let position = groupAttributes.count + index
-                    var value = position < row.count ? row[position] : nil
-                    if value == nil, aggregate.function == .sum { value = Int64(0) }
-                    if let result = column.converted(value) { dictionary[name] = result }
+                case .aggregate(let index, let column, _):
+                    if let result = column.converted(value(index)) { dictionary[name] = result }
+                case .counted(let sumIndex, let countIndex, let column, let function, let integer):
+                    let count = value(countIndex) as? Int64 ?? 0
+                    guard let computed = value(sumIndex) else {
+                        // No values: a sum of nothing is 0, an average of nothing is absent. Values, but NULL:
+                        // SQL's NaN, which only the context's path computes.
+                        if count > 0 { return nil }
+                        if function == .sum, let result = column.converted(Int64(0)) { dictionary[name] = result }
+                        continue
+                    }
+                    var result: Any? = computed
+                    if function == .average, integer, let sum = computed as? Int64, count > 0 {
+                        result = sum % count == 0 ? Double(sum / count) : Double(sum) / Double(count)
+                    }
+                    if let converted = column.converted(result) { dictionary[name] = converted }
                 }
             }
-            return NSDictionary(dictionary: dictionary)
+            results.append(NSDictionary(dictionary: dictionary))
         }
+        return results
     }
 
     /// Every saved row the request's predicate selects, across `stores`, in the order of `sorts`.
@@ -164,6 +192,8 @@ extension NSManagedObjectContext {
 private enum AggregateSource {
     case group(Int, NSAttributeType)
     case aggregate(Int, FetchColumn, StoreAggregateQuery.Column)
+    /// A sum or average, with the index of its value (the sum, for an average of integers) and of its count.
+    case counted(Int, Int, FetchColumn, StoreAggregateQuery.Function, Bool)
 }
 
 /// One column of a computed dictionary fetch, or one grouping key: a property, a key path or an expression.
@@ -383,8 +413,11 @@ private final class FetchedRow: PredicateKeyValueReading {
     private struct NilGroupKey: Hashable {}
 
     /// A grouping value as a dictionary key.
+    /// Strings group by their exact code points, as SQL's `GROUP BY` does (Swift's `==` would merge canonically
+    /// equivalent spellings).
     static func hashable(_ value: Any?) -> AnyHashable {
         guard let value, !(value is NSNull) else { return AnyHashable(NilGroupKey()) }
+        if let string = value as? String { return AnyHashable(Array(string.unicodeScalars)) }
         if let hashable = value as? AnyHashable { return hashable }
         return AnyHashable(ObjectIdentifier(value as AnyObject))
     }

@@ -19,6 +19,9 @@ extension NSPersistentStoreCoordinator {
     private func destroyStore(at url: URL, type: String) throws {
         let backendType = try StoreRegistry.shared.backendType(for: type)
         if let added = persistentStore(for: url) { try remove(added) }
+        if !backendType.storeFiles(at: url).isEmpty, OpenStoreFiles.shared.isOpen(url) {
+            throw CoreDataError.operation("The store at \(url.path) is added to another coordinator; remove it there before destroying it.")
+        }
         for file in backendType.storeFiles(at: url) where FileManager.default.fileExists(atPath: file.path) {
             do {
                 try FileManager.default.removeItem(at: file)
@@ -50,8 +53,8 @@ extension NSPersistentStoreCoordinator {
 
     private func replaceStore(at destination: URL, from source: URL, sourceOptions: [AnyHashable: Any]?, type: String) throws {
         let backendType = try StoreRegistry.shared.backendType(for: type)
-        if persistentStore(for: destination) != nil {
-            throw CoreDataError.operation("The store at \(destination.path) is added to this coordinator; remove it before replacing it.")
+        if persistentStore(for: destination) != nil || (!backendType.storeFiles(at: destination).isEmpty && OpenStoreFiles.shared.isOpen(destination)) {
+            throw CoreDataError.operation("The store at \(destination.path) is added to a coordinator; remove it before replacing it.")
         }
         _ = try backendType.metadataForStore(at: source, options: sourceOptions)
         let fileManager = FileManager.default
@@ -117,12 +120,23 @@ extension NSPersistentStoreCoordinator {
         return target
     }
 
+    /// Whether the store of `backend` holds objects of `root`'s hierarchy (its configuration's entities).
+    private func holds(_ root: NSEntityDescription, _ backend: PersistentStoreBackend) -> Bool {
+        guard let store = persistentStores.first(where: { $0.backend === backend }) else { return false }
+        var stack = [root]
+        while let entity = stack.popLast() {
+            if store.holds(entity) { return true }
+            stack += entity.subentities
+        }
+        return false
+    }
+
     /// Writes every row, relationship and user metadata key of `source` into the empty store `target`, in one
     /// save. Keys are allocated by `target` (its numbering may differ), and every reference is mapped to them.
     private func copyContents(of source: PersistentStoreBackend, into target: PersistentStoreBackend) throws {
         var rows: [StoreRow] = []
         var newKeys: [ObjectKey: ObjectKey] = [:]
-        for root in managedObjectModel.entities where root.superentity == nil {
+        for root in managedObjectModel.entities where root.superentity == nil && holds(root, source) {
             let request = StoreFetchRequest(entity: root, includesSubentities: true, predicate: nil, result: .rows)
             guard case .rows(let found) = try source.fetch(request), !found.isEmpty else { continue }
             let keys = try target.allocatePrimaryKeys(for: root, count: found.count)

@@ -79,6 +79,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let store = NSPersistentStore(backend: backend, type: type, configurationName: configuration, url: url, options: options)
         store.persistentStoreCoordinator = self
         stores.append(store)
+        if let url, !backendType.storeFiles(at: url).isEmpty { OpenStoreFiles.shared.add(store, at: url) }
         return store
     }
 
@@ -93,6 +94,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         stores.remove(at: index)
         store.backend.close()
         store.persistentStoreCoordinator = nil
+        if let url = store.url { OpenStoreFiles.shared.remove(store, at: url) }
     }
 
     /// The added store at `url`, or nil.

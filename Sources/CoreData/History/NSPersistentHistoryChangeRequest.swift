@@ -61,12 +61,12 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecke
     /// Deletes the transactions saved before `date`.
     open class func deleteHistory(before date: Date) -> NSPersistentHistoryChangeRequest { .init(.delete, .date(date)) }
 
-    /// Deletes the transactions before `token` (nothing for nil).
+    /// Deletes the transactions up to `token`, the ones a fetch after it leaves out (nothing for nil).
     open class func deleteHistory(before token: NSPersistentHistoryToken?) -> NSPersistentHistoryChangeRequest {
         .init(.delete, token.map { .token($0) } ?? .start)
     }
 
-    /// Deletes the transactions before `transaction` (nothing for nil).
+    /// Deletes `transaction` and the transactions before it (nothing for nil).
     open class func deleteHistory(before transaction: NSPersistentHistoryTransaction?) -> NSPersistentHistoryChangeRequest {
         .init(.delete, transaction.map { .token($0.token) } ?? .start)
     }

@@ -14,7 +14,8 @@ public protocol PersistentHistoryBackend: PersistentStoreBackend {
     func newestHistoryTransactionNumber() throws -> Int64?
     /// The transactions after `position`, oldest first, with their changes.
     func historyTransactions(after position: StoreHistoryPosition) throws -> [StoreHistoryTransaction]
-    /// Deletes the transactions before `position` and their changes; returns how many transactions went.
+    /// Deletes the transactions before `position` (a transaction position: up to and including it) and their
+    /// changes; returns how many transactions went.
     func deleteHistory(before position: StoreHistoryPosition) throws -> Int
 }
 
