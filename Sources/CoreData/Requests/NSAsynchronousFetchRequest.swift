@@ -21,8 +21,13 @@ open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, @un
 open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult, @unchecked Sendable {
     /// The context the request runs in.
     public let managedObjectContext: NSManagedObjectContext
-    /// The error the request ended with, if any (cancelling gives 3072, `NSUserCancelledError`).
-    open internal(set) var operationError: Error?
+    /// The error the request ended with, if any (cancelling gives 3072, `NSUserCancelledError`). Safe to read
+    /// from any thread.
+    open internal(set) var operationError: Error? {
+        get { locked { storedError } }
+        set { locked { storedError = newValue } }
+    }
+    private var storedError: Error?
     /// The request's progress: one unit, completed when the request has finished.
     public let progress: Progress?
     private let lock = NSLock()
@@ -42,10 +47,13 @@ open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult, @unchec
         progress?.cancel()
     }
 
-    var isCancelled: Bool {
+    var isCancelled: Bool { locked { cancelled } }
+
+    /// Runs `body` holding the result's lock.
+    func locked<T>(_ body: () -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
-        return cancelled
+        return body()
     }
 }
 
@@ -53,8 +61,13 @@ open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult, @unchec
 open class NSAsynchronousFetchResult<ResultType>: NSPersistentStoreAsynchronousResult, @unchecked Sendable {
     /// The request this result belongs to.
     public let fetchRequest: NSAsynchronousFetchRequest<ResultType>
-    /// The fetched results; nil until the fetch has run, and when it failed or was cancelled.
-    open internal(set) var finalResult: [ResultType]?
+    /// The fetched results; nil until the fetch has run, and when it failed or was cancelled. Safe to read from
+    /// any thread (the objects themselves belong to the context's queue).
+    open internal(set) var finalResult: [ResultType]? {
+        get { locked { storedResult } }
+        set { locked { storedResult = newValue } }
+    }
+    private var storedResult: [ResultType]?
 
     init(request: NSAsynchronousFetchRequest<ResultType>, context: NSManagedObjectContext) {
         fetchRequest = request
