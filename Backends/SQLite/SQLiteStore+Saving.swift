@@ -26,16 +26,9 @@ extension SQLiteStore {
             var versions: [ObjectKey: Int64] = [:]
             var conflicts: [StoreVersionConflict.Conflict] = []
             var lastUpdate: PreparedUpdate?
-            for update in changes.updated {
-                guard let plan = plan(for: update.row.key.entityNumber) else { continue }
-                if let version = try applyUpdate(update, plan: plan, last: &lastUpdate) {
-                    if update.expectedVersion == nil { versions[update.row.key] = version }
-                } else {
-                    // Stale, or gone: a row that is gone conflicts even without a version check.
-                    conflicts.append(.init(key: update.row.key, expectedVersion: update.expectedVersion ?? 0,
-                                           current: try rows(for: [update.row.key]).first))
-                }
-            }
+            // Deletions first, then the constrained values that updates change are cleared: values can move
+            // between rows within one save (a swap, or the value of a deleted object), as in the atomic stores;
+            // a real duplicate still fails when the new values are written.
             for deletion in changes.deleted {
                 guard let plan = plan(for: deletion.key.entityNumber) else { continue }
                 var bindings: [SQLiteValue] = [.integer(deletion.key.primaryKey)]
@@ -50,6 +43,17 @@ extension SQLiteStore {
                     continue
                 }
                 try deleteJoinRows(of: deletion.key, entity: plan.entity)
+            }
+            try clearConstrainedValues(of: changes.updated)
+            for update in changes.updated {
+                guard let plan = plan(for: update.row.key.entityNumber) else { continue }
+                if let version = try applyUpdate(update, plan: plan, last: &lastUpdate) {
+                    if update.expectedVersion == nil { versions[update.row.key] = version }
+                } else {
+                    // Stale, or gone: a row that is gone conflicts even without a version check.
+                    conflicts.append(.init(key: update.row.key, expectedVersion: update.expectedVersion ?? 0,
+                                           current: try rows(for: [update.row.key]).first))
+                }
             }
             guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
             // Inserts mostly come in runs of one entity, which reuse its plan and statement without lookups.
@@ -91,6 +95,40 @@ extension SQLiteStore {
         }
         if let newMetadata { metadata = newMetadata }
         return StoreSaveResult(versions: versions)
+    }
+
+    /// Sets to NULL, in their rows, the columns of uniqueness constraints that `updates` change (NULLs never
+    /// collide in a unique index); the updates then write the new values. A row whose version does not match
+    /// is left alone, so the update's conflict reports the row as it is.
+    private func clearConstrainedValues(of updates: [StoreRowUpdate]) throws {
+        for update in updates {
+            guard let plan = plan(for: update.row.key.entityNumber), plan.entity.layout.hasUniquenessConstraints else { continue }
+            let constrained = constrainedSlots(of: plan.entity)
+            let columns = update.changedSlots.filter(constrained.contains).compactMap { slot in
+                plan.fieldBySlot[slot].map { q(plan.table.columns[$0.column].name) }
+            }
+            guard !columns.isEmpty else { continue }
+            var sql = "UPDATE \(q(plan.table.name)) SET \(columns.map { "\($0) = NULL" }.joined(separator: ", ")) WHERE Z_PK = ?1"
+            var bindings: [SQLiteValue] = [.integer(update.row.key.primaryKey)]
+            if let expected = update.expectedVersion {
+                sql += " AND Z_OPT = ?2"
+                bindings.append(.integer(expected))
+            }
+            try connection.run(sql, bindings)
+        }
+    }
+
+    /// The slots of an entity that belong to a uniqueness constraint of it or of an ancestor.
+    private func constrainedSlots(of entity: NSEntityDescription) -> Set<Int> {
+        var slots = Set<Int>()
+        var current: NSEntityDescription? = entity
+        while let declaring = current {
+            for constraint in declaring.uniquenessConstraints {
+                for case let name as String in constraint { if let slot = entity.layout.slotByName[name] { slots.insert(slot) } }
+            }
+            current = declaring.superentity
+        }
+        return slots
     }
 
     /// Writes the changed slots of one row and bumps `Z_OPT`; the new version, or nil when the row is gone

@@ -88,6 +88,32 @@ enum ConstraintCases {
         ], "different values and nil values are saved; a deleted object's value can be reused")
     }
 
+    static let swaps = ConformanceCase("save/uniqueness-swap") { env in
+        let coordinator = try env.openCoordinator()
+        let setup = env.context(coordinator)
+        account(setup, "a@example.com", region: "eu", code: 1)
+        account(setup, "b@example.com", region: "eu", code: 2)
+        account(setup, "c@example.com", region: "us", code: 1)
+        try setup.save()
+        let context = env.context(coordinator)
+        let byEmail = try Fixtures.byName(context, "Account", key: "email")
+        byEmail["a@example.com"]?.setValue("b@example.com", forKey: "email")
+        byEmail["b@example.com"]?.setValue("a@example.com", forKey: "email")
+        if let c = byEmail["c@example.com"] { context.delete(c) }
+        byEmail["a@example.com"]?.setValue("us", forKey: "region")  // now "b@example.com us 1": c's freed region and code
+        try context.save()
+        let reopened = try env.reopenedContext(or: coordinator)
+        try env.expectEqual(try accounts(reopened), ["a@example.com eu 2", "b@example.com us 1"],
+                            "values swapped between objects, and a deleted object's values taken, in one save")
+        let current = try env.require(reopened.persistentStoreCoordinator, "the reopened coordinator")
+        let clash = env.context(current)
+        let pair = try Fixtures.byName(clash, "Account", key: "email")
+        try env.expect(pair["a@example.com"] != nil, "a@example.com after the reopen")
+        pair["a@example.com"]?.setValue("b@example.com", forKey: "email")
+        try expectViolation(env, "an update to a saved object's email", ["email"]) { try clash.save() }
+        try env.expectEqual(try accounts(env.context(current)), ["a@example.com eu 2", "b@example.com us 1"], "the refused save wrote nothing")
+    }
+
     static let mergePolicies = ConformanceCase("save/uniqueness-merge-policies") { env in
         let coordinator = try env.openCoordinator()
         let setup = env.context(coordinator)
@@ -214,5 +240,5 @@ enum ConstraintCases {
                             "different values and nil values are written")
     }
 
-    static let all: [ConformanceCase] = [save, mergePolicies, batchInsert, batchUpdate]
+    static let all: [ConformanceCase] = [save, swaps, mergePolicies, batchInsert, batchUpdate]
 }
