@@ -81,14 +81,7 @@ extension NSManagedObjectContext {
         var results = computed
         if let having = request.havingPredicate { results = try InMemoryQuery.filter(results, by: having) }
         if sortsResults { try InMemoryQuery.sort(&results, by: request.sortDescriptors ?? []) }
-        if request.returnsDistinctResults {
-            var seen = Set<NSDictionary>()
-            results = results.filter { seen.insert($0).inserted }
-        }
-        var slice = ArraySlice(results)
-        if request.fetchOffset > 0 { slice = slice.dropFirst(request.fetchOffset) }
-        if request.fetchLimit > 0 { slice = slice.prefix(request.fetchLimit) }
-        return Array(slice)
+        return distinctAndLimited(results, request)
     }
 
     /// The result dictionaries computed by the store itself (`AggregatingBackend`), when there is one store that

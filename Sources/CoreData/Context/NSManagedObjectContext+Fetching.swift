@@ -8,18 +8,13 @@ extension NSManagedObjectContext {
     /// - Throws: 134060 for a request without a known entity or with a malformed predicate; a store error.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         if !pendingObjects.isEmpty { processPendingChanges() }
-        if returnsObjects(request) {
-            // Objects go straight into the typed array, without a detour through an array of `Any`.
-            let objects = try fetchObjects(request)
-            var typed: [T] = []
-            typed.reserveCapacity(objects.count)
-            for object in objects {
-                guard let value = object as? T else { throw wrongResultType(object, T.self) }
-                typed.append(value)
-            }
-            return typed
-        }
-        let results = try fetchResults(request)
+        // Objects go straight into the typed array, without a detour through an array of `Any`.
+        if returnsObjects(request) { return try typed(try fetchObjects(request)) }
+        return try typed(try fetchResults(request))
+    }
+
+    /// The results as the request's result type, or 134060 naming the mismatch.
+    private func typed<T, Element>(_ results: [Element]) throws -> [T] {
         var typed: [T] = []
         typed.reserveCapacity(results.count)
         for item in results {
@@ -291,11 +286,17 @@ extension NSManagedObjectContext {
         if single { return result }
         // Several stores: sort, drop duplicates, offset and limit the combined rows.
         if let sorts = request.sortDescriptors, !sorts.isEmpty { try InMemoryQuery.sort(&result, by: sorts) }
+        return distinctAndLimited(result, request)
+    }
+
+    /// Dictionary results without repeats (with `returnsDistinctResults`), after the offset, up to the limit.
+    func distinctAndLimited<T>(_ dictionaries: [NSDictionary], _ request: NSFetchRequest<T>) -> [NSDictionary] {
+        var results = dictionaries
         if request.returnsDistinctResults {
             var seen = Set<NSDictionary>()
-            result = result.filter { seen.insert($0).inserted }
+            results = results.filter { seen.insert($0).inserted }
         }
-        var slice = ArraySlice(result)
+        var slice = ArraySlice(results)
         if request.fetchOffset > 0 { slice = slice.dropFirst(request.fetchOffset) }
         if request.fetchLimit > 0 { slice = slice.prefix(request.fetchLimit) }
         return Array(slice)

@@ -199,13 +199,8 @@ extension NSManagedObjectContext {
     /// Records an object pushed by a child as inserted here, without running `awakeFromInsert` again.
     private func adoptInsertion(of object: NSManagedObject) {
         guard !object.inserted else { return }
-        object.inserted = true
         object.deleted = false
-        register(object)
-        insertedSet[ObjectIdentifier(object)] = object
-        insertionOrder.append(object)
-        indexTemporaryID(of: object)
-        notePending(object, .inserted)
+        recordInsertion(object)
     }
 }
 

@@ -238,14 +238,11 @@ extension NSManagedObjectContext {
         for slot in 0..<layout.slotCount {
             let mine = own.contains(slot)
             guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription else {
-                let keepMine: Bool
-                switch type {
-                case .mergeByPropertyObjectTrumpMergePolicyType: keepMine = mine
-                case .overwriteMergePolicyType: keepMine = true
-                case .mergeByPropertyStoreTrumpMergePolicyType: keepMine = mine && row.slots[slot] == nil
-                case .rollbackMergePolicyType, .errorMergePolicyType: keepMine = false
+                if Self.mergedValueWins(type, changed: mine, survivorHasValue: row.slots[slot] != nil) {
+                    changed.insert(slot)
+                } else {
+                    object.slots[slot] = row.slots[slot]
                 }
-                if keepMine { changed.insert(slot) } else { object.slots[slot] = row.slots[slot] }
                 continue
             }
             if relationship.isToMany {
@@ -261,13 +258,7 @@ extension NSManagedObjectContext {
                 }
                 changed.insert(slot)
             } else {
-                let keepMine: Bool
-                switch type {
-                case .mergeByPropertyObjectTrumpMergePolicyType: keepMine = mine
-                case .overwriteMergePolicyType: keepMine = true
-                case .mergeByPropertyStoreTrumpMergePolicyType: keepMine = mine && rowTargets[slot] == nil
-                case .rollbackMergePolicyType, .errorMergePolicyType: keepMine = false
-                }
+                let keepMine = Self.mergedValueWins(type, changed: mine, survivorHasValue: rowTargets[slot] != nil)
                 // Whichever destination loses forgets the object in its inverse relationship.
                 let rowTarget = rowTargets[slot]
                 if keepMine {
@@ -303,17 +294,23 @@ extension NSManagedObjectContext {
                 }
             case .attribute, .toOne:
                 let value: Any? = layout.slotKinds[slot] == .toOne ? object.toOneObject(slot: slot) : object.slots[slot]
-                let take: Bool
-                switch type {
-                case .mergeByPropertyObjectTrumpMergePolicyType: take = mine
-                case .overwriteMergePolicyType: take = true
-                case .mergeByPropertyStoreTrumpMergePolicyType: take = mine && survivor.slots[target] == nil
-                case .rollbackMergePolicyType, .errorMergePolicyType: take = false
+                if Self.mergedValueWins(type, changed: mine, survivorHasValue: survivor.slots[target] != nil) {
+                    survivor.setValue(value, slot: target)
                 }
-                if take { survivor.setValue(value, slot: target) }
             case .other:
                 continue
             }
+        }
+    }
+
+    /// Whether a merged object's value of one property replaces the survivor's, by policy: object trump when
+    /// the merged object changed it, overwrite always, store trump only to fill a nil, rollback never.
+    private static func mergedValueWins(_ type: NSMergePolicyType, changed: Bool, survivorHasValue: Bool) -> Bool {
+        switch type {
+        case .mergeByPropertyObjectTrumpMergePolicyType: return changed
+        case .overwriteMergePolicyType: return true
+        case .mergeByPropertyStoreTrumpMergePolicyType: return changed && !survivorHasValue
+        case .rollbackMergePolicyType, .errorMergePolicyType: return false
         }
     }
 

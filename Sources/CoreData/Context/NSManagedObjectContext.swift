@@ -220,12 +220,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         guard !object.inserted, object.assignedID?.isTemporaryID ?? true else { return }
         let isNew = object.managedObjectContext == nil
-        object.inserted = true
-        register(object)
-        insertedSet[ObjectIdentifier(object)] = object
-        insertionOrder.append(object)
-        indexTemporaryID(of: object)
-        notePending(object, .inserted)
+        recordInsertion(object)
         if isNew {
             let layout = object.layout
             if object.slots.sharesStorage(with: layout.emptySlots) {
@@ -238,6 +233,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             }
             object.awakeFromInsert()
         }
+    }
+
+    /// Makes `object` one of the context's inserted objects: registered, listed in insertion order, findable by
+    /// a temporary ID, and reported by the next change notification.
+    func recordInsertion(_ object: NSManagedObject) {
+        object.inserted = true
+        register(object)
+        insertedSet[ObjectIdentifier(object)] = object
+        insertionOrder.append(object)
+        indexTemporaryID(of: object)
+        notePending(object, .inserted)
     }
 
     /// Marks an object deleted: its delete rules run now, and the deletion is saved with the next `save()`.
