@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import CoreDataStoreKit
 
-/// The 21 current-format models in the fixtures load with the expected shape; the 9 Xcode 3 ones give the
-/// legacy-format error.
+/// The 21 current-format models and the Xcode 3 ones in the fixtures load with the expected shape; a damaged
+/// Xcode 3 archive gives an error naming it.
 @Suite(.enabled(if: Fixtures.available, "fixtures folder not found"))
 struct FixtureModelTests {
     struct Expected: CustomStringConvertible, Sendable {
@@ -39,17 +39,20 @@ struct FixtureModelTests {
         .init(package: "wibosco__CoreDataMigrationRevised-Example__CoreDataMigration-Example__CoreData__Model__CoreDataMigration_Example.xcdatamodeld", entities: 2, attributes: 7, relationships: 2, fetchedProperties: 0),
     ]
 
-    static let legacy = [
-        "fruitsamples__AbstractTree__AbstractTree__AbstractTree_DataModel.xcdatamodel",
-        "fruitsamples__CoreRecipes__Hands-On_Examples__Example_3_-_Using_Core_Data_with_a_Simple_Cocoa_View__CoreRecipesCocoaView-End__Models__CoreRecipes.xcdatamodel",
-        "fruitsamples__CoreRecipes__Sample_Applications__CoreRecipesApp__MainApplication__Models__CoreRecipes.xcdatamodel",
-        "fruitsamples__DepartmentAndEmployees__MyDocument.xcdatamodel",
-        "fruitsamples__FancyStickiesUsingCoreDataSync__FancyStickiesUsingCoreData.xcdatamodel",
-        "fruitsamples__iClass__iClassV2_DataModel.xcdatamodel",
-        "fruitsamples__iPhoneCoreDataRecipes__DesktopRecipes__Recipes.xcdatamodel",
-        "fruitsamples__iPhoneCoreDataRecipes__Recipes.xcdatamodel",
-        "gilpa__iphone_sqlite_test__CoreDataBooks.xcdatamodel",
+    static let legacy: [Expected] = [
+        .init(package: "fruitsamples__AbstractTree__AbstractTree__AbstractTree_DataModel.xcdatamodel", entities: 1, attributes: 1, relationships: 2, fetchedProperties: 0),
+        .init(package: "fruitsamples__CoreRecipes__Hands-On_Examples__Example_3_-_Using_Core_Data_with_a_Simple_Cocoa_View__CoreRecipesCocoaView-End__Models__CoreRecipes.xcdatamodel",
+              entities: 3, attributes: 10, relationships: 4, fetchedProperties: 0),
+        .init(package: "fruitsamples__DepartmentAndEmployees__MyDocument.xcdatamodel", entities: 2, attributes: 6, relationships: 4, fetchedProperties: 0),
+        .init(package: "fruitsamples__FancyStickiesUsingCoreDataSync__FancyStickiesUsingCoreData.xcdatamodel", entities: 1, attributes: 10, relationships: 0, fetchedProperties: 0),
+        .init(package: "fruitsamples__iClass__iClassV2_DataModel.xcdatamodel", entities: 9, attributes: 14, relationships: 8, fetchedProperties: 1),
+        .init(package: "fruitsamples__iPhoneCoreDataRecipes__DesktopRecipes__Recipes.xcdatamodel", entities: 4, attributes: 10, relationships: 6, fetchedProperties: 0),
+        .init(package: "fruitsamples__iPhoneCoreDataRecipes__Recipes.xcdatamodel", entities: 4, attributes: 10, relationships: 6, fetchedProperties: 0),
+        .init(package: "gilpa__iphone_sqlite_test__CoreDataBooks.xcdatamodel", entities: 1, attributes: 4, relationships: 0, fetchedProperties: 0),
     ]
+
+    /// An Xcode 3 archive whose property list is damaged (no reader, ours or Foundation's, can parse it).
+    static let damagedLegacy = "fruitsamples__CoreRecipes__Sample_Applications__CoreRecipesApp__MainApplication__Models__CoreRecipes.xcdatamodel"
 
     @Test(arguments: current)
     func loadsWithExpectedCounts(_ expected: Expected) throws {
@@ -66,13 +69,37 @@ struct FixtureModelTests {
     }
 
     @Test(arguments: legacy)
-    func legacyFormatIsRefused(_ package: String) throws {
-        let url = try Fixtures.model(package)
+    func xcode3ModelsLoad(_ expected: Expected) throws {
+        try loadsWithExpectedCounts(expected)
+    }
+
+    @Test func aDamagedXcode3ArchiveIsNamed() throws {
+        let url = try Fixtures.model(Self.damagedLegacy)
         let error = #expect(throws: NSError.self) { try NSManagedObjectModel.load(contentsOf: url) }
-        #expect(error?.code == NSFeatureUnsupportedError)
-        #expect(error?.localizedDescription.contains("unsupported legacy model format") == true)
-        #expect(error?.localizedDescription.contains(package) == true)
+        #expect(error?.code == NSFileReadCorruptFileError)
+        #expect(error?.localizedDescription.contains(Self.damagedLegacy) == true)
         #expect(NSManagedObjectModel(contentsOf: url) == nil)
+    }
+
+    /// Xcode 3's source model and the model Apple compiled from it (shipped in the sample's app) are the same.
+    @Test func xcode3ModelEqualsItsCompiledModel() throws {
+        let source = try NSManagedObjectModel.load(contentsOf: Fixtures.model("fruitsamples__AbstractTree__AbstractTree__AbstractTree_DataModel.xcdatamodel"))
+        let compiled = try NSManagedObjectModel.load(contentsOf: Fixtures.apple("mom/fruitsamples__AbstractTree__AbstractTree__AbstractTree.app__Contents__Resources__AbstractTree_DataModel.mom"))
+        #expect(ModelComparison.differences(compiled, source) == [])
+    }
+
+    @Test func xcode3ModelDetails() throws {
+        let model = try NSManagedObjectModel.load(contentsOf: Fixtures.model("fruitsamples__iClass__iClassV2_DataModel.xcdatamodel"))
+        let person = try #require(model.entitiesByName["Person"])
+        #expect(person.isAbstract && person.subentities.compactMap(\.name).sorted() == ["Student", "Teacher"])
+        #expect(model.entitiesByName["Course"]?.attributesByName["overview"]?.defaultValue as? String == "TBD")
+        let courses = try #require(model.entitiesByName["Teacher"]?.propertiesByName["courses"] as? NSFetchedPropertyDescription)
+        #expect(courses.destinationEntityName == "TeacherProxy" && courses.fetchPredicate != nil)
+        #expect(model.configurations.sorted() == ["private", "public"])
+        #expect(model.entities(forConfigurationName: "public")?.compactMap(\.name).sorted() == ["Course", "IDGenerator", "StudentProxy", "TeacherProxy"])
+        #expect(model.fetchRequestTemplate(forName: "generators")?.entityName == "IDGenerator")
+        let students = try #require(model.entitiesByName["Course"]?.relationshipsByName["students"])
+        #expect(students.isToMany && students.inverseRelationship?.name == "course" && students.deleteRule == .nullifyDeleteRule)
     }
 
     @Test func inheritanceConstraintsAndDefaults() throws {

@@ -280,6 +280,11 @@ extension NSManagedObjectContext {
             guard let target = object.slots[slot] as? NSManagedObject, !target.deleted else { return nil }
             return try key(of: target, from: object, relationship: object.layout.allProperties[slot].name, store: store)
         case .attribute(.transformableAttributeType):
+            // An unchanged value is written back as it was stored: its bytes stay Apple's, and a transformer
+            // that is not registered here (a custom one) is only needed for values that change.
+            if !object.inserted, !object.changedSlots.contains(slot), let committed = object.committed, slot < committed.count {
+                return committed[slot]
+            }
             guard let value = object.slots[slot], let attribute = object.layout.allProperties[slot] as? NSAttributeDescription else { return nil }
             return try TransformableStorage.data(for: value, attribute: attribute)
         case .attribute, .other:

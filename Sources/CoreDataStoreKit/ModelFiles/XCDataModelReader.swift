@@ -6,15 +6,15 @@
 /// and attributes that only concern Xcode (`syncable`, positions) are ignored.
 enum XCDataModelReader {
     /// The draft model of the `.xcdatamodel` folder at `url`, and what it says about code generation.
-    /// - Throws: `modelFileMissing` (260) without a `contents` file; `legacyModelFormat` (3328) for the
-    ///   Xcode 3 format; `invalidModelFile` (259) for malformed XML or invalid contents, naming the entity and
-    ///   property.
+    /// An Xcode 3 model (an `elements` archive instead of `contents`) is read by `XcodeLegacyModelReader`.
+    /// - Throws: `modelFileMissing` (260) without a `contents` or `elements` file; `invalidModelFile` (259) for
+    ///   malformed XML or invalid contents, naming the entity and property.
     static func read(_ url: URL) throws -> (ModelDraft, ModelCodegenHints) {
         let contents = url.appendingPathComponent("contents")
         guard FileManager.default.fileExists(atPath: contents.path) else {
             let fm = FileManager.default
             if fm.fileExists(atPath: url.appendingPathComponent("elements").path) {
-                throw CoreDataError.legacyModelFormat(url)
+                return try XcodeLegacyModelReader.read(url)
             }
             throw CoreDataError.modelFileMissing(.init(file: contents), reason: "the model has no \"contents\" file")
         }
