@@ -47,16 +47,10 @@ extension CoreDataError {
         make(NSFileReadCorruptFileError, "Invalid model file at \(place.text): \(reason).", userInfo: place.userInfo)
     }
 
-    /// A model file in a format this package does not read (3328, `NSFeatureUnsupportedError`), such as the
-    /// Xcode 3 `.xcdatamodel` format.
+    /// A model file in a format this package does not read (3328, `NSFeatureUnsupportedError`), such as an
+    /// `.omo` file.
     public static func unsupportedModelFormat(_ place: ModelFilePlace, reason: String) -> NSError {
         make(NSFeatureUnsupportedError, "Unsupported model format at \(place.text): \(reason).", userInfo: place.userInfo)
-    }
-
-    /// The Xcode 3 `.xcdatamodel` format (keyed archives of Xcode's private classes, no `contents` file).
-    public static func legacyModelFormat(_ file: URL) -> NSError {
-        unsupportedModelFormat(ModelFilePlace(file: file),
-                               reason: "unsupported legacy model format (Xcode 3 \"elements\"/\"layout\" archives); open and save the model in a current Xcode to convert it")
     }
 
     /// A model that was looked for by name and not found (260); the message and userInfo list every place searched.

@@ -5,7 +5,7 @@
 public enum ModelFileLoader {
     /// Fills `model` with the model stored at `url`.
     /// - Throws: errors from `CoreDataError` naming the file, entity and property: 260 missing file,
-    ///   259 invalid contents, 3328 unsupported or legacy format.
+    ///   259 invalid contents, 3328 unsupported format (`.omo`).
     public static func load(_ url: URL, into model: NSManagedObjectModel) throws {
         let (draft, _) = try read(url)
         try draft.link(into: model)
