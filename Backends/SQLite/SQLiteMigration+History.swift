@@ -1,11 +1,12 @@
 import CoreDataStoreKit
 
 /// Persistent history survives a lightweight migration: transactions and their strings are copied as they
-/// are, changes are kept for the entities the new model still has (renumbered by name; keys are kept by the
-/// migration), and the history entities' `Z_MAX` carry over. An update's changed columns are dropped (they
+/// are, changes are kept for the entities the new model still has (renumbered and re-keyed as the migration
+/// maps the rows: by renaming identifier, then by name, with the key offsets of merged tables), and the history
+/// entities' `Z_MAX` carry over. An update's changed columns are dropped (they
 /// name properties of the old model), so `updatedProperties` of migrated updates is nil.
 extension SQLiteMigration {
-    static func copyHistory(on connection: SQLiteConnection, source: SQLiteMigrationSource, model: NSManagedObjectModel) throws {
+    static func copyHistory(on connection: SQLiteConnection, source: SQLiteMigrationSource, plan: SQLiteMigrationPlan) throws {
         guard let transactions = source.columns["ATRANSACTION"], let changes = source.columns["ACHANGE"],
               let strings = source.columns["ATRANSACTIONSTRING"] else { return }
         try SQLiteStore.createHistoryTables(on: connection)
@@ -19,17 +20,17 @@ extension SQLiteMigration {
                                   "ZAUTHOR", "ZBUNDLEID", "ZCONTEXTNAME", "ZPROCESSID", "ZQUERYGEN"]
         try connection.run("INSERT INTO ATRANSACTION (\(transactionColumns.joined(separator: ", "))) SELECT \(select(transactionColumns, from: transactions)) FROM old.ATRANSACTION",
                            cached: false)
-        // Old entity numbers to new ones, by name; changes of entities the model dropped are left out.
-        var renumbering: [(old: Int64, new: Int64)] = []
-        for (name, oldNumber) in source.numbersByName {
-            if let entity = model.entitiesByName[name] { renumbering.append((oldNumber, Int64(entity.entityNumber))) }
-        }
-        if !renumbering.isEmpty, changes["ZENTITY"] != nil {
-            let cases = renumbering.map { "WHEN \($0.old) THEN \($0.new)" }.joined(separator: " ")
-            let kept = renumbering.map { "\($0.old)" }.joined(separator: ", ")
+        // Old entity numbers and keys to new ones, as the rows moved; changes of entities the model dropped
+        // are left out. The numbers are integers of this package's own plan, not input.
+        let mapping = plan.entityMapping
+        if !mapping.isEmpty, changes["ZENTITY"] != nil, changes["ZENTITYPK"] != nil {
+            let entities = mapping.map { "WHEN \($0.old) THEN \($0.new)" }.joined(separator: " ")
+            let offsets = mapping.map { "WHEN \($0.old) THEN \($0.keyOffset)" }.joined(separator: " ")
+            let kept = mapping.map { "\($0.old)" }.joined(separator: ", ")
             try connection.run("""
                 INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS)
-                SELECT Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, CASE ZENTITY \(cases) END, ZENTITYPK, ZTRANSACTIONID, NULL
+                SELECT Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, CASE ZENTITY \(entities) END, ZENTITYPK + CASE ZENTITY \(offsets) ELSE 0 END,
+                       ZTRANSACTIONID, NULL
                 FROM old.ACHANGE WHERE ZENTITY IN (\(kept))
                 """, cached: false)
         }

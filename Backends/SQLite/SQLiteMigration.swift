@@ -80,7 +80,7 @@ enum SQLiteMigration {
             for (entity, largest) in plan.largestKeys {
                 try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(largest), .integer(Int64(entity))], cached: false)
             }
-            try copyHistory(on: connection, source: source, model: request.model)
+            try copyHistory(on: connection, source: source, plan: plan)
         }
         try connection.execute("DETACH DATABASE old")
         try connection.execute("PRAGMA journal_mode = WAL")

@@ -84,6 +84,14 @@ struct SQLiteMigrationPlan {
         }
     }
 
+    /// For each new entity that takes an old entity's rows (matched by renaming identifier, then by name): the
+    /// old `Z_ENT`, the new one, and what is added to the old keys.
+    var entityMapping: [(old: Int64, new: Int64, keyOffset: Int64)] {
+        schema.orderedTables.flatMap { SQLiteSchema.hierarchy(of: $0.root) }.compactMap { entity in
+            oldNumbers[ObjectIdentifier(entity)].map { ($0, Int64(entity.entityNumber), keyOffset(of: entity)) }
+        }
+    }
+
     private func oldTable(of entity: NSEntityDescription) -> String? {
         oldNumbers[ObjectIdentifier(entity)].flatMap(source.table(of:))
     }

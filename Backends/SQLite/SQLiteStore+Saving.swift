@@ -44,7 +44,12 @@ extension SQLiteStore {
                 }
                 try deleteJoinRows(of: deletion.key, entity: plan.entity)
             }
-            try clearConstrainedValues(of: changes.updated)
+            // A stale row found while clearing is a conflict now: writing the other rows' values first could
+            // only fail on the unique index instead of reporting it.
+            for stale in try clearConstrainedValues(of: changes.updated) {
+                conflicts.append(.init(key: stale.row.key, expectedVersion: stale.expectedVersion ?? 0, current: try rows(for: [stale.row.key]).first))
+            }
+            guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
             for update in changes.updated {
                 guard let plan = plan(for: update.row.key.entityNumber) else { continue }
                 if let version = try applyUpdate(update, plan: plan, last: &lastUpdate) {
@@ -99,8 +104,9 @@ extension SQLiteStore {
 
     /// Sets to NULL, in their rows, the columns of uniqueness constraints that `updates` change (NULLs never
     /// collide in a unique index); the updates then write the new values. A row whose version does not match
-    /// is left alone, so the update's conflict reports the row as it is.
-    private func clearConstrainedValues(of updates: [StoreRowUpdate]) throws {
+    /// (or that is gone) is left alone and returned: it is a conflict.
+    private func clearConstrainedValues(of updates: [StoreRowUpdate]) throws -> [StoreRowUpdate] {
+        var stale: [StoreRowUpdate] = []
         for update in updates {
             guard let plan = plan(for: update.row.key.entityNumber), plan.entity.layout.hasUniquenessConstraints else { continue }
             let constrained = constrainedSlots(of: plan.entity)
@@ -114,8 +120,9 @@ extension SQLiteStore {
                 sql += " AND Z_OPT = ?2"
                 bindings.append(.integer(expected))
             }
-            try connection.run(sql, bindings)
+            if try connection.run(sql, bindings) == 0 { stale.append(update) }
         }
+        return stale
     }
 
     /// The slots of an entity that belong to a uniqueness constraint of it or of an ancestor.

@@ -89,8 +89,18 @@ extension NSManagedObject {
     /// reported as inserted is reported as updated by the next change notification).
     func noteChange(slot: Int) {
         if let context = managedObjectContext, context.suspendsChangeRecording {
-            // Inside `awakeFromFetch`: the value is the object's as fetched, not a change (Apple's rule).
-            if slot < (committed?.count ?? 0), layout.isStoredSlot[slot], layout.slotKinds[slot] != .attribute(.transformableAttributeType) {
+            // Inside `awakeFromFetch`: the value is the object's as fetched, not a change (Apple's rule). It
+            // becomes the committed value, in store form (a transformable one as its data).
+            guard slot < (committed?.count ?? 0), layout.isStoredSlot[slot] else { return }
+            if layout.slotKinds[slot] == .attribute(.transformableAttributeType) {
+                guard let attribute = layout.allProperties[slot] as? NSAttributeDescription else { return }
+                if let value = slots[slot] {
+                    // A value no transformer here can store keeps the stored data.
+                    if let data = try? TransformableStorage.data(for: value, attribute: attribute) { committed?[slot] = data }
+                } else {
+                    committed?[slot] = nil
+                }
+            } else {
                 committed?[slot] = slots[slot]
             }
             return

@@ -142,10 +142,34 @@ struct KeyedArchive {
     }
 
     /// A plain value (string, number, date, data, UUID, array, dictionary) decoded from an archived field;
-    /// nil for `$null` or an object of another class.
-    func plainValue(_ value: Any?, depth: Int = 0) -> Any? {
-        guard depth < 32, let target = resolve(value) else { return nil }
+    /// nil for `$null`, an object of another class, or a value that refers to itself or is too large (see
+    /// `checkedPlainValue(_:)`, which says so).
+    func plainValue(_ value: Any?) -> Any? {
+        (try? checkedPlainValue(value)) ?? nil
+    }
+
+    /// `plainValue(_:)`, throwing for a collection that contains itself, nests deeper than 32 levels or
+    /// holds more than 100,000 values in all (shared parts counted each time), so that a crafted archive can
+    /// neither loop nor make the reader expand it without end.
+    func checkedPlainValue(_ value: Any?) throws -> Any? {
+        var walk = PlainValueWalk()
+        return try plainValue(value, walk: &walk)
+    }
+
+    /// What a plain-value decoding has visited so far.
+    private struct PlainValueWalk {
+        var path = Set<Int>()
+        var budget = 100_000
+    }
+
+    private func plainValue(_ value: Any?, walk: inout PlainValueWalk) throws -> Any? {
+        walk.budget -= 1
+        guard walk.budget >= 0 else { throw ArchiveError("a value holds more than 100,000 parts") }
+        guard walk.path.count < 32 else { throw ArchiveError("a value nests deeper than 32 levels") }
+        guard let target = resolve(value) else { return nil }
         guard let object = object(value) else { return target }
+        guard walk.path.insert(object.index).inserted else { throw ArchiveError("a value contains itself (object \(object.index))") }
+        defer { walk.path.remove(object.index) }
         switch object.className {
         case "NSString", "NSMutableString": return object.fields["NS.string"] as? String
         case "NSDate":
@@ -161,11 +185,11 @@ struct KeyedArchive {
             return Self.decimal(object.fields)
         case "NSData", "NSMutableData": return object.fields["NS.data"] as? Data
         case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet":
-            return (elements(value) ?? []).compactMap { plainValue($0, depth: depth + 1) }
+            return try (elements(value) ?? []).compactMap { try plainValue($0, walk: &walk) }
         case "NSDictionary", "NSMutableDictionary":
             var out: [AnyHashable: Any] = [:]
             for entry in entries(value) ?? [] {
-                if let key = plainValue(entry.key, depth: depth + 1) as? AnyHashable, let item = plainValue(entry.value, depth: depth + 1) {
+                if let key = try plainValue(entry.key, walk: &walk) as? AnyHashable, let item = try plainValue(entry.value, walk: &walk) {
                     out[key] = item
                 }
             }

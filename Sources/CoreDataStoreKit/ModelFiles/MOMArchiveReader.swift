@@ -115,7 +115,7 @@ enum MOMArchiveReader {
             entity.versionHashModifier = archive.string(fields["NSVersionHashModifier"])
             let renaming = archive.string(fields["NSRenamingIdentifier"])
             entity.renamingIdentifier = renaming == name ? nil : renaming
-            if let info = archive.plainValue(fields["NSUserInfo"]) as? [AnyHashable: Any], !info.isEmpty { entity.userInfo = info }
+            if let info = try userInfo(fields["NSUserInfo"], entity: name, property: nil) { entity.userInfo = info }
             entity.uniquenessConstraints = stringLists(fields["NSUniqueTuples"])
             entity.compoundIndexes = stringLists(fields["NSCompoundIndexes"])
             for index in archive.elements(fields["NSFetchIndexDescriptions"]) ?? [] {
@@ -159,6 +159,17 @@ enum MOMArchiveReader {
             draft.entities.append(entityDraft)
         }
 
+        /// A userInfo dictionary, or nil when there is none.
+        /// - Throws: `invalidModelFile` when it contains itself or is too large.
+        func userInfo(_ value: Any?, entity: String, property: String?) throws -> [AnyHashable: Any]? {
+            let decoded: Any?
+            do { decoded = try archive.checkedPlainValue(value) } catch {
+                throw fail(entity, property, "its userInfo is damaged: \(error)")
+            }
+            guard let info = decoded as? [AnyHashable: Any], !info.isEmpty else { return nil }
+            return info
+        }
+
         /// An array of arrays of names (uniqueness constraints, compound indexes); names may be archived as
         /// strings or as property descriptions.
         func stringLists(_ value: Any?) -> [[Any]] {
@@ -179,7 +190,7 @@ enum MOMArchiveReader {
             property.versionHashModifier = archive.string(fields["NSVersionHashModifier"])
             let renaming = archive.string(fields["NSRenamingIdentifier"])
             property.renamingIdentifier = renaming == property.name ? nil : renaming
-            if let info = archive.plainValue(fields["NSUserInfo"]) as? [AnyHashable: Any], !info.isEmpty { property.userInfo = info }
+            if let info = try userInfo(fields["NSUserInfo"], entity: entity, property: property.name) { property.userInfo = info }
             let predicateValues = archive.elements(fields["NSValidationPredicates"]) ?? []
             if !predicateValues.isEmpty {
                 property.validationPredicateFormats = try rendering(entity, property.name) {

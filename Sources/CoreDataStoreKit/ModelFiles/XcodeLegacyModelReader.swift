@@ -96,7 +96,7 @@ enum XcodeLegacyModelReader {
             entity.isAbstract = archive.bool(object.fields["_isAbstract"]) ?? archive.bool(values["XD_PSK_isAbstract"]) ?? false
             let className = archive.string(values["XD_PSK_entityClassName"])
             entity.managedObjectClassName = className.flatMap { $0.isEmpty ? nil : $0 } ?? "NSManagedObject"
-            entity.userInfo = userInfo(values["XD_PSK_userInfo"])
+            entity.userInfo = try userInfo(values["XD_PSK_userInfo"], entity: name, property: nil)
             entity.versionHashModifier = archive.string(values["XD_PSK_versionHashModifier"])
             var parentName: String?
             for generalization in archive.elements(object.fields["XDBucketForGeneralizationsstorage"]) ?? [] {
@@ -129,17 +129,21 @@ enum XcodeLegacyModelReader {
             draft.entities.append(entityDraft)
         }
 
-        func userInfo(_ value: Any?) -> [AnyHashable: Any]? {
-            guard let info = archive.plainValue(value) as? [AnyHashable: Any], !info.isEmpty else { return nil }
+        func userInfo(_ value: Any?, entity: String, property: String?) throws -> [AnyHashable: Any]? {
+            let decoded: Any?
+            do { decoded = try archive.checkedPlainValue(value) } catch {
+                throw fail(entity, property, "its userInfo is damaged: \(error)")
+            }
+            guard let info = decoded as? [AnyHashable: Any], !info.isEmpty else { return nil }
             return info
         }
 
-        func readCommon(_ object: KeyedArchive.Object, into property: NSPropertyDescription) {
+        func readCommon(_ object: KeyedArchive.Object, into property: NSPropertyDescription, entity: String) throws {
             let values = stereotype(object, "XD_PPropStereotype")
             property.isOptional = archive.bool(values["XD_PPSK_isOptional"]) ?? true
             property.isTransient = archive.bool(values["XD_PPSK_isTransient"]) ?? false
             property.isIndexed = archive.bool(values["XD_PPSK_isIndexed"]) ?? false
-            property.userInfo = userInfo(values["XD_PPSK_userInfo"])
+            property.userInfo = try userInfo(values["XD_PPSK_userInfo"], entity: entity, property: property.name)
             property.versionHashModifier = archive.string(values["XD_PPSK_versionHashModifier"]).flatMap { $0.isEmpty ? nil : $0 }
             property.renamingIdentifier = archive.string(values["XD_PPSK_elementID"]).flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -153,7 +157,7 @@ enum XcodeLegacyModelReader {
             }
             let attribute = NSAttributeDescription()
             attribute.name = name
-            readCommon(object, into: attribute)
+            try readCommon(object, into: attribute, entity: entity)
             attribute.attributeType = type
             attribute.attributeValueClassName = XCDataModelAttributeType.valueClassName(of: type)
             attribute.valueTransformerName = archive.string(values["XD_PAttK_valueTransformerName"]).flatMap { $0.isEmpty ? nil : $0 }
@@ -194,7 +198,7 @@ enum XcodeLegacyModelReader {
             let values = stereotype(object, "XD_PR_Stereotype")
             let relationship = NSRelationshipDescription()
             relationship.name = name
-            readCommon(object, into: relationship)
+            try readCommon(object, into: relationship, entity: entity)
             let maxCount = max(0, archive.integer(values["XD_PRK_maxCount"]) ?? 0)
             let toMany = archive.bool(values["XD_PRK_isToMany"]) ?? (maxCount != 1)
             relationship.maxCount = toMany ? (maxCount == 1 ? 0 : maxCount) : 1
@@ -215,7 +219,7 @@ enum XcodeLegacyModelReader {
             guard let name = name(object), !name.isEmpty else { throw fail(entity, nil, "a fetched property has no name") }
             let property = NSFetchedPropertyDescription()
             property.name = name
-            readCommon(object, into: property)
+            try readCommon(object, into: property, entity: entity)
             property.isTransient = true
             guard let request = archive.object(stereotype(object, "XD_PFP_Stereotype")["XD_PFP_fetchRequestKey"]),
                   let destination = archive.object(request.fields["_entity"]).flatMap(self.name) else {
