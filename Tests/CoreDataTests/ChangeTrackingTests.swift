@@ -20,6 +20,14 @@ private func booksByPages(in context: NSManagedObjectContext) -> NSFetchedResult
     return NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "pages", cacheName: nil)
 }
 
+/// Performs `controller`'s fetch with a new recorder as its delegate; the caller keeps the recorder alive.
+private func fetchAndRecord<T>(_ controller: NSFetchedResultsController<T>) throws -> ChangeRecorder {
+    let recorder = ChangeRecorder()
+    controller.delegate = recorder
+    try controller.performFetch()
+    return recorder
+}
+
 private func titles(_ objects: [Any]?) -> [String] {
     (objects ?? []).compactMap { ($0 as? Book)?.title }
 }
@@ -254,9 +262,7 @@ struct FetchedResultsControllerTests {
     @Test func delegateHearsInsertUpdateMoveDeleteAndSectionChanges() throws {
         let context = try library()
         let controller = booksByPages(in: context)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let recorder = try fetchAndRecord(controller)
         #expect(recorder.take() == [], "fetching reports nothing")
 
         let anna = context.performAndWait { book("Anna", pages: 100, in: context) }
@@ -297,9 +303,7 @@ struct FetchedResultsControllerTests {
         request.predicate = NSPredicate(format: "pages < %d", 150)
         request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
         let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let recorder = try fetchAndRecord(controller)
         #expect(titles(controller.fetchedObjects) == ["Dune", "Emma"])
         let ulysses = try context.performAndWait {
             let request = NSFetchRequest<Book>(entityName: "Book")
@@ -330,9 +334,7 @@ struct FetchedResultsControllerTests {
         request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
         request.fetchLimit = 2
         let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let recorder = try fetchAndRecord(controller)
         context.performAndWait { context.reset() }
         #expect(recorder.take() == ["will", "delete Dune [0,0]->nil", "delete Emma [0,1]->nil",
                                     "insert Dune nil->[0,0]", "insert Emma nil->[0,1]", "did"])
@@ -344,9 +346,7 @@ struct FetchedResultsControllerTests {
     @Test func childSavesReachTheParentsController() throws {
         let parent = try library()
         let controller = booksByPages(in: parent)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let recorder = try fetchAndRecord(controller)
         let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         child.parent = parent
         try child.performAndWait {
@@ -380,9 +380,7 @@ struct FetchedResultsControllerTests {
         viewContext.automaticallyMergesChangesFromParent = true
         let log = ChangeLog(viewContext)
         let controller = booksByPages(in: viewContext)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let recorder = try fetchAndRecord(controller)
         #expect(controller.sections?.map { titles($0.objects) } == [["Dune", "Emma"], ["Ulysses"]])
 
         let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

@@ -36,13 +36,18 @@ import CoreData
         #expect(committed(counter) == ["label": "b", "count": "1"])
     }
 
-    @Test func fetchedObjectsCommitWhatWasWritten() throws {
+    /// A saved counter labelled "a", its context, and a second context on the same coordinator.
+    private func savedCounterAndSecondContext() throws -> (NSManagedObjectContext, NSManagedObject, NSManagedObjectContext) {
         let context = try inMemoryContext(model: counterModel())
-        let counter = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context)
-        counter.setValue("a", forKey: "label")
+        let counter = insert("Counter", ["label": "a"], into: context)
         try context.save()
         let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        return (context, counter, other)
+    }
+
+    @Test func fetchedObjectsCommitWhatWasWritten() throws {
+        let (_, _, other) = try savedCounterAndSecondContext()
         try other.performAndWait {
             let fetched = try #require(try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Counter")).first)
             fetched.setValue(5, forKey: "count")
@@ -55,12 +60,7 @@ import CoreData
     }
 
     @Test func mergedConflictsCommitTheStoreValuesUnderTheChanges() throws {
-        let context = try inMemoryContext(model: counterModel())
-        let counter = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context)
-        counter.setValue("a", forKey: "label")
-        try context.save()
-        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let (context, counter, other) = try savedCounterAndSecondContext()
         try other.performAndWait {
             let fetched = try #require(try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Counter")).first)
             fetched.setValue("from other", forKey: "label")

@@ -3,12 +3,6 @@ import Testing
 
 /// Nested contexts with typed subclasses: what the conformance suite's `nested/*` cases do not reach.
 struct NestedContextTests {
-    private func child(of parent: NSManagedObjectContext) -> NSManagedObjectContext {
-        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        child.parent = parent
-        return child
-    }
-
     @Test func childEditsAnObjectItsParentInserted() throws {
         let root = try inMemoryContext()
         let id = root.performAndWait {
@@ -16,7 +10,7 @@ struct NestedContextTests {
             author.name = "Ann"
             return author.objectID
         }
-        let child = child(of: root)
+        let child = childContext(of: root)
         try child.performAndWait {
             let author = try #require(try child.existingObject(with: id) as? Author)
             #expect(author.name == "Ann" && author.age == 18)
@@ -50,7 +44,7 @@ struct NestedContextTests {
             try root.save()
             return author.objectID
         }
-        let child = child(of: root)
+        let child = childContext(of: root)
         try child.performAndWait {
             let author = try #require(child.object(with: id) as? Author)
             #expect(author.drafts.map(\.text) == ["one", "two", "three"])
@@ -62,7 +56,7 @@ struct NestedContextTests {
             #expect(author.drafts.map(\.text) == ["three", "two", "one"])
             try root.save()
         }
-        let other = self.child(of: root)
+        let other = childContext(of: root)
         try other.performAndWait {
             let author = try #require(other.object(with: id) as? Author)
             other.delete(author)

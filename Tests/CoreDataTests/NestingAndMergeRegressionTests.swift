@@ -5,18 +5,6 @@ import Testing
 /// Regressions found by reviewing nested contexts, computed dictionary fetches and uniqueness-constraint
 /// merging: each test states the expected (Apple-documented or data-preserving) behaviour.
 struct NestingAndMergeRegressionTests {
-    private func child(of parent: NSManagedObjectContext) -> NSManagedObjectContext {
-        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        child.parent = parent
-        return child
-    }
-
-    private func insert(_ entity: String, _ values: [String: Any], into context: NSManagedObjectContext) -> NSManagedObject {
-        let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
-        for (key, value) in values { object.setValue(value, forKey: key) }
-        return object
-    }
-
     // MARK: Nested contexts
 
     /// The editor pattern: a child inserts, child and parent save, the user keeps editing in the same child.
@@ -24,7 +12,7 @@ struct NestingAndMergeRegressionTests {
     /// the edit is lost and the parent can never save again (every later save throws 134030).
     @Test func childEditAfterParentSavedTheChildsInsert() throws {
         let root = try inMemoryContext()
-        let child = child(of: root)
+        let child = childContext(of: root)
         let author = try child.performAndWait {
             let author = Author(context: child)
             author.name = "Ann"

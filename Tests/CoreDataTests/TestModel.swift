@@ -68,3 +68,18 @@ func inMemoryContext(model: NSManagedObjectModel = libraryModel()) throws -> NSM
     context.persistentStoreCoordinator = coordinator
     return context
 }
+
+/// A private-queue context whose parent is `parent`.
+func childContext(of parent: NSManagedObjectContext) -> NSManagedObjectContext {
+    let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    child.parent = parent
+    return child
+}
+
+/// Inserts an `entity` object into `context` and sets `values` on it by key.
+@discardableResult
+func insert(_ entity: String, _ values: [String: Any], into context: NSManagedObjectContext) -> NSManagedObject {
+    let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+    for (key, value) in values { object.setValue(value, forKey: key) }
+    return object
+}

@@ -38,12 +38,6 @@ struct UniquenessMergeTests {
         return context
     }
 
-    private func insert(_ entity: String, _ values: [String: Any], into context: NSManagedObjectContext) -> NSManagedObject {
-        let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
-        for (key, value) in values { object.setValue(value, forKey: key) }
-        return object
-    }
-
     private func titles(_ object: NSManagedObject?, _ key: String = "posts") -> [String] {
         ((object?.value(forKey: key) as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "title") as? String }.sorted()
     }

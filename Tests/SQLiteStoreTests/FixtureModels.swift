@@ -1,4 +1,5 @@
 import CoreData
+import StoreTestSupport
 import Foundation
 
 /// Models of the fixture stores, rebuilt in code from their source models (or, for programmatic models, from

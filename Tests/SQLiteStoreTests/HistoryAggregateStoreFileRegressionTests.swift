@@ -1,4 +1,5 @@
 import CoreData
+import StoreTestSupport
 import Foundation
 import Testing
 

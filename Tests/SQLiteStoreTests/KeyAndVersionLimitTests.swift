@@ -1,5 +1,6 @@
 import Testing
 import CoreData
+import StoreTestSupport
 
 /// `Z_MAX`, `Z_PK` and `Z_OPT` read from a file: damaged or exhausted numbers throw, never trap.
 @Suite struct KeyAndVersionLimitTests {

@@ -1,5 +1,6 @@
 import Testing
 import CoreData
+import StoreTestSupport
 import CoreDataSQLite
 
 /// The SQLite store's side of the save contract, called directly on a store (no context in between).

@@ -137,23 +137,4 @@ func thrownError(_ body: () throws -> Void) -> NSError? {
     }
 }
 
-// MARK: Model building
 
-func attribute(_ name: String, _ type: NSAttributeDescription.AttributeType, indexed: Bool = false) -> NSAttributeDescription {
-    let attribute = NSAttributeDescription(name: name, type: type)
-    attribute.isIndexed = indexed
-    return attribute
-}
-
-func entity(_ name: String, _ properties: [NSPropertyDescription], abstract: Bool = false) -> NSEntityDescription {
-    let entity = NSEntityDescription(name: name)
-    entity.properties = properties
-    entity.isAbstract = abstract
-    return entity
-}
-
-/// Connects two relationships as each other's inverse.
-func inverse(_ a: NSRelationshipDescription, _ b: NSRelationshipDescription) {
-    a.inverseRelationship = b
-    b.inverseRelationship = a
-}

@@ -78,12 +78,10 @@ public func everyTypeModel() -> NSManagedObjectModel {
     animal.subentities = [dog]
     let tags = NSRelationshipDescription(name: "tags", destination: tag, toMany: true)
     let items = NSRelationshipDescription(name: "items", destination: item, toMany: true)
-    tags.inverseRelationship = items
-    items.inverseRelationship = tags
+    inverse(tags, items)
     let itemOwner = NSRelationshipDescription(name: "owner", destination: owner, toMany: false)
     let ownerItems = NSRelationshipDescription(name: "ownedItems", destination: item, toMany: true)
-    itemOwner.inverseRelationship = ownerItems
-    ownerItems.inverseRelationship = itemOwner
+    inverse(itemOwner, ownerItems)
     item.properties = [
         NSAttributeDescription(name: "title", type: .string),
         NSAttributeDescription(name: "count16", type: .integer16),
@@ -148,4 +146,27 @@ public func saveCodeAfterInsertingATag(_ type: NSPersistentStore.StoreType, at u
         tag.setValue("one too many", forKey: "name")
         return errorCode { try context.save() }
     }
+}
+
+// MARK: Model building
+
+/// An attribute, optionally indexed.
+public func attribute(_ name: String, _ type: NSAttributeDescription.AttributeType, indexed: Bool = false) -> NSAttributeDescription {
+    let attribute = NSAttributeDescription(name: name, type: type)
+    attribute.isIndexed = indexed
+    return attribute
+}
+
+/// An entity with its properties.
+public func entity(_ name: String, _ properties: [NSPropertyDescription], abstract: Bool = false) -> NSEntityDescription {
+    let entity = NSEntityDescription(name: name)
+    entity.properties = properties
+    entity.isAbstract = abstract
+    return entity
+}
+
+/// Connects two relationships as each other's inverse.
+public func inverse(_ a: NSRelationshipDescription, _ b: NSRelationshipDescription) {
+    a.inverseRelationship = b
+    b.inverseRelationship = a
 }

@@ -1,17 +1,9 @@
 import CoreData
+import StoreTestSupport
 
 /// Models, written in code, for the Apple XML stores in `fixtures/apple/xml`. Names follow the apps' models
 /// (camel case); the files store them upper- and lower-cased.
 enum AppleFixtureModels {
-    private static func attribute(_ name: String, _ type: NSAttributeDescription.AttributeType) -> NSAttributeDescription {
-        NSAttributeDescription(name: name, type: type)
-    }
-
-    private static func link(_ a: NSRelationshipDescription, _ b: NSRelationshipDescription) {
-        a.inverseRelationship = b
-        b.inverseRelationship = a
-    }
-
     /// Apple's CoreRecipes sample (Chinese_Recipes.crx, CoreRecipesCocoaView.xml).
     static func recipes() -> NSManagedObjectModel {
         let chef = NSEntityDescription(name: "Chef"), cuisine = NSEntityDescription(name: "Cuisine")
@@ -20,17 +12,17 @@ enum AppleFixtureModels {
 
         let chefRecipes = NSRelationshipDescription(name: "recipes", destination: recipe, toMany: true)
         let recipeChef = NSRelationshipDescription(name: "chef", destination: chef, toMany: false)
-        link(chefRecipes, recipeChef)
+        inverse(chefRecipes, recipeChef)
         let cuisineRecipes = NSRelationshipDescription(name: "recipes", destination: recipe, toMany: true)
         let recipeCuisines = NSRelationshipDescription(name: "cuisines", destination: cuisine, toMany: true)
-        link(cuisineRecipes, recipeCuisines)
+        inverse(cuisineRecipes, recipeCuisines)
         let measureIngredients = NSRelationshipDescription(name: "ingredients", destination: ingredient, toMany: true)
         let ingredientMeasure = NSRelationshipDescription(name: "measure", destination: measure, toMany: false)
-        link(measureIngredients, ingredientMeasure)
+        inverse(measureIngredients, ingredientMeasure)
         let recipeIngredients = NSRelationshipDescription(name: "ingredients", destination: ingredient, toMany: true, deleteRule: .cascadeDeleteRule)
         recipeIngredients.minCount = 1
         let ingredientRecipe = NSRelationshipDescription(name: "recipe", destination: recipe, toMany: false)
-        link(recipeIngredients, ingredientRecipe)
+        inverse(recipeIngredients, ingredientRecipe)
         let recipeMedia = NSRelationshipDescription(name: "recipeMedia", destination: media, toMany: true)
 
         chef.properties = [attribute("firstName", .string), attribute("lastName", .string), attribute("homePage", .string),
@@ -59,13 +51,13 @@ enum AppleFixtureModels {
 
         let modelMappings = NSRelationshipDescription(name: "entityMappings", destination: entityMapping, toMany: true)
         let mappingModel = NSRelationshipDescription(name: "mappingModel", destination: model, toMany: false)
-        link(modelMappings, mappingModel)
+        inverse(modelMappings, mappingModel)
         let attributeMappings = NSRelationshipDescription(name: "attributeMappings", destination: attributeMapping, toMany: true)
         let attributeOwner = NSRelationshipDescription(name: "entityMapping", destination: entityMapping, toMany: false)
-        link(attributeMappings, attributeOwner)
+        inverse(attributeMappings, attributeOwner)
         let relationshipMappings = NSRelationshipDescription(name: "relationshipMappings", destination: relationshipMapping, toMany: true)
         let relationshipOwner = NSRelationshipDescription(name: "entityMapping", destination: entityMapping, toMany: false)
-        link(relationshipMappings, relationshipOwner)
+        inverse(relationshipMappings, relationshipOwner)
 
         model.properties = [attribute("sourceModelPath", .string), attribute("sourceModelData", .binaryData),
                             attribute("destinationModelPath", .string), attribute("destinationModelData", .binaryData), modelMappings]

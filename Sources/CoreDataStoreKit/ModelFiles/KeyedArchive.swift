@@ -148,6 +148,13 @@ struct KeyedArchive {
         (try? checkedPlainValue(value)) ?? nil
     }
 
+    /// A model element's `userInfo`: the archived dictionary as plain values, or nil when it is absent or
+    /// empty. Throws what `checkedPlainValue(_:)` throws.
+    func userInfoDictionary(_ value: Any?) throws -> [AnyHashable: Any]? {
+        guard let info = try checkedPlainValue(value) as? [AnyHashable: Any], !info.isEmpty else { return nil }
+        return info
+    }
+
     /// `plainValue(_:)`, throwing for a collection that contains itself, nests deeper than 32 levels or
     /// holds more than 100,000 values in all (shared parts counted each time), so that a crafted archive can
     /// neither loop nor make the reader expand it without end.

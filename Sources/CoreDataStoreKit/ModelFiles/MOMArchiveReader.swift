@@ -162,12 +162,9 @@ enum MOMArchiveReader {
         /// A userInfo dictionary, or nil when there is none.
         /// - Throws: `invalidModelFile` when it contains itself or is too large.
         func userInfo(_ value: Any?, entity: String, property: String?) throws -> [AnyHashable: Any]? {
-            let decoded: Any?
-            do { decoded = try archive.checkedPlainValue(value) } catch {
+            do { return try archive.userInfoDictionary(value) } catch {
                 throw fail(entity, property, "its userInfo is damaged: \(error)")
             }
-            guard let info = decoded as? [AnyHashable: Any], !info.isEmpty else { return nil }
-            return info
         }
 
         /// An array of arrays of names (uniqueness constraints, compound indexes); names may be archived as

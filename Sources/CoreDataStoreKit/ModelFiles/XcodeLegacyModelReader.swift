@@ -130,12 +130,9 @@ enum XcodeLegacyModelReader {
         }
 
         func userInfo(_ value: Any?, entity: String, property: String?) throws -> [AnyHashable: Any]? {
-            let decoded: Any?
-            do { decoded = try archive.checkedPlainValue(value) } catch {
+            do { return try archive.userInfoDictionary(value) } catch {
                 throw fail(entity, property, "its userInfo is damaged: \(error)")
             }
-            guard let info = decoded as? [AnyHashable: Any], !info.isEmpty else { return nil }
-            return info
         }
 
         func readCommon(_ object: KeyedArchive.Object, into property: NSPropertyDescription, entity: String) throws {
