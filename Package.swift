@@ -38,6 +38,8 @@ let package = Package(
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"],
                     resources: [.copy("Resources/Model.xcdatamodeld"), .copy("Resources/MustC.xcdatamodeld")]),
         .testTarget(name: "ReadmeTests", dependencies: ["CoreData"]),
+        .executableTarget(name: "MainQueueProbe", dependencies: ["CoreData"], path: "Tests/MainQueueProbe"),
+        .testTarget(name: "ConcurrencyTests", dependencies: ["MainQueueProbe", "CoreData"]),
         .testTarget(name: "CoreDataToolTests", dependencies: ["coredata", "CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataInMemory", "CoreDataConformance"]),
         .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit"]),

@@ -97,10 +97,15 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         context.perform { block(context) }
     }
 
-    /// Runs `block` with a new private-queue context and returns its result.
-    public func performBackgroundTask<T>(_ block: @escaping (NSManagedObjectContext) throws -> T) async throws -> T {
+    /// Runs `block` with a new private-queue context and returns its result, throwing what the block throws.
+    ///
+    /// Apple declares this `rethrows`; here the block's error type is a generic parameter, which reads the same
+    /// at the call site: a block that throws nothing needs no `try`.
+    public func performBackgroundTask<T, Failure: Error>(_ block: @escaping (NSManagedObjectContext) throws(Failure) -> T) async throws(Failure) -> T {
         let context = newBackgroundContext()
-        return try await context.perform { try block(context) }
+        // The block runs once, on the new context's queue, while this task waits for it.
+        let work = UncheckedSendable(block)
+        return try await context.perform { () throws(Failure) -> T in try work.value(context) }
     }
 
     /// The model named `name`, found by `ModelLocator` and loaded.

@@ -47,7 +47,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
 
     let queue: DispatchQueue?
-    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// Marks the private queue, so code can tell it runs there (see `NSManagedObjectContext+Queue.swift`).
+    let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     var registered: [NSManagedObjectID.Identity: NSManagedObject] = [:]
     var insertedSet: [ObjectIdentifier: NSManagedObject] = [:]
@@ -90,66 +91,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
     }
 
-    // MARK: Queues
+    // MARK: Queues (the rest is in NSManagedObjectContext+Queue.swift)
 
-    /// Whether the calling code already runs on the context's queue, or inside one of its blocks on this
-    /// thread (a `performAndWait` nested in another context's `performAndWait` runs on the caller's thread).
-    var isOnQueue: Bool {
-        if ActiveContexts.isActive(self) { return true }
-        if queue != nil { return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) }
-        return Thread.isMainThread
-    }
-
-    /// Runs `block` on the context's queue, later.
+    /// Runs `block` on the context's queue, later: never inline, even when called on the queue.
     open func perform(_ block: @escaping () -> Void) {
-        let work = UncheckedSendable(block)
-        let run = { [self] in runBlock { work.value() } }
-        let task = UncheckedSendable(run)
-        if let queue { queue.async { task.value() } } else { DispatchQueue.main.async { task.value() } }
+        enqueue(block)
     }
 
     /// Runs `block` on the context's queue and waits for it; re-entrant: runs it at once when already on the
     /// queue or inside another of this context's blocks.
     open func performAndWait(_ block: () -> Void) {
-        if isOnQueue { runBlock(block); return }
-        if let queue {
-            queue.sync { runBlock(block) }
-        } else {
-            DispatchQueue.main.sync { runBlock(block) }
-        }
-    }
-
-    /// Runs `block` on the context's queue, waits, and returns its result or rethrows its error.
-    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        if isOnQueue { return try runBlock(block) }
-        if let queue { return try queue.sync { try runBlock(block) } }
-        return try DispatchQueue.main.sync { try runBlock(block) }
-    }
-
-    /// Runs one of the context's blocks; when it is the outermost one on this thread, pending changes are
-    /// processed as it ends, so `NSManagedObjectContextObjectsDidChange` is posted once per block.
-    private func runBlock<T>(_ body: () throws -> T) rethrows -> T {
-        let outermost = !ActiveContexts.isActive(self)
-        return try ActiveContexts.run(self) {
-            defer { if outermost { processPendingChanges() } }
-            return try body()
-        }
-    }
-
-    /// How `perform` schedules an async block (Apple's `NSManagedObjectContext.ScheduledTaskType`).
-    public enum ScheduledTaskType: Sendable {
-        case immediate
-        case enqueued
-    }
-
-    /// Runs `block` on the context's queue and returns its result.
-    public func perform<T>(schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws -> T) async throws -> T {
-        if schedule == .immediate, isOnQueue { return try runBlock(block) }
-        return try await withCheckedThrowingContinuation { continuation in
-            perform {
-                do { continuation.resume(returning: try block()) } catch { continuation.resume(throwing: error) }
-            }
-        }
+        runAndWait(block)
     }
 
     // MARK: Registered objects and changes
@@ -379,25 +331,4 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
-}
-
-/// The contexts whose blocks are running on the current thread, innermost last: nested `performAndWait` calls
-/// run inline, and `NSFetchRequest.execute()` finds its context here.
-enum ActiveContexts {
-    private final class Stack { var contexts: [NSManagedObjectContext] = [] }
-    private static let stacks = ThreadLocal { Stack() }
-
-    static func isActive(_ context: NSManagedObjectContext) -> Bool {
-        stacks.value.contexts.contains { $0 === context }
-    }
-
-    /// The context whose block runs innermost on this thread.
-    static var current: NSManagedObjectContext? { stacks.value.contexts.last }
-
-    static func run<T>(_ context: NSManagedObjectContext, _ body: () throws -> T) rethrows -> T {
-        let stack = stacks.value
-        stack.contexts.append(context)
-        defer { stack.contexts.removeLast() }
-        return try body()
-    }
 }

@@ -1,0 +1,115 @@
+import Dispatch
+
+/// Where a context's blocks run (the queue model; see "Queues" in Docs/Decisions.md).
+///
+/// - A private-queue context runs its blocks on its own serial queue. A main-queue context runs them on the
+///   main dispatch queue, however that queue is served (`MainQueue`).
+/// - `perform` always enqueues. `performAndWait` runs the block inline when the caller is already on the
+///   context's queue, or inside one of the context's blocks on this thread; otherwise it waits with `sync`,
+///   and never `sync`s onto a queue the caller is on.
+/// - A `performAndWait` that waits for a private queue while holding the main queue lends the main queue to
+///   the block, so the block can use a main-queue context (a child saving into the view context, say).
+extension NSManagedObjectContext {
+    /// Whether the calling code already runs on the context's queue, or inside one of its blocks on this
+    /// thread (a `performAndWait` nested in another context's `performAndWait` runs on the caller's thread).
+    var isOnQueue: Bool {
+        if ActiveContexts.isActive(self) { return true }
+        guard queue != nil else { return MainQueue.isCurrent }
+        return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+    }
+
+    /// Puts `block` at the end of the context's queue, to run as one of the context's blocks.
+    func enqueue(_ block: @escaping () -> Void) {
+        let work = UncheckedSendable(block)
+        let run = { [self] in runBlock { work.value() } }
+        let task = UncheckedSendable(run)
+        (queue ?? DispatchQueue.main).async { task.value() }
+    }
+
+    /// Runs `block` on the context's queue, waits, and returns its result or rethrows its error.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        try runAndWait(block)
+    }
+
+    /// Runs `body` as one of the context's blocks and waits: inline when already on the queue, else with `sync`.
+    func runAndWait<T>(_ body: () throws -> T) rethrows -> T {
+        try waitOnQueue { try runBlock(body) }
+    }
+
+    /// Runs `body` on the context's queue and waits: inline when already there, else with `sync`.
+    private func waitOnQueue<T>(_ body: () throws -> T) rethrows -> T {
+        if isOnQueue { return try body() }
+        guard let queue else { return try DispatchQueue.main.sync(execute: body) }
+        let holdsMainQueue = MainQueue.isCurrent
+        return try queue.sync { try MainQueue.lending(holdsMainQueue, body) }
+    }
+
+    /// Runs one of the context's blocks; when it is the outermost one on this thread, pending changes are
+    /// processed as it ends, so `NSManagedObjectContextObjectsDidChange` is posted once per block.
+    private func runBlock<T>(_ body: () throws -> T) rethrows -> T {
+        let outermost = !ActiveContexts.isActive(self)
+        return try ActiveContexts.run(self) {
+            defer { if outermost { processPendingChanges() } }
+            return try body()
+        }
+    }
+
+    /// How `perform` schedules an async block (Apple's `NSManagedObjectContext.ScheduledTaskType`).
+    public enum ScheduledTaskType: Sendable {
+        /// Runs the block at once when the caller is already on the context's queue, else enqueues it.
+        case immediate
+        /// Always enqueues the block.
+        case enqueued
+    }
+
+    /// Runs `block` on the context's queue and returns its result, throwing what the block throws.
+    ///
+    /// Apple declares this `rethrows`; here the block's error type is a generic parameter, which reads the same
+    /// at the call site: a block that throws nothing needs no `try`.
+    public func perform<T, Failure: Error>(schedule: ScheduledTaskType = .immediate,
+                                           _ block: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
+        if schedule == .immediate, isOnQueue {
+            return try runBlock { Result { () throws(Failure) -> T in try block() } }.get()
+        }
+        let outcome = OutcomeBox<T, Failure>()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            perform {
+                outcome.result = Result { () throws(Failure) -> T in try block() }
+                continuation.resume()
+            }
+        }
+        return try outcome.get()
+    }
+}
+
+/// The result of a block run on a context's queue, carried to the task that awaits it. The continuation's
+/// resumption orders the write before the read, so no lock is needed.
+private final class OutcomeBox<Value, Failure: Error>: @unchecked Sendable {
+    var result: Result<Value, Failure>?
+
+    func get() throws(Failure) -> Value {
+        guard let result else { preconditionFailure("a context's block finished without a result") }
+        return try result.get()
+    }
+}
+
+/// The contexts whose blocks are running on the current thread, innermost last: nested `performAndWait` calls
+/// run inline, and `NSFetchRequest.execute()` finds its context here.
+enum ActiveContexts {
+    private final class Stack { var contexts: [NSManagedObjectContext] = [] }
+    private static let stacks = ThreadLocal { Stack() }
+
+    static func isActive(_ context: NSManagedObjectContext) -> Bool {
+        stacks.value.contexts.contains { $0 === context }
+    }
+
+    /// The context whose block runs innermost on this thread.
+    static var current: NSManagedObjectContext? { stacks.value.contexts.last }
+
+    static func run<T>(_ context: NSManagedObjectContext, _ body: () throws -> T) rethrows -> T {
+        let stack = stacks.value
+        stack.contexts.append(context)
+        defer { stack.contexts.removeLast() }
+        return try body()
+    }
+}

@@ -1,0 +1,176 @@
+import CoreData
+import Dispatch
+import Foundation
+
+/// A program that uses a container's view context the way apps do, with the main queue served one way per
+/// run (the first argument), and prints one line per check: `ok <check>` or `FAIL <check>: <why>`, then
+/// `done`. `ConcurrencyTests` runs it once per mode, in its own process, because a process serves its main
+/// queue one way only. A deadlock shows as a process that never prints `done`.
+@main
+enum MainQueueProbe {
+    static func main() async {
+        let mode = CommandLine.arguments.dropFirst().first ?? ""
+        switch mode {
+        case "main-thread":
+            // Still on the main thread (nothing awaited yet), and nothing serves the main queue.
+            Scenario().runSynchronousChecks()
+            finish()
+        case "run-loop":
+            DispatchQueue.main.async { Scenario().runServedChecks() }
+            runTheMainRunLoop()
+        case "dispatch-main":
+            DispatchQueue.main.async { Scenario().runServedChecks() }
+            dispatchMain()
+        case "async-main":
+            await Task.yield()  // from here on the main queue runs on a worker thread
+            report("async main runs off the main thread after its first suspension", !Thread.isMainThread)
+            await Scenario().runAsyncChecks()
+            Scenario().runServedChecks()
+        case "main-actor":
+            await Task.detached { await MainActor.run { Scenario().runServedChecks() } }.value
+        default:
+            print("usage: MainQueueProbe main-thread|run-loop|dispatch-main|async-main|main-actor")
+            exit(64)
+        }
+        // The served checks end the process; give them time, then report a hang.
+        try? await Task.sleep(nanoseconds: 120_000_000_000)
+        report("the checks finish", false, "timed out")
+        finish()
+    }
+}
+
+/// Serves the main queue from the main thread's run loop (a synchronous call: async code may not run it).
+func runTheMainRunLoop() {
+    RunLoop.main.run()
+}
+
+/// Prints one check's outcome; a failed check makes the process exit with 1 once `finish` runs.
+func report(_ check: String, _ passed: Bool, _ detail: @autoclosure () -> String = "") {
+    if passed { print("ok \(check)") } else { print("FAIL \(check): \(detail())"); failures += 1 }
+}
+
+nonisolated(unsafe) var failures = 0
+
+func finish() -> Never {
+    print(failures == 0 ? "done" : "done with \(failures) failures")
+    fflush(stdout)
+    exit(failures == 0 ? 0 : 1)
+}
+
+/// Tells the probe, independently of the package, whether code runs on the main queue.
+enum ProbeMainQueue {
+    static let key = DispatchSpecificKey<UInt8>()
+    static let isMarked: Bool = { DispatchQueue.main.setSpecific(key: key, value: 1); return true }()
+    static var isCurrent: Bool { _ = isMarked; return Thread.isMainThread || DispatchQueue.getSpecific(key: key) != nil }
+}
+
+final class Item: NSManagedObject {
+    @Managed var name: String?
+}
+
+/// The checks, on a container with a SQLite store in a new temporary folder.
+final class Scenario: @unchecked Sendable {
+    let container: NSPersistentContainer
+
+    init() {
+        let entity = NSEntityDescription(name: "Item", managedObjectClassName: "Item")
+        entity.properties = [NSAttributeDescription(name: "name", type: .string)]
+        container = NSPersistentContainer(name: "Probe", managedObjectModel: NSManagedObjectModel(entities: [entity]))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("main-queue-probe-\(UUID().uuidString)")
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: folder.appendingPathComponent("Probe.sqlite"))]
+        container.loadPersistentStores { _, error in
+            if let error { report("store loads", false, "\(error)"); finish() }
+        }
+    }
+
+    var viewContext: NSManagedObjectContext { container.viewContext }
+
+    func count() -> Int {
+        viewContext.performAndWait { (try? viewContext.count(for: NSFetchRequest<Item>(entityName: "Item"))) ?? -1 }
+    }
+
+    /// What works wherever the main queue is: called on the main queue (or the main thread).
+    func runSynchronousChecks() {
+        var ranInline = false
+        viewContext.performAndWait { ranInline = true }
+        report("performAndWait runs inline on the main queue", ranInline)
+
+        let item = Item(context: viewContext)
+        item.name = "first"
+        do { if viewContext.hasChanges { try viewContext.save() } } catch { report("view context saves", false, "\(error)") }
+        report("view context saves", count() == 1, "count \(count())")
+
+        let request = NSFetchRequest<Item>(entityName: "Item")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: viewContext,
+                                                    sectionNameKeyPath: nil, cacheName: nil)
+        do { try controller.performFetch() } catch { report("fetched results controller fetches", false, "\(error)") }
+        report("fetched results controller fetches", controller.fetchedObjects?.count == 1)
+
+        let background = container.newBackgroundContext()
+        let insertedID: NSManagedObjectID? = background.performAndWait {
+            let other = Item(context: background)
+            other.name = "from background"
+            do { try background.save() } catch { return nil }
+            return other.objectID
+        }
+        if let insertedID {
+            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSInsertedObjectsKey: [insertedID]], into: [viewContext])
+            report("remote save merges into the view context", viewContext.registeredObject(for: insertedID) != nil)
+        } else {
+            report("background context saves", false)
+        }
+
+        let privateChild = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        privateChild.parent = viewContext
+        let childSaved: Bool = privateChild.performAndWait {
+            Item(context: privateChild).name = "private child"
+            return (try? privateChild.save()) != nil
+        }
+        report("a private child saves into the view context", childSaved && viewContext.hasChanges)
+
+        let mainChild = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        mainChild.parent = viewContext
+        Item(context: mainChild).name = "main child"
+        do { try mainChild.save(); try viewContext.save() } catch { report("a main-queue child saves", false, "\(error)") }
+        report("a main-queue child saves", count() == 4, "count \(count())")
+
+        var enqueuedRan = false
+        viewContext.perform { enqueuedRan = true }
+        report("perform enqueues instead of running inline", !enqueuedRan)
+    }
+
+    /// The synchronous checks, then what needs the main queue served: blocks from `perform` run on it, and a
+    /// background thread's `performAndWait` on the view context runs there. Ends the process.
+    func runServedChecks() {
+        runSynchronousChecks()
+        viewContext.perform {
+            report("perform's block runs on the main queue", ProbeMainQueue.isCurrent)
+            DispatchQueue.global().async { [self] in
+                let onMainQueue = viewContext.performAndWait { ProbeMainQueue.isCurrent }
+                report("performAndWait from another thread runs on the main queue", onMainQueue)
+                DispatchQueue.main.async { finish() }
+            }
+        }
+    }
+
+    /// What async code on the main actor does: `await context.perform` runs at once on the view context, and
+    /// on a background context's queue.
+    @MainActor
+    func runAsyncChecks() async {
+        let inline = await viewContext.perform { ProbeMainQueue.isCurrent }
+        report("async perform on the view context runs on the main queue", inline)
+        let background = container.newBackgroundContext()
+        let name = await background.perform { () -> String in
+            let item = Item(context: background)
+            item.name = "async"
+            return item.name ?? ""
+        }
+        report("async perform on a background context returns its value", name == "async")
+        let saved = await container.performBackgroundTask { context in
+            Item(context: context).name = "task"
+            return (try? context.save()) != nil
+        }
+        report("performBackgroundTask needs no try for a block that does not throw", saved)
+    }
+}
