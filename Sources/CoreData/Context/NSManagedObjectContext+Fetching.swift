@@ -7,6 +7,7 @@ extension NSManagedObjectContext {
     /// saved values, as on Apple's platforms. Pending changes are processed first (`processPendingChanges()`).
     /// - Throws: 134060 for a request without a known entity or with a malformed predicate; a store error.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        checkQueue("fetch(_:) of \(request.entityName ?? "an entity")")
         if !pendingObjects.isEmpty { processPendingChanges() }
         // Objects go straight into the typed array, without a detour through an array of `Any`.
         if returnsObjects(request) { return try typed(try fetchObjects(request)) }
@@ -31,6 +32,7 @@ extension NSManagedObjectContext {
     /// The number of objects a fetch request would return.
     /// - Throws: as `fetch(_:)`.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
+        checkQueue("count(for:) of \(request.entityName ?? "an entity")")
         let (entity, stores) = try prepare(request)
         if request.resultType == .dictionaryResultType, Self.needsComputedDictionaries(request) {
             return try fetchComputedDictionaries(request, entity: entity, stores: stores).count
@@ -53,6 +55,7 @@ extension NSManagedObjectContext {
     /// (returns its `NSAsynchronousFetchResult` at once; the fetch runs later on the context's queue).
     /// - Throws: 134091 for request types not supported yet.
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        checkQueue("execute(_:) of \(type(of: request))")
         if let delete = request as? NSBatchDeleteRequest { return try executeBatchDelete(delete) }
         if let asynchronous = request as? AsynchronousFetchStarting { return asynchronous.start(in: self) }
         if let history = request as? NSPersistentHistoryChangeRequest { return try executeHistoryRequest(history) }

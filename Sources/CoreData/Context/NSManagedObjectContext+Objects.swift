@@ -3,6 +3,7 @@ extension NSManagedObjectContext {
     /// The object with this ID: the registered one, or a new fault (which fails to load if the object does not
     /// exist). Use `existingObject(with:)` to find out.
     public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        checkQueue("object(with:)")
         if let object = registeredObject(for: objectID) { return object }
         let object = makeObject(entity: objectID.entity)
         object.assignedID = objectID
@@ -14,6 +15,7 @@ extension NSManagedObjectContext {
     /// The object with this ID, loaded from its store if needed.
     /// - Throws: 133000 when no store has the object.
     public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        checkQueue("existingObject(with:)")
         if let object = registeredObject(for: objectID) {
             if object.faulted { try fulfillFaultThrowing(object) }
             return object
@@ -155,6 +157,7 @@ extension NSManagedObjectContext {
     /// Gives permanent IDs to objects that have temporary ones, allocating keys in their stores.
     /// - Throws: 134070 when an object's entity is in no store, or a store error.
     public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        checkQueue("obtainPermanentIDs(for:)")
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator.")
         }

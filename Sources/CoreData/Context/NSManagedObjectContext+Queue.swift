@@ -7,8 +7,10 @@ import Dispatch
 /// - `perform` always enqueues. `performAndWait` runs the block inline when the caller is already on the
 ///   context's queue, or inside one of the context's blocks on this thread; otherwise it waits with `sync`,
 ///   and never `sync`s onto a queue the caller is on.
-/// - A `performAndWait` that waits for a private queue while holding the main queue lends the main queue to
-///   the block, so the block can use a main-queue context (a child saving into the view context, say).
+/// - A `performAndWait` that waits lends what its thread holds to the block: the contexts whose blocks run on
+///   the thread, and the main queue. The block may use them (a private child saving into the view context, a
+///   parent reading its child's objects), since nothing else can run on them until the block returns; it
+///   would deadlock waiting for them otherwise.
 extension NSManagedObjectContext {
     /// Whether the calling code already runs on the context's queue, or inside one of its blocks on this
     /// thread (a `performAndWait` nested in another context's `performAndWait` runs on the caller's thread).
@@ -39,9 +41,12 @@ extension NSManagedObjectContext {
     /// Runs `body` on the context's queue and waits: inline when already there, else with `sync`.
     private func waitOnQueue<T>(_ body: () throws -> T) rethrows -> T {
         if isOnQueue { return try body() }
-        guard let queue else { return try DispatchQueue.main.sync(execute: body) }
+        // While this thread waits, nothing else can run on the queues it holds, so the block may use them.
+        let waitingContexts = ActiveContexts.all
         let holdsMainQueue = MainQueue.isCurrent
-        return try queue.sync { try MainQueue.lending(holdsMainQueue, body) }
+        return try (queue ?? DispatchQueue.main).sync {
+            try MainQueue.lending(holdsMainQueue) { try ActiveContexts.lending(waitingContexts, body) }
+        }
     }
 
     /// Runs one of the context's blocks; when it is the outermost one on this thread, pending changes are
@@ -105,6 +110,18 @@ enum ActiveContexts {
 
     /// The context whose block runs innermost on this thread.
     static var current: NSManagedObjectContext? { stacks.value.contexts.last }
+
+    /// The contexts whose blocks run on this thread, outermost first.
+    static var all: [NSManagedObjectContext] { stacks.value.contexts }
+
+    /// Runs `body` with `contexts` (those of a thread that waits for `body`) counted as active on this thread.
+    static func lending<T>(_ contexts: [NSManagedObjectContext], _ body: () throws -> T) rethrows -> T {
+        guard !contexts.isEmpty else { return try body() }
+        let stack = stacks.value
+        stack.contexts.insert(contentsOf: contexts, at: 0)
+        defer { stack.contexts.removeFirst(contexts.count) }
+        return try body()
+    }
 
     static func run<T>(_ context: NSManagedObjectContext, _ body: () throws -> T) rethrows -> T {
         let stack = stacks.value

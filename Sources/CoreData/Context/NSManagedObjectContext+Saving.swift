@@ -26,6 +26,7 @@ extension NSManagedObjectContext {
     /// A child context's save pushes its changes into its parent, which saves them to the stores when it is
     /// saved itself.
     public func save() throws {
+        checkQueue("save()")
         processPendingChanges()
         guard hasChanges else { return }
         guard let coordinator = persistentStoreCoordinator else {

@@ -162,6 +162,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Inserts a new object; it is saved with the next `save()`. Inserting an object of another context, or
     /// a saved one, does nothing.
     open func insert(_ object: NSManagedObject) {
+        checkQueue("insert(_:)")
         if let owner = object.managedObjectContext, owner !== self { return }
         if object.deleted, object.inserted == false, deletedSet[ObjectIdentifier(object)] != nil {
             // Re-inserting a deleted object undoes the deletion.
@@ -201,6 +202,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Marks an object deleted: its delete rules run now, and the deletion is saved with the next `save()`.
     /// Deleting an unsaved object simply removes it.
     open func delete(_ object: NSManagedObject) {
+        checkQueue("delete(_:)")
         guard object.managedObjectContext === self, !object.deleted else { return }
         object.fireFaultIfNeeded()
         object.prepareForDeletion()
@@ -242,6 +244,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Discards every unsaved change: inserted objects leave the context, updated and deleted ones get their
     /// saved values back.
     open func rollback() {
+        checkQueue("rollback()")
         for object in insertionOrder {
             notePending(object, .deleted)
             registered[object.objectID.identity] = nil
@@ -263,6 +266,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Forgets every registered object; objects held elsewhere become unusable.
     open func reset() {
+        checkQueue("reset()")
         noteInvalidatedAll()
         for object in allObjects {
             object.managedObjectContext = nil
@@ -278,6 +282,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Turns an object into a fault, or with `mergeChanges` reloads its saved values under its unsaved changes.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        checkQueue("refresh(_:mergeChanges:)")
         guard object.managedObjectContext === self, !object.inserted else { return }
         notePending(object, .refreshed)
         if flag {
@@ -298,6 +303,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Refreshes every registered object: objects without changes become faults, changed objects reload their
     /// saved values under their changes.
     open func refreshAllObjects() {
+        checkQueue("refreshAllObjects()")
         for object in registered.values where !object.inserted {
             refresh(object, mergeChanges: object.hasChanges)
         }

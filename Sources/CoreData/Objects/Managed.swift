@@ -38,6 +38,7 @@ public struct Managed<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Managed<Value>>
     ) -> Value {
         get {
+            object.checkQueue("@Managed \(storageKeyPath)")
             let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, explicitName: object[keyPath: storageKeyPath].explicitName)
             // Inlined into the caller, so the common case (an attribute stored in the property's own type) is a
             // cast the compiler knows both ends of.
@@ -45,6 +46,7 @@ public struct Managed<Value> {
             return ManagedValueConversion.read(object, slot: slot, as: Value.self)
         }
         set {
+            object.checkQueue("@Managed \(storageKeyPath)")
             let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, explicitName: object[keyPath: storageKeyPath].explicitName)
             // The common case, a value already of the attribute's storage type, needs no conversion.
             if let slot, object.setStoredAttribute(newValue, of: Value.self, slot: slot) { return }

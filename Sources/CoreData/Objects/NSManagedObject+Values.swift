@@ -254,6 +254,7 @@ extension NSManagedObject {
 
     /// Adds objects to a to-many relationship by name (an addition for generated accessors such as `addToItems`).
     public func addObjects(_ objects: [NSManagedObject], toRelationshipNamed key: String) {
+        checkQueue("addObjects(_:toRelationshipNamed: \"\(key)\")")
         guard let slot = layout.slotByName[key], let relationship = layout.allProperties[slot] as? NSRelationshipDescription else { return }
         fireFaultIfNeeded()
         for object in objects { relate(relationship, slot: slot, to: object) }
@@ -261,6 +262,7 @@ extension NSManagedObject {
 
     /// Removes objects from a to-many relationship by name (an addition for generated accessors).
     public func removeObjects(_ objects: [NSManagedObject], fromRelationshipNamed key: String) {
+        checkQueue("removeObjects(_:fromRelationshipNamed: \"\(key)\")")
         guard let slot = layout.slotByName[key], let relationship = layout.allProperties[slot] as? NSRelationshipDescription else { return }
         fireFaultIfNeeded()
         for object in objects { unrelate(relationship, slot: slot, from: object) }

@@ -157,6 +157,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// `NSDecimalNumber`, a to-one as the destination object, a to-many as `Set<NSManagedObject>` (an ordered
     /// one as `NSOrderedSet`). Nil for a key that names no property.
     open func value(forKey key: String) -> Any? {
+        checkQueue("value(forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else { return nil }
         fireFaultIfNeeded()
         return publicValue(slot: slot)
@@ -166,6 +167,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// Numbers are converted to the attribute's type; a value of the wrong type is kept and reported by
     /// validation when the context saves. A key that names no property is ignored.
     open func setValue(_ value: Any?, forKey key: String) {
+        checkQueue("setValue(_:forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else { return }
         setValue(value, slot: slot)
     }
@@ -205,6 +207,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
 
     /// Sets a value without maintaining the inverse relationship (Apple's primitive accessor).
     open func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        checkQueue("setPrimitiveValue(_:forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else { return }
         fireFaultIfNeeded()
         switch layout.slotKinds[slot] {

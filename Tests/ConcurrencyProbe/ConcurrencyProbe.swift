@@ -2,12 +2,15 @@ import CoreData
 import Dispatch
 import Foundation
 
-/// A program that uses a container's view context the way apps do, with the main queue served one way per
-/// run (the first argument), and prints one line per check: `ok <check>` or `FAIL <check>: <why>`, then
-/// `done`. `ConcurrencyTests` runs it once per mode, in its own process, because a process serves its main
-/// queue one way only. A deadlock shows as a process that never prints `done`.
+/// A program that uses a container's contexts the way apps do, for `ConcurrencyTests`, which runs it once per
+/// mode (the first argument) in a process of its own: a process serves its main queue one way only, and the
+/// concurrency check stops a process.
+///
+/// The main-queue modes serve the main queue one way each and print one line per check, `ok <check>` or
+/// `FAIL <check>: <why>`, then `done`; a deadlock shows as a process that never prints `done`. The
+/// `misuse-…` modes use a context off its queue, which the concurrency check (when on) stops with a message.
 @main
-enum MainQueueProbe {
+enum ConcurrencyProbe {
     static func main() async {
         let mode = CommandLine.arguments.dropFirst().first ?? ""
         switch mode {
@@ -28,8 +31,20 @@ enum MainQueueProbe {
             Scenario().runServedChecks()
         case "main-actor":
             await Task.detached { await MainActor.run { Scenario().runServedChecks() } }.value
+        case "misuse-fetch":
+            let background = Scenario().container.newBackgroundContext()
+            background.name = "background"
+            _ = try? background.fetch(NSFetchRequest<Item>(entityName: "Item"))  // off the context's queue
+            finish()
+        case "misuse-object":
+            let scenario = Scenario()
+            let background = scenario.container.newBackgroundContext()
+            background.name = "background"
+            let item = background.performAndWait { Item(context: background) }
+            item.name = "off the queue"  // off the context's queue
+            finish()
         default:
-            print("usage: MainQueueProbe main-thread|run-loop|dispatch-main|async-main|main-actor")
+            print("usage: ConcurrencyProbe main-thread|run-loop|dispatch-main|async-main|main-actor|misuse-fetch|misuse-object")
             exit(64)
         }
         // The served checks end the process; give them time, then report a hang.
