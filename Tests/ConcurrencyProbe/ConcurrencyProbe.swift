@@ -9,6 +9,9 @@ import Foundation
 /// The main-queue modes serve the main queue one way each and print one line per check, `ok <check>` or
 /// `FAIL <check>: <why>`, then `done`; a deadlock shows as a process that never prints `done`. The
 /// `misuse-…` modes use a context off its queue, which the concurrency check (when on) stops with a message.
+///
+/// The probe is compiled in Swift 6 language mode (Package.swift), as an app's code would be: it proves that
+/// `await context.perform { … }` and `performBackgroundTask` called from the main actor compile unchanged.
 @main
 enum ConcurrencyProbe {
     static func main() async {
@@ -68,7 +71,6 @@ nonisolated(unsafe) var failures = 0
 
 func finish() -> Never {
     print(failures == 0 ? "done" : "done with \(failures) failures")
-    fflush(stdout)
     exit(failures == 0 ? 0 : 1)
 }
 

@@ -69,10 +69,12 @@ extension NSManagedObjectContext {
 
     /// Runs `block` on the context's queue and returns its result, throwing what the block throws.
     ///
-    /// Apple declares this `rethrows`; here the block's error type is a generic parameter, which reads the same
-    /// at the call site: a block that throws nothing needs no `try`.
+    /// Apple declares the block `@Sendable` and the method `rethrows`. Here the block is `sending`, which
+    /// accepts every closure Apple's accepts (so Swift 6 code calling it from the main actor compiles
+    /// unchanged), and its error type is a generic parameter, which reads the same at the call site: a block
+    /// that throws nothing needs no `try`.
     public func perform<T, Failure: Error>(schedule: ScheduledTaskType = .immediate,
-                                           _ block: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
+                                           _ block: sending @escaping () throws(Failure) -> T) async throws(Failure) -> T {
         if schedule == .immediate, isOnQueue {
             return try runBlock { Result { () throws(Failure) -> T in try block() } }.get()
         }
