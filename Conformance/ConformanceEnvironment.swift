@@ -9,6 +9,9 @@ public final class ConformanceEnvironment {
     let model: NSManagedObjectModel
     /// The store URL of the case.
     let url: URL
+    /// A folder of the case's own, for other stores' files (removed with it): the store URL's folder, or a new
+    /// temporary one when the store URL is `/dev/null` (an in-memory SQLite store; its folder is not ours).
+    let directory: URL
     /// What the store under test can do.
     let capabilities: StoreCapabilities
     private var coordinators: [NSPersistentStoreCoordinator] = []
@@ -18,6 +21,7 @@ public final class ConformanceEnvironment {
         self.caseName = caseName
         self.model = ConformanceModel.make()
         self.url = configuration.makeURL()
+        self.directory = Self.ownFolder(of: url) ?? Self.newTemporaryFolder()
         capabilities = try Self.capabilities(of: configuration, model: model)
     }
 
@@ -42,12 +46,26 @@ public final class ConformanceEnvironment {
         for coordinator in coordinators {
             for store in coordinator.persistentStores { try? coordinator.remove(store) }
         }
-        Self.removeFiles(at: url)
+        try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Removes the folder of a store URL that `makeURL` gave (a folder nothing else uses).
     private static func removeFiles(at url: URL) {
-        guard url.isFileURL else { return }
-        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+        guard let folder = ownFolder(of: url) else { return }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The folder of a store URL from `makeURL`, or nil for a URL whose folder is not the configuration's:
+    /// not a file URL, or `/dev/null`.
+    private static func ownFolder(of url: URL) -> URL? {
+        guard url.isFileURL, url.standardizedFileURL.path != "/dev/null" else { return nil }
+        return url.deletingLastPathComponent()
+    }
+
+    private static func newTemporaryFolder() -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
     }
 
     /// A new coordinator with the store at the case's URL (or at `url`), with extra options.

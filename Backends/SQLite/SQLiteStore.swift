@@ -16,7 +16,15 @@ public final class SQLiteStore: PersistentStoreBackend {
     /// The request the store was opened with.
     public let openRequest: StoreOpenRequest
     public internal(set) var metadata: [String: Any]
-    public var capabilities: StoreCapabilities { [.persistsToFile, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration] }
+    public var capabilities: StoreCapabilities {
+        isInMemoryDatabase ? [.batchUpdate, .batchInsert]
+            : [.persistsToFile, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration]
+    }
+    /// Whether the store's URL is `/dev/null`: the database then lives in memory, private to this store, and
+    /// nothing is written to any file (Apple's convention for in-memory SQLite stores in tests and previews).
+    var isInMemoryDatabase: Bool { Self.isInMemoryDatabase(url) }
+
+    static func isInMemoryDatabase(_ url: URL) -> Bool { url.standardizedFileURL.path == "/dev/null" }
 
     let url: URL
     let model: NSManagedObjectModel
@@ -41,7 +49,12 @@ public final class SQLiteStore: PersistentStoreBackend {
         schema = SQLiteSchema(model: request.model, entities: request.entities)
         let path = url.path
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
-        if let size, size > 0 {
+        if Self.isInMemoryDatabase(url) {
+            connection = try Self.openConnection(path: ":memory:", readOnly: false, options: request.options, creating: true)
+            metadata = ModelCompatibility.metadata(storeType: NSSQLiteStoreType, uuid: UUID().uuidString,
+                                                   entities: request.entities, model: request.model)
+            try createSchema()
+        } else if let size, size > 0 {
             try SQLiteFileCheck.checkHeader(at: url, size: size)
             // Check everything through a connection that cannot write, before opening for real.
             do {
@@ -78,8 +91,35 @@ public final class SQLiteStore: PersistentStoreBackend {
     /// The database, its rollback journal, write-ahead log and shared-memory index, and the folder of
     /// externally stored binary data (`.<name>_SUPPORT`, as Apple's).
     public static func storeFiles(at url: URL) -> [URL] {
+        if isInMemoryDatabase(url) { return [] }
         let support = url.deletingLastPathComponent().appendingPathComponent("." + url.deletingPathExtension().lastPathComponent + "_SUPPORT")
         return [url] + ["-journal", "-wal", "-shm"].map { URL(fileURLWithPath: url.path + $0) } + [support]
+    }
+
+    /// Truncates the database file to zero bytes, leaving it in place as Apple's does (a store added there
+    /// later is new), and deletes its journal, log, shared-memory index and external data folder.
+    public static func destroyStore(at url: URL) throws {
+        let files = storeFiles(at: url)
+        guard let database = files.first else { return }
+        if FileManager.default.fileExists(atPath: database.path) {
+            do {
+                let handle = try FileHandle(forWritingTo: database)
+                defer { try? handle.close() }
+                try handle.truncate(atOffset: 0)
+                try handle.synchronize()
+            } catch {
+                throw CoreDataError.make(NSFileWriteUnknownError, "Could not truncate \(database.path) while destroying the store: \(error.localizedDescription)",
+                                         userInfo: [NSFilePathErrorKey: database.path, NSUnderlyingErrorKey: error])
+            }
+        }
+        for file in files.dropFirst() where FileManager.default.fileExists(atPath: file.path) {
+            do {
+                try FileManager.default.removeItem(at: file)
+            } catch {
+                throw CoreDataError.make(NSFileWriteUnknownError, "Could not delete \(file.path) while destroying the store: \(error.localizedDescription)",
+                                         userInfo: [NSFilePathErrorKey: file.path, NSUnderlyingErrorKey: error])
+            }
+        }
     }
 
     public static func metadataForStore(at url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {

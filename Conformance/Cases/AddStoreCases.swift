@@ -103,7 +103,7 @@ enum AddStoreCases {
             try env.expectEqual(env.fileBytes(), before, "the \(other) file's bytes after the failed add")
         },
         ConformanceCase("add-store/missing-directory", requires: .persistsToFile) { env in
-            let nested = env.url.deletingLastPathComponent().appendingPathComponent("a/b/c").appendingPathComponent(env.url.lastPathComponent)
+            let nested = env.directory.appendingPathComponent("a/b/c").appendingPathComponent(env.url.lastPathComponent)
             let coordinator = try env.openCoordinator(at: nested)
             let context = env.context(coordinator)
             _ = Fixtures.owner(context, "Nested")

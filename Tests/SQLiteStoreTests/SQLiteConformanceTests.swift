@@ -20,3 +20,21 @@ import CoreDataConformance
     @Test(.disabled(if: !plan.skipped.isEmpty, Comment(rawValue: plan.skipReport)), arguments: plan.skipped)
     func skipped(_ testCase: ConformanceCase) {}
 }
+
+/// The shared conformance suite on SQLite stores at `/dev/null`: Apple's in-memory SQLite store, which tests
+/// and previews use. Each store is a database of its own in memory; nothing is written to any file.
+@Suite struct DevNullSQLiteConformanceTests {
+    static let plan = ConformancePlan(ConformanceConfiguration(storeType: .sqlite, makeURL: { URL(fileURLWithPath: "/dev/null") }))
+
+    @Test(arguments: plan.applicable)
+    func conformance(_ testCase: ConformanceCase) throws {
+        do {
+            try testCase.run(with: Self.plan.configuration)
+        } catch let skip as ConformanceSkip {
+            print("skipped: \(skip)")
+        }
+    }
+
+    @Test(.disabled(if: !plan.skipped.isEmpty, Comment(rawValue: plan.skipReport)), arguments: plan.skipped)
+    func skipped(_ testCase: ConformanceCase) {}
+}

@@ -10,30 +10,25 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// The stores `loadPersistentStores` adds: by default one SQLite store in `defaultDirectoryURL()`.
     open var persistentStoreDescriptions: [NSPersistentStoreDescription]
     /// The error that finding the model by name produced, reported by `loadPersistentStores`.
-    private let modelLoadingError: NSError?
+    private var modelLoadingError: NSError?
 
     /// A container whose model is the one named `name` (`<name>.momd`, `.mom` or `.xcdatamodeld`), found
     /// where an app on Linux keeps resources: the main bundle, SwiftPM resource bundles, the working directory.
     /// When no model is found, the container has an empty model and `loadPersistentStores` reports an error
     /// that lists where it looked.
     public convenience init(name: String) {
-        do {
-            let model = try NSPersistentContainer.findModel(named: name)
-            self.init(name: name, managedObjectModel: model, modelLoadingError: nil)
-        } catch let error as NSError {
-            self.init(name: name, managedObjectModel: NSManagedObjectModel(), modelLoadingError: error)
-        }
+        var model = NSManagedObjectModel()
+        var loadingError: NSError?
+        do { model = try NSPersistentContainer.findModel(named: name) } catch let error as NSError { loadingError = error }
+        self.init(name: name, managedObjectModel: model)
+        modelLoadingError = loadingError
     }
 
-    /// A container with this model.
-    public convenience init(name: String, managedObjectModel model: NSManagedObjectModel) {
-        self.init(name: name, managedObjectModel: model, modelLoadingError: nil)
-    }
-
-    private init(name: String, managedObjectModel model: NSManagedObjectModel, modelLoadingError: NSError?) {
+    /// A container with this model (Apple's designated initializer: a subclass may override it, and a
+    /// subclass that declares no initializer of its own inherits both).
+    public init(name: String, managedObjectModel model: NSManagedObjectModel) {
         self.name = name
         self.managedObjectModel = model
-        self.modelLoadingError = modelLoadingError
         self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         self.viewContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         let description = NSPersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))

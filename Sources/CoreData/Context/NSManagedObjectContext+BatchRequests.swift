@@ -100,7 +100,7 @@ extension NSManagedObjectContext {
         if let handler = request._managedObjectHandler {
             let objectClass = ManagedObjectClassRegistry.shared.objectClass(for: entity)
             while true {
-                let object = objectClass.init(entity: entity, insertInto: nil)
+                let object = objectClass.init(instantiating: entity, insertInto: nil)
                 if handler(object) { break }
                 var values: [String: Any] = [:]
                 for (slot, property) in object.layout.allProperties.enumerated() {

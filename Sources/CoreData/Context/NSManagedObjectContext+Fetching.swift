@@ -371,6 +371,6 @@ extension NSEntityDescription {
             preconditionFailure("The context's model has no entity named \"\(entityName)\".")
         }
         let objectClass = ManagedObjectClassRegistry.shared.objectClass(for: entity)
-        return objectClass.init(entity: entity, insertInto: context)
+        return objectClass.init(instantiating: entity, insertInto: context)
     }
 }

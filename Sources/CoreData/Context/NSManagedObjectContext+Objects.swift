@@ -47,7 +47,7 @@ extension NSManagedObjectContext {
 
     /// A new object of the entity's class, outside any context.
     func makeObject(entity: NSEntityDescription, fallback: NSManagedObject.Type? = nil) -> NSManagedObject {
-        ManagedObjectClassRegistry.shared.objectClass(for: entity, fallback: fallback).init(entity: entity, insertInto: nil)
+        ManagedObjectClassRegistry.shared.objectClass(for: entity, fallback: fallback).init(instantiating: entity, insertInto: nil)
     }
 
     /// The registered object for a row of `store`, filled from the row unless it has unsaved changes; nil for

@@ -3,9 +3,11 @@
 extension NSPersistentStoreCoordinator {
     // MARK: Destroying
 
-    /// Deletes the store of `type` at `url`: every file the store type keeps (for SQLite, the log, the shared
-    /// memory index and the external data folder too). A store at `url` added to this coordinator is removed
-    /// from it first. Destroying a store that does not exist does nothing.
+    /// Destroys the store of `type` at `url`, so that adding a store there makes a new, empty one: every file
+    /// the store type keeps is deleted, except that a SQLite database file is truncated to zero bytes and left
+    /// in place, as Apple's (its log, shared-memory index and external data folder are deleted). A store at
+    /// `url` added to this coordinator is removed from it first. Destroying a store that does not exist does
+    /// nothing.
     /// - Throws: 134000 for an unregistered type; a file error when a file cannot be deleted.
     public func destroyPersistentStore(at url: URL, type: NSPersistentStore.StoreType, options: [AnyHashable: Any]? = nil) throws {
         try destroyStore(at: url, type: type.rawValue)
@@ -22,14 +24,7 @@ extension NSPersistentStoreCoordinator {
         if !backendType.storeFiles(at: url).isEmpty, OpenStoreFiles.shared.isOpen(url) {
             throw CoreDataError.operation("The store at \(url.path) is added to another coordinator; remove it there before destroying it.")
         }
-        for file in backendType.storeFiles(at: url) where FileManager.default.fileExists(atPath: file.path) {
-            do {
-                try FileManager.default.removeItem(at: file)
-            } catch {
-                throw CoreDataError.make(NSFileWriteUnknownError, "Could not delete \(file.path) while destroying the store: \(error.localizedDescription)",
-                                         userInfo: [NSFilePathErrorKey: file.path, NSUnderlyingErrorKey: error])
-            }
-        }
+        try backendType.destroyStore(at: url)
     }
 
     // MARK: Replacing

@@ -70,7 +70,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        if let url, type != NSInMemoryStoreType,
+        // A store type that keeps no files at `url` (in-memory, SQLite at /dev/null) may be added there twice.
+        if let url, !backendType.storeFiles(at: url).isEmpty,
            stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
             throw CoreDataError.operation("The store at \(url.path) is already added to this coordinator.")
         }

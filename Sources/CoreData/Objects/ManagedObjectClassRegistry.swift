@@ -83,7 +83,7 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         reflectedClasses.insert(ObjectIdentifier(objectClass))
         lock.unlock()
         // Reflection needs an instance; a throwaway one outside any context has no side effects.
-        let probe = objectClass.init(entity: entity, insertInto: nil)
+        let probe = objectClass.init(instantiating: entity, insertInto: nil)
         var mirror: Mirror? = Mirror(reflecting: probe)
         while let current = mirror {
             for child in current.children {
@@ -144,12 +144,12 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     /// A new object of `objectClass` outside any context; when `noted` (see `classForMaking`), its initializer
     /// does not note the class again.
     func make(_ objectClass: NSManagedObject.Type, entity: NSEntityDescription, noted: Bool) -> NSManagedObject {
-        guard noted, objectClass != NSManagedObject.self else { return objectClass.init(entity: entity, insertInto: nil) }
+        guard noted, objectClass != NSManagedObject.self else { return objectClass.init(instantiating: entity, insertInto: nil) }
         return making.withValue { marker in
             let saved = (marker.objectClass, marker.entity)
             (marker.objectClass, marker.entity) = (ObjectIdentifier(objectClass), ObjectIdentifier(entity))
             defer { (marker.objectClass, marker.entity) = saved }
-            return objectClass.init(entity: entity, insertInto: nil)
+            return objectClass.init(instantiating: entity, insertInto: nil)
         }
     }
 

@@ -33,11 +33,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// The context `pendingChanges` belongs to: an object that moves to another context starts afresh there.
     var pendingOwner: ObjectIdentifier?
 
-    /// Makes an object of `entity` and inserts it into `context` when one is given.
-    ///
-    /// Subclasses that declare their own designated initializers must also implement this one: contexts use it
-    /// to make objects of the entity's class when they fetch.
-    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+    /// Makes an object of `entity` and inserts it into `context` when one is given (Apple's designated
+    /// initializer). Contexts make the objects they fetch with it, so a subclass's override runs for them too;
+    /// a subclass overrides it with `override`, as on Apple's platforms.
+    public init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
         self.layout = entity.layout
         self.slots = layout.emptySlots  // shared until the first write: a fetched object's fill replaces it
@@ -46,12 +45,22 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         if let context { context.insert(self) }
     }
 
+    /// ➕ Makes an object of `entity`, inserted into `context` when one is given, through
+    /// `init(entity:insertInto:)` of the class it is called on: the way to make an object from a class value
+    /// (`objectClass.init(instantiating:insertInto:)`), which Swift allows only through a `required`
+    /// initializer, while Apple's code overrides `init(entity:insertInto:)` without `required`. Prefer
+    /// `init(entity:insertInto:)` where the class is known.
+    public required convenience init(instantiating entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        self.init(entity: entity, insertInto: context)
+    }
+
     /// Makes an object of the entity whose class is this class, and inserts it into `context`.
     ///
     /// The entity is the one of the context's model whose `managedObjectClassName` names this class (with or
     /// without a module prefix), or whose name is the class's name. A class that matches no entity is a
-    /// programming error, as on Apple's platforms.
-    public convenience init(context: NSManagedObjectContext) {
+    /// programming error, as on Apple's platforms. `required`, so generic code can call it on a class value
+    /// (`T(context:)` for `T: NSManagedObject`); subclasses inherit it.
+    public required convenience init(context: NSManagedObjectContext) {
         guard let entity = Self.entity(in: context) else {
             preconditionFailure("No entity of the context's model is represented by class \(Self.self); set the entity's managedObjectClassName to \"\(Self.self)\".")
         }

@@ -84,11 +84,31 @@ public protocol PersistentStoreBackend: AnyObject {
     /// Every file a store at `url` consists of (the store file and its companions, which may not exist), so
     /// that the coordinator can destroy or replace a store as a whole. The default is `[url]`.
     static func storeFiles(at url: URL) -> [URL]
+
+    /// Destroys the store at `url` (`destroyPersistentStore(at:type:options:)`), which no coordinator of the
+    /// process has open: afterwards adding a store at `url` makes a new, empty one. The default deletes every
+    /// file `storeFiles(at:)` lists; destroying a store that does not exist does nothing. The SQLite store
+    /// truncates its database file to zero bytes instead of deleting it, as Apple's does.
+    /// - Throws: `NSFileWriteUnknownError` (512) naming the file that could not be deleted or truncated.
+    /// Conformance: `add-store/destroy`.
+    static func destroyStore(at url: URL) throws
 }
 
 extension PersistentStoreBackend {
     /// The default: the store is the one file at `url`.
     public static func storeFiles(at url: URL) -> [URL] { [url] }
+
+    /// The default: deletes every file of the store that exists.
+    public static func destroyStore(at url: URL) throws {
+        for file in storeFiles(at: url) where FileManager.default.fileExists(atPath: file.path) {
+            do {
+                try FileManager.default.removeItem(at: file)
+            } catch {
+                throw CoreDataError.make(NSFileWriteUnknownError, "Could not delete \(file.path) while destroying the store: \(error.localizedDescription)",
+                                         userInfo: [NSFilePathErrorKey: file.path, NSUnderlyingErrorKey: error])
+            }
+        }
+    }
 
     /// The default: the number of keys `batchDelete(_:)` returns.
     public func batchDeleteCount(_ request: StoreBatchDeleteRequest) throws -> Int {
