@@ -259,6 +259,18 @@ struct FetchedResultsControllerTests {
         #expect(controller.fetchedObjects == nil)
     }
 
+    @Test func anEmptyArrayOfSortDescriptorsIsAccepted() throws {
+        let context = try library()
+        let request = NSFetchRequest<Book>(entityName: "Book")
+        request.sortDescriptors = []
+        let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context,
+                                                    sectionNameKeyPath: nil, cacheName: nil)
+        try controller.performFetch()
+        let all = try context.performAndWait { try context.count(for: NSFetchRequest<Book>(entityName: "Book")) }
+        #expect(controller.fetchedObjects?.count == all)
+        #expect(all > 0)
+    }
+
     @Test func delegateHearsInsertUpdateMoveDeleteAndSectionChanges() throws {
         let context = try library()
         let controller = booksByPages(in: context)

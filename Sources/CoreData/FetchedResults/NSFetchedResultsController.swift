@@ -71,11 +71,12 @@ open class NSFetchedResultsController<ResultType>: NSObject {
     ///
     /// Runs on the context's queue (`performAndWait`). Calling it again fetches afresh without telling the
     /// delegate.
-    /// - Throws: `NSCoreDataError` (134060) when the request has no sort descriptors (Apple raises an
-    ///   exception) or asks for results other than managed objects; any error of the fetch.
+    /// - Throws: `NSCoreDataError` (134060) when the request's `sortDescriptors` is nil (Apple raises an
+    ///   exception; an empty array is accepted, as Apple's, and keeps the stores' order) or asks for results
+    ///   other than managed objects; any error of the fetch.
     open func performFetch() throws {
-        guard let sorts = fetchRequest.sortDescriptors, !sorts.isEmpty else {
-            throw CoreDataError.make(NSCoreDataError, "An NSFetchedResultsController needs a fetch request with at least one sort descriptor.")
+        guard let sorts = fetchRequest.sortDescriptors else {
+            throw CoreDataError.make(NSCoreDataError, "An NSFetchedResultsController needs a fetch request whose sortDescriptors is set (an empty array is allowed).")
         }
         guard fetchRequest.resultType == .managedObjectResultType else {
             throw CoreDataError.make(NSCoreDataError, "An NSFetchedResultsController needs a fetch request whose resultType is managedObjectResultType.")

@@ -12,8 +12,8 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     open var managedObjectClassName: String! = "NSManagedObject"
     /// Whether the entity has no instances of its own (only its subentities do).
     open var isAbstract: Bool = false
-    /// Free-form information from the model editor.
-    open var userInfo: [AnyHashable: Any]? = nil
+    /// Free-form information from the model editor: empty, not nil, when there is none (as Apple's).
+    open var userInfo: [AnyHashable: Any]? = [:]
     /// A string mixed into the version hash.
     open var versionHashModifier: String? = nil
     /// The name this entity had in a previous model version.

@@ -12,8 +12,8 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     open var isTransient: Bool = false
     /// Whether the store should index the property (Apple deprecated this in favour of fetch indexes).
     open var isIndexed: Bool = false
-    /// Free-form information from the model editor.
-    open var userInfo: [AnyHashable: Any]? = nil
+    /// Free-form information from the model editor: empty, not nil, when there is none (as Apple's).
+    open var userInfo: [AnyHashable: Any]? = [:]
     /// A string mixed into the version hash so that otherwise identical properties hash differently.
     open var versionHashModifier: String? = nil
     /// The name this property had in a previous model version (Apple's renaming identifier).

@@ -159,7 +159,7 @@ enum CompiledModelFormat {
             entity.isAbstract = (item["abstract"] as? Bool) ?? false
             entity.versionHashModifier = item["versionHashModifier"] as? String
             entity.renamingIdentifier = item["renamingIdentifier"] as? String
-            entity.userInfo = (item["userInfo"] as? [String: Any]).map { Dictionary(uniqueKeysWithValues: $0.map { (AnyHashable($0.key), $0.value) }) }
+            entity.userInfo = (item["userInfo"] as? [String: Any]).map { Dictionary(uniqueKeysWithValues: $0.map { (AnyHashable($0.key), $0.value) }) } ?? [:]
             entity.uniquenessConstraints = (item["uniquenessConstraints"] as? [[String]]) ?? []
             entity.compoundIndexes = (item["compoundIndexes"] as? [[String]]) ?? []
             entity.indexes = ((item["indexes"] as? [[String: Any]]) ?? []).map { index in
@@ -228,7 +228,7 @@ enum CompiledModelFormat {
                 property.isIndexed = (p["indexed"] as? Bool) ?? false
                 property.versionHashModifier = p["versionHashModifier"] as? String
                 property.renamingIdentifier = p["renamingIdentifier"] as? String
-                property.userInfo = (p["userInfo"] as? [String: Any]).map { Dictionary(uniqueKeysWithValues: $0.map { (AnyHashable($0.key), $0.value) }) }
+                property.userInfo = (p["userInfo"] as? [String: Any]).map { Dictionary(uniqueKeysWithValues: $0.map { (AnyHashable($0.key), $0.value) }) } ?? [:]
                 property.validationPredicateFormats = (p["validation"] as? [String]) ?? []
                 property.validationPredicateFormatWarnings = (p["validationWarnings"] as? [String]) ?? []
                 properties.append(property)

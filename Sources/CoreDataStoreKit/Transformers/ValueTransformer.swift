@@ -93,15 +93,18 @@ public enum TransformableStorage {
         return ValueTransformer.valueTransformer(forName: name)
     }
 
-    /// The data to store for `value`.
-    /// - Throws: 1550 when no transformer is registered under the attribute's name or it gives no data.
-    public static func data(for value: Any, attribute: NSAttributeDescription) throws -> Data {
+    /// The data to store for `value`, or nil when the transformer gives nil (Apple stores nil then).
+    /// - Throws: 1550 when no transformer is registered under the attribute's name or it gives something
+    ///   other than data.
+    public static func data(for value: Any, attribute: NSAttributeDescription) throws -> Data? {
         guard let transformer = transformer(for: attribute) else {
             throw CoreDataError.make(NSManagedObjectValidationError,
                                      "No value transformer is registered under the name \"\(attribute.valueTransformerName ?? "")\" of attribute \(attribute.name).",
                                      userInfo: [NSValidationKeyErrorKey: attribute.name])
         }
         let output = transformer is NSSecureUnarchiveFromDataTransformer ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
+        // A transformer that gives nil (or NSNull) stores nil, as Apple's Core Data does.
+        guard let output, !(output is NSNull) else { return nil }
         guard let data = output as? Data else {
             throw CoreDataError.make(NSManagedObjectValidationError,
                                      "The value of attribute \(attribute.name) (\(type(of: value))) could not be transformed to data.",
