@@ -51,4 +51,38 @@ struct FetchedPropertyTests {
             #expect((ann.value(forKey: "longBooks") as? [NSManagedObject])?.count == 2, "fetched again after a refresh")
         }
     }
+
+    /// `$FETCH_SOURCE` in every spelling a model or code uses: with `%K` on either side, after the variable
+    /// (`$FETCH_SOURCE.%K`), in key paths, and with `IN`.
+    @Test(arguments: [
+        ("%K == $FETCH_SOURCE", ["author"]),
+        ("author.name == $FETCH_SOURCE.name", []),
+        ("SELF IN $FETCH_SOURCE.books", []),
+        ("%K.name == $FETCH_SOURCE.%K", ["author", "name"]),
+        ("author == $FETCH_SOURCE AND %K > 300", ["pages"]),
+    ] as [(String, [String])])
+    func fetchSourceInEverySpelling(_ format: String, _ keys: [String]) throws {
+        let model = libraryModel()
+        let fetched = NSFetchedPropertyDescription()
+        fetched.name = "mine"
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Book")
+        request.predicate = NSPredicate(format: format, argumentArray: keys)
+        fetched.fetchRequest = request
+        model.entitiesByName["Author"]!.properties += [fetched]
+        let context = try inMemoryContext(model: model)
+        try context.performAndWait {
+            let ann = Author(context: context), bob = Author(context: context)
+            ann.name = "Ann"
+            bob.name = "Bob"
+            for (title, author) in [("Ann's", ann), ("Bob's", bob)] {
+                let book = Book(context: context)
+                book.title = title
+                book.pages = 500
+                book.author = author
+            }
+            try context.save()
+            let titles = (ann.value(forKey: "mine") as? [NSManagedObject])?.compactMap { ($0 as? Book)?.title }
+            #expect(titles == ["Ann's"], "\(format)")
+        }
+    }
 }

@@ -336,6 +336,12 @@ struct PredicateFormatParser {
                     let token = current
                     advance()
                     base = try checked(.aggregate(try aggregate(name, token), base.node), depth: base.depth + 1)
+                case .argument("K"):
+                    // `$FETCH_SOURCE.%K`, `%K.%K`: the argument's key path continues the one before the dot.
+                    let token = current
+                    advance()
+                    let path = try keyPathArgument(token)
+                    base = try appendingKeyPath(path, to: base, token: token)
                 default:
                     throw fail("expected a key or a collection operator after \".\", found \(current.display)")
                 }
@@ -522,6 +528,36 @@ struct PredicateFormatParser {
         return .decimal(d)
     }
 
+    /// The next argument, which a `%K` names: a non-empty key path string.
+    private mutating func keyPathArgument(_ token: PredicateFormatToken) throws -> String {
+        try keyPathString(try nextArgument(token), token)
+    }
+
+    private func keyPathString(_ argument: Any?, _ token: PredicateFormatToken) throws -> String {
+        guard let path = PredicateValues.string(PredicateValues.unwrap(argument)), !path.isEmpty else {
+            throw fail("the argument for %K must be a non-empty key path string", at: token)
+        }
+        return path
+    }
+
+    /// `base` followed by the components of a `%K` argument's key path (keys and `@` collection operators).
+    private func appendingKeyPath(_ path: String, to base: Operand, token: PredicateFormatToken) throws -> Operand {
+        var operand = base.node
+        var depth = base.depth
+        for component in path.split(separator: ".", omittingEmptySubsequences: false) {
+            if component.isEmpty {
+                throw fail("the key path \"\(path)\" given for %K has an empty component", at: token)
+            }
+            if component.hasPrefix("@") {
+                operand = .aggregate(try aggregate(String(component.dropFirst()), token), operand)
+                depth += 1
+            } else {
+                operand = Self.appendingKey(String(component), to: operand)
+            }
+        }
+        return try checked(operand, depth: depth)
+    }
+
     private mutating func nextArgument(_ token: PredicateFormatToken) throws -> Any? {
         guard argumentIndex < arguments.count else {
             throw fail("no argument for \(token.display): the format needs more than the \(arguments.count) given", at: token)
@@ -536,23 +572,7 @@ struct PredicateFormatParser {
         case "@", "c":
             return (.constant(PredicateConstant(argument: argument)), 1)
         case "K":
-            guard let path = PredicateValues.string(PredicateValues.unwrap(argument)), !path.isEmpty else {
-                throw fail("the argument for %K must be a non-empty key path string", at: token)
-            }
-            var operand = PredicateOperand.evaluatedObject
-            var depth = 1
-            for component in path.split(separator: ".", omittingEmptySubsequences: false) {
-                if component.isEmpty {
-                    throw fail("the key path \"\(path)\" given for %K has an empty component", at: token)
-                }
-                if component.hasPrefix("@") {
-                    operand = .aggregate(try aggregate(String(component.dropFirst()), token), operand)
-                    depth += 1
-                } else {
-                    operand = Self.appendingKey(String(component), to: operand)
-                }
-            }
-            return try checked(operand, depth: depth)
+            return try appendingKeyPath(try keyPathString(argument, token), to: (.evaluatedObject, 1), token: token)
         case "f", "F", "e", "E", "g", "G":
             guard let n = PredicateValues.unwrap(argument).flatMap(PredicateNumber.init) else {
                 throw fail("the argument for \(token.display) is not a number", at: token)
