@@ -85,6 +85,17 @@ final class Item: NSManagedObject {
     @Managed var name: String?
 }
 
+/// Counts the objects-did-change notifications a context posts.
+final class ChangeCounter: @unchecked Sendable {
+    private(set) var posts = 0
+    private var observer: NSObjectProtocol?
+
+    init(_ context: NSManagedObjectContext) {
+        observer = NotificationCenter.default.addObserver(forName: NSManagedObjectContext.didChangeObjectsNotification,
+                                                          object: context, queue: nil) { [weak self] _ in self?.posts += 1 }
+    }
+}
+
 /// The checks, on a container with a SQLite store in a new temporary folder.
 final class Scenario: @unchecked Sendable {
     let container: NSPersistentContainer
@@ -161,6 +172,12 @@ final class Scenario: @unchecked Sendable {
     /// background thread's `performAndWait` on the view context runs there. Ends the process.
     func runServedChecks() {
         runSynchronousChecks()
+        let changed = ChangeCounter(viewContext)
+        Item(context: viewContext).name = "changed outside a block"
+        report("a change outside a block is not reported before the event ends", changed.posts == 0)
+        DispatchQueue.main.async {
+            report("a change outside a block is reported when the main queue's event ends", changed.posts == 1)
+        }
         viewContext.perform {
             report("perform's block runs on the main queue", ProbeMainQueue.isCurrent)
             DispatchQueue.global().async { [self] in

@@ -8,7 +8,7 @@ import Testing
 /// nothing wrong in code that uses each context on its queue).
 @Suite struct MainQueueContextTests {
     /// How many checks each mode runs at least, so a probe that skipped its checks fails.
-    static let minimumChecks = ["main-thread": 7, "run-loop": 9, "dispatch-main": 9, "async-main": 13, "main-actor": 9]
+    static let minimumChecks = ["main-thread": 7, "run-loop": 11, "dispatch-main": 11, "async-main": 15, "main-actor": 11]
 
     @Test(arguments: ["main-thread", "run-loop", "dispatch-main", "async-main", "main-actor"], [false, true])
     func viewContextWorks(servingTheMainQueueBy mode: String, concurrencyCheck: Bool) throws {

@@ -3,8 +3,9 @@
 /// A context lists each object the first time something happens to it after the last notification (an array
 /// append and a flag on the object, so inserting many objects costs next to nothing) and posts
 /// `NSManagedObjectContextObjectsDidChange` from `processPendingChanges()`: at the end of the outermost
-/// `perform`/`performAndWait` block, before a save, before a fetch, when merging another context's save, or when
-/// called. A context where nothing changed posts nothing.
+/// `perform`/`performAndWait` block, before a save, before a fetch, when merging another context's save, when
+/// called, and for a main-queue context changed on the main queue outside its blocks, when the main queue's
+/// current event ends. A context where nothing changed posts nothing.
 ///
 /// userInfo holds only the keys that have objects, each a `Set<NSManagedObject>`:
 /// - `NSInsertedObjectsKey`: objects inserted (or whose deletion was undone) and still inserted, and objects a
@@ -41,8 +42,26 @@ extension NSManagedObjectContext {
     /// Lists `object` for the next change notification, remembering what happened to it.
     func notePending(_ object: NSManagedObject, _ change: PendingChanges) {
         claimPending(object)
-        if object.pendingChanges.isEmpty { pendingObjects.append(object) }
+        if object.pendingChanges.isEmpty {
+            pendingObjects.append(object)
+            if pendingObjects.count == 1 { processPendingChangesAfterEvent() }
+        }
         object.pendingChanges.insert(change)
+    }
+
+    /// A main-queue context changed outside its blocks, on the main queue (how apps use the view context):
+    /// like Apple's, it processes its pending changes when the current event ends, that is, once the main
+    /// queue has finished the work it is doing now (a run loop turn, a main-queue block, a main-actor job).
+    /// Inside a block the block's end processes them; a main queue that nobody serves leaves them to the next
+    /// block, save or fetch.
+    private func processPendingChangesAfterEvent() {
+        guard queue == nil, !processesPendingChangesAfterEvent, !ActiveContexts.isActive(self), MainQueue.isCurrent else { return }
+        processesPendingChangesAfterEvent = true
+        DispatchQueue.main.async { [weak self] in
+            guard let self else { return }
+            processesPendingChangesAfterEvent = false
+            processPendingChanges()
+        }
     }
 
     /// Makes this context the owner of the object's pending record; a record another context kept is dropped
@@ -74,6 +93,7 @@ extension NSManagedObjectContext {
         let ids = allObjects.compactMap(\.assignedID)
         guard !ids.isEmpty || pendingInvalidatedAll != nil else { return }
         pendingInvalidatedAll = (pendingInvalidatedAll ?? []) + ids
+        processPendingChangesAfterEvent()
     }
 
     // MARK: Posting

@@ -74,6 +74,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var pendingObjects: [NSManagedObject] = []
     /// The IDs of the objects `reset()` forgot since the change notification was last posted, or nil.
     var pendingInvalidatedAll: [NSManagedObjectID]?
+    /// Whether a main-queue context has asked the main queue to process its pending changes when the current
+    /// event (the run loop turn, or the main-queue block) ends.
+    var processesPendingChangesAfterEvent = false
 
     /// A context of the given concurrency kind, with no coordinator yet.
     public init(concurrencyType type: NSManagedObjectContextConcurrencyType) {
