@@ -185,6 +185,9 @@ enum FetchCases {
             try env.expectEqual(try context.count(for: grouped), 3, "count(for:) counts the groups")
             grouped.havingPredicate = NSPredicate(format: "total > 20")
             try env.expectEqual(try context.fetch(grouped).compactMap { $0["owner.name"] as? String }, ["Bob"], "havingPredicate")
+            grouped.havingPredicate = NSPredicate(format: "$total > 20")
+            try env.expectEqual(try context.fetch(grouped).compactMap { $0["owner.name"] as? String }, ["Bob"],
+                                "havingPredicate naming an expression description as a variable")
             grouped.havingPredicate = nil
             grouped.sortDescriptors = [NSSortDescriptor(key: "total", ascending: false)]
             grouped.fetchLimit = 1

@@ -79,9 +79,20 @@ extension NSManagedObjectContext {
     /// offset and limit to computed result dictionaries.
     private func finish<T>(_ computed: [NSDictionary], _ request: NSFetchRequest<T>, sortsResults: Bool) throws -> [NSDictionary] {
         var results = computed
-        if let having = request.havingPredicate { results = try InMemoryQuery.filter(results, by: having) }
+        if let having = request.havingPredicate { results = try Self.filter(results, having: having) }
         if sortsResults { try InMemoryQuery.sort(&results, by: request.sortDescriptors ?? []) }
         return distinctAndLimited(results, request)
+    }
+
+    /// The result dictionaries that `having` matches. It names a result's values by key (`total > 10`) or, as
+    /// Apple's, as variables named after the expression descriptions (`$total > 10`).
+    private static func filter(_ results: [NSDictionary], having: NSPredicate) throws -> [NSDictionary] {
+        let node = try having.validatedExpression()
+        return results.filter { row in
+            var variables: [String: Any] = [:]
+            for (key, value) in row { if let name = key as? String { variables[name] = value } }
+            return node.evaluate(with: row, variables: variables)
+        }
     }
 
     /// The result dictionaries computed by the store itself (`AggregatingBackend`), when there is one store that
