@@ -123,7 +123,7 @@ extension NSManagedObjectContext {
                                                        bundleID: Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName,
                                                        processID: String(ProcessInfo.processInfo.processIdentifier))
             do {
-                let result = try coordinator.withLock { try plan.store.backend.save(changes) }
+                let result = try coordinator.applyChanges(changes, to: plan.store)
                 plan.store.clearPendingMetadata()
                 for object in plan.inserted { object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? 1 }
                 for object in plan.updated {
