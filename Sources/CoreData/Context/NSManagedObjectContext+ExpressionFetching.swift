@@ -72,6 +72,7 @@ extension NSManagedObjectContext {
             }
             results.append(NSDictionary(dictionary: dictionary))
         }
+        try SavedRowSource.throwFirstFailure(of: sources)
         return try finish(results, request, sortsResults: !sortsRows)
     }
 
@@ -335,10 +336,16 @@ extension FetchColumn {
 }
 
 /// Reads the saved rows that relationships of fetched rows lead to, each once, from one store.
+///
+/// Rows are read while predicates, sorts and expressions evaluate key paths, which cannot throw: a store
+/// error is kept (the first one) and reads give nothing from then on; the fetch throws it
+/// (`throwFirstFailure(of:)`) before returning results.
 fileprivate final class SavedRowSource {
     unowned let store: NSPersistentStore
     unowned let coordinator: NSPersistentStoreCoordinator
     private var cache: [ObjectKey: FetchedRow?] = [:]
+    /// The first store error met while reading.
+    private(set) var failure: Error?
 
     init(store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator) {
         self.store = store
@@ -349,7 +356,7 @@ fileprivate final class SavedRowSource {
     func rows(for keys: [ObjectKey]) -> [FetchedRow] {
         let missing = keys.filter { cache[$0] == nil }
         if !missing.isEmpty {
-            let found = (try? coordinator.rows(for: missing, in: store)) ?? []
+            let found = reading { try coordinator.rows(for: missing, in: store) } ?? []
             for row in found {
                 cache[row.key] = store.objectID(for: row.key).map { FetchedRow(id: $0, values: row.values, source: self) }
             }
@@ -363,7 +370,23 @@ fileprivate final class SavedRowSource {
 
     /// The saved destinations of a row's to-many relationship.
     func related(to key: ObjectKey, through relationship: NSRelationshipDescription) -> [FetchedRow] {
-        rows(for: (try? coordinator.relatedKeys(of: key, through: relationship, in: store)) ?? [])
+        rows(for: reading { try coordinator.relatedKeys(of: key, through: relationship, in: store) } ?? [])
+    }
+
+    /// The result of a store read, or nil (the error kept in `failure`) when it fails or an earlier one did.
+    private func reading<T>(_ read: () throws -> T) -> T? {
+        guard failure == nil else { return nil }
+        do {
+            return try read()
+        } catch {
+            failure = error
+            return nil
+        }
+    }
+
+    /// Throws the first store error any of `sources` met.
+    static func throwFirstFailure(of sources: [SavedRowSource]) throws {
+        if let failure = sources.lazy.compactMap(\.failure).first { throw failure }
     }
 }
 

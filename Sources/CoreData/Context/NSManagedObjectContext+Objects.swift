@@ -92,8 +92,9 @@ extension NSManagedObjectContext {
         object.faulted = false
     }
 
-    /// Loads a fault's values. When the store no longer has the object, it stays empty, and with
-    /// `shouldDeleteInaccessibleFaults` (the default) it reports `isDeleted`, as Apple's contexts do.
+    /// Loads a fault's values. When the store no longer has the object, or cannot be read, it stays empty, and
+    /// with `shouldDeleteInaccessibleFaults` (the default) it reports `isDeleted`, as Apple's contexts do for
+    /// an inaccessible fault (a property access cannot throw; `existingObject(with:)` throws the error).
     func fulfillFault(of object: NSManagedObject) {
         do {
             try fulfillFaultThrowing(object)
@@ -103,7 +104,8 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Loads a fault's values, or throws 133000 (leaving it a fault) when its store no longer has it.
+    /// Loads a fault's values, or throws (leaving it a fault): 133000 when its store no longer has it, the
+    /// store's error when the store cannot be read.
     func fulfillFaultThrowing(_ object: NSManagedObject) throws {
         if parent != nil, let id = object.assignedID, let state = inheritedState(for: id) {
             guard !state.isDeleted else {
@@ -139,8 +141,9 @@ extension NSManagedObjectContext {
         return object(with: store.objectID(for: key, entity: entity))
     }
 
-    /// The destinations of a saved object's to-many relationship, from its store.
-    func loadToMany(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObject] {
+    /// The destinations of a saved object's to-many relationship, from its store (or an ancestor context).
+    /// - Throws: the store's error when the store cannot be read; never an empty relationship in its place.
+    func loadToMany(of object: NSManagedObject, relationship: NSRelationshipDescription) throws -> [NSManagedObject] {
         if parent != nil, let id = object.assignedID, let state = inheritedState(for: id), !state.isDeleted,
            let slot = object.layout.slotByName[relationship.name], slot < state.values.count,
            let ids = state.values[slot] as? [NSManagedObjectID] {
@@ -148,7 +151,7 @@ extension NSManagedObjectContext {
         }
         guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
               let store = coordinator.store(for: id) else { return [] }
-        let keys = (try? coordinator.relatedKeys(of: key, through: relationship, in: store)) ?? []
+        let keys = try coordinator.relatedKeys(of: key, through: relationship, in: store)
         return keys.compactMap { self.object(for: $0, near: object) }
     }
 
