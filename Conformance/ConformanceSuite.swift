@@ -99,6 +99,7 @@ extension StoreCapabilities {
         if contains(.batchUpdate) { result.append("batchUpdate") }
         if contains(.batchInsert) { result.append("batchInsert") }
         if contains(.lightweightMigration) { result.append("lightweightMigration") }
+        if contains(.rowsInMemory) { result.append("rowsInMemory") }
         return result
     }
 }

@@ -38,12 +38,11 @@ extension NSManagedObjectContext {
         let fetch = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities,
                                       predicate: request.predicate, result: .keys)
         let storeRequest = try StoreBatchUpdateRequest(fetch: fetch, propertiesToUpdate: try constantValues(request.propertiesToUpdate ?? [:]))
-        let stores = try batchStores(for: entity, affected: request.affectedStores, in: coordinator,
-                                     needing: .batchUpdate, what: "batch updates")
+        let stores = try coordinator.batchStores(holding: entity, among: request.affectedStores,
+                                                 needing: .batchUpdate, what: "batch updates")
         var updated: [NSManagedObjectID] = []
         var count = 0
-        for store in stores {
-            let keys = try coordinator.withLock { try store.backend.batchUpdate(storeRequest) }
+        for (store, keys) in try coordinator.batchUpdate(storeRequest, in: stores) {
             count += keys.count
             // IDs are made only when asked for: a count or a status over many rows needs none.
             if request.resultType == .updatedObjectIDsResultType {
@@ -63,12 +62,12 @@ extension NSManagedObjectContext {
         let coordinator = try batchCoordinator()
         let entity = try batchEntity(request.entity, named: request.entityName, in: coordinator)
         // Apple inserts into the first store that holds the entity, as a context's insert does.
-        guard let store = try batchStores(for: entity, affected: request.affectedStores, in: coordinator,
-                                          needing: .batchInsert, what: "batch inserts").first else {
+        guard let store = try coordinator.batchStores(holding: entity, among: request.affectedStores,
+                                                      needing: .batchInsert, what: "batch inserts").first else {
             throw CoreDataError.operation("No persistent store holds entity \(entity.name ?? "") for the batch insert.")
         }
         let storeRequest = try StoreBatchInsertRequest(entity: entity, objects: try batchObjects(of: request, entity: entity))
-        let keys = try coordinator.withLock { try store.backend.batchInsert(storeRequest) }
+        let keys = try coordinator.batchInsert(storeRequest, into: store)
         switch request.resultType {
         case .statusOnly: return NSBatchInsertResult(result: NSNumber(value: true), resultType: .statusOnly)
         case .count: return NSBatchInsertResult(result: NSNumber(value: keys.count), resultType: .count)
@@ -133,21 +132,6 @@ extension NSManagedObjectContext {
         let model = coordinator.managedObjectModel
         if let found = model.entitiesByName[entity?.name ?? name] { return found }
         throw CoreDataError.make(NSCoreDataError, "The batch request names entity \"\(entity?.name ?? name)\", which the context's model does not have.")
-    }
-
-    /// The stores the request goes to, each checked for the capability and for being writable before any is
-    /// changed.
-    private func batchStores(for entity: NSEntityDescription, affected: [NSPersistentStore]?, in coordinator: NSPersistentStoreCoordinator,
-                             needing capability: StoreCapabilities, what: String) throws -> [NSPersistentStore] {
-        var stores = coordinator.persistentStores.filter { $0.holds(entity) }
-        if let affected { stores = stores.filter { store in affected.contains { $0 === store } } }
-        for store in stores {
-            guard store.capabilities.contains(capability) else {
-                throw CoreDataError.unsupported("\(what) in \(store.type) stores")
-            }
-            if store.isReadOnly { throw CoreDataError.saveFailed("the store at \(store.url?.path ?? "") was added read-only") }
-        }
-        return stores
     }
 
     private func objectIDs(for keys: [ObjectKey], in store: NSPersistentStore, model: NSManagedObjectModel) -> [NSManagedObjectID] {

@@ -72,6 +72,7 @@ extension NSManagedObjectContext {
             }
             results.append(NSDictionary(dictionary: dictionary))
         }
+        try SavedRowSource.throwFirstFailure(of: sources)
         return try finish(results, request, sortsResults: !sortsRows)
     }
 
@@ -100,8 +101,8 @@ extension NSManagedObjectContext {
     /// rows) that SQL computes as the in-memory path does; nil otherwise.
     private func aggregatedByStore<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore],
                                       columns: [FetchColumn], grouping: [FetchColumn]?, sorts: [NSSortDescriptor]) throws -> [NSDictionary]? {
-        guard stores.count == 1, let store = stores.first, let backend = store.backend as? AggregatingBackend,
-              let coordinator = persistentStoreCoordinator else { return nil }
+        guard stores.count == 1, let store = stores.first, let coordinator = persistentStoreCoordinator,
+              coordinator.computesAggregates(store) else { return nil }
         var groupAttributes: [NSAttributeDescription] = []
         for column in grouping ?? [] {
             guard let attribute = column.plainAttribute(of: entity), attribute.attributeType != .transformableAttributeType else { return nil }
@@ -136,7 +137,7 @@ extension NSManagedObjectContext {
         let storeRequest = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                                              sortDescriptors: sorts, fetchLimit: 0, fetchOffset: 0, result: .rows)
         let query = StoreAggregateQuery(groupBy: groupAttributes, columns: aggregates)
-        guard let rows = try? coordinator.withLock({ try backend.aggregate(storeRequest, query: query) }) else { return nil }
+        guard let rows = coordinator.aggregate(storeRequest, query: query, in: store) else { return nil }
         var results: [NSDictionary] = []
         for row in rows {
             func value(_ index: Int) -> Any? {
@@ -177,12 +178,11 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else { return ([], []) }
         var rows: [FetchedRow] = []
         var sources: [SavedRowSource] = []
-        for store in stores {
+        let storeRequest = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+                                             sortDescriptors: sorts, fetchLimit: 0, fetchOffset: 0, result: .rows)
+        for (store, stored) in try coordinator.fetchRows(storeRequest, from: stores) {
             let source = SavedRowSource(store: store, coordinator: coordinator)
             sources.append(source)
-            let storeRequest = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
-                                                 sortDescriptors: sorts, fetchLimit: 0, fetchOffset: 0, result: .rows)
-            guard case .rows(let stored) = try coordinator.withLock({ try store.backend.fetch(storeRequest) }) else { continue }
             for row in stored {
                 if let id = store.objectID(for: row.key) { rows.append(FetchedRow(id: id, values: row.values, source: source)) }
             }
@@ -347,10 +347,16 @@ extension FetchColumn {
 }
 
 /// Reads the saved rows that relationships of fetched rows lead to, each once, from one store.
+///
+/// Rows are read while predicates, sorts and expressions evaluate key paths, which cannot throw: a store
+/// error is kept (the first one) and reads give nothing from then on; the fetch throws it
+/// (`throwFirstFailure(of:)`) before returning results.
 fileprivate final class SavedRowSource {
     unowned let store: NSPersistentStore
     unowned let coordinator: NSPersistentStoreCoordinator
     private var cache: [ObjectKey: FetchedRow?] = [:]
+    /// The first store error met while reading.
+    private(set) var failure: Error?
 
     init(store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator) {
         self.store = store
@@ -361,7 +367,7 @@ fileprivate final class SavedRowSource {
     func rows(for keys: [ObjectKey]) -> [FetchedRow] {
         let missing = keys.filter { cache[$0] == nil }
         if !missing.isEmpty {
-            let found = (try? coordinator.withLock { try store.backend.rows(for: missing) }) ?? []
+            let found = reading { try coordinator.rows(for: missing, in: store) } ?? []
             for row in found {
                 cache[row.key] = store.objectID(for: row.key).map { FetchedRow(id: $0, values: row.values, source: self) }
             }
@@ -375,7 +381,23 @@ fileprivate final class SavedRowSource {
 
     /// The saved destinations of a row's to-many relationship.
     func related(to key: ObjectKey, through relationship: NSRelationshipDescription) -> [FetchedRow] {
-        rows(for: (try? coordinator.withLock { try store.backend.relatedKeys(of: key, through: relationship) }) ?? [])
+        rows(for: reading { try coordinator.relatedKeys(of: key, through: relationship, in: store) } ?? [])
+    }
+
+    /// The result of a store read, or nil (the error kept in `failure`) when it fails or an earlier one did.
+    private func reading<T>(_ read: () throws -> T) -> T? {
+        guard failure == nil else { return nil }
+        do {
+            return try read()
+        } catch {
+            failure = error
+            return nil
+        }
+    }
+
+    /// Throws the first store error any of `sources` met.
+    static func throwFirstFailure(of sources: [SavedRowSource]) throws {
+        if let failure = sources.lazy.compactMap(\.failure).first { throw failure }
     }
 }
 

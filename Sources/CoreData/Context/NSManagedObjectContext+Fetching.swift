@@ -41,11 +41,8 @@ extension NSManagedObjectContext {
             return try fetchObjects(request, entity: entity, stores: stores).count
         }
         let single = stores.count == 1
-        var total = 0
-        for store in stores {
-            let storeRequest = storeFetchRequest(request, entity: entity, result: .count, pushLimits: single)
-            if case .count(let count) = try coordinatorFetch(storeRequest, store: store) { total += count }
-        }
+        let storeRequest = storeFetchRequest(request, entity: entity, result: .count, pushLimits: single)
+        var total = try fetchingCoordinator().count(storeRequest, in: stores)
         if !single { total = max(0, total - request.fetchOffset); if request.fetchLimit > 0 { total = min(total, request.fetchLimit) } }
         return total
     }
@@ -113,12 +110,16 @@ extension NSManagedObjectContext {
         if request.propertiesToGroupBy != nil || request.havingPredicate != nil, request.resultType != .dictionaryResultType {
             throw CoreDataError.make(NSCoreDataError, "propertiesToGroupBy and havingPredicate need resultType .dictionaryResultType.")
         }
+        return (entity, try fetchingCoordinator().stores(holding: entity, among: request.affectedStores))
+    }
+
+    /// The coordinator that fetches go through.
+    /// - Throws: 134070 when the context has none.
+    private func fetchingCoordinator() throws -> NSPersistentStoreCoordinator {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator to fetch from.")
         }
-        var stores = coordinator.persistentStores.filter { $0.holds(entity) }
-        if let affected = request.affectedStores { stores = stores.filter { store in affected.contains { $0 === store } } }
-        return (entity, stores)
+        return coordinator
     }
 
     func resolveEntity<T>(_ request: NSFetchRequest<T>) throws -> NSEntityDescription {
@@ -150,11 +151,6 @@ extension NSManagedObjectContext {
                           result: result)
     }
 
-    private func coordinatorFetch(_ request: StoreFetchRequest, store: NSPersistentStore) throws -> StoreFetchResult {
-        guard let coordinator = persistentStoreCoordinator else { return .rows([]) }
-        return try coordinator.withLock { try store.backend.fetch(request) }
-    }
-
     private func fetchObjects<ResultType>(_ request: NSFetchRequest<ResultType>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObject] {
         // A child context sees its ancestors' unsaved changes whatever `includesPendingChanges` says: to it,
         // they are the saved state.
@@ -173,10 +169,10 @@ extension NSManagedObjectContext {
             overlaid.insert(ObjectIdentifier(object))
             return .some(object)
         }
-        for store in stores {
-            if request.includesPropertyValues {
-                let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
-                guard case .rows(let rows) = try coordinatorFetch(storeRequest, store: store) else { continue }
+        let coordinator = try fetchingCoordinator()
+        if request.includesPropertyValues {
+            let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
+            for (store, rows) in try coordinator.fetchRows(storeRequest, from: stores) {
                 objects.reserveCapacity(objects.count + rows.count)
                 registered.reserveCapacity(registered.count + rows.count)
                 let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
@@ -188,9 +184,10 @@ extension NSManagedObjectContext {
                         objects.append(object)
                     }
                 }
-            } else {
-                let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
-                guard case .keys(let keys) = try coordinatorFetch(storeRequest, store: store) else { continue }
+            }
+        } else {
+            let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
+            for (store, keys) in try coordinator.fetchKeys(storeRequest, from: stores) {
                 for key in keys {
                     guard let id = store.objectID(for: key) else { continue }
                     if inheritedTouch, case .some(let object) = inheritedObject(id) {
@@ -248,7 +245,7 @@ extension NSManagedObjectContext {
             return try fetchObjects(request, entity: entity, stores: stores).map(\.objectID)
         }
         let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: true)
-        guard case .keys(let keys) = try coordinatorFetch(storeRequest, store: store) else { return [] }
+        let keys = try fetchingCoordinator().fetchKeys(storeRequest, from: [store]).first?.keys ?? []
         return keys.compactMap { store.objectID(for: $0) }
     }
 
@@ -265,10 +262,9 @@ extension NSManagedObjectContext {
         }
         let single = stores.count == 1
         var result: [NSDictionary] = []
-        for store in stores {
-            let storeRequest = storeFetchRequest(request, entity: entity, result: .dictionaries(properties: properties, distinct: request.returnsDistinctResults),
-                                                 pushLimits: single)
-            guard case .dictionaries(let rows) = try coordinatorFetch(storeRequest, store: store) else { continue }
+        let storeRequest = storeFetchRequest(request, entity: entity, result: .dictionaries(properties: properties, distinct: request.returnsDistinctResults),
+                                             pushLimits: single)
+        for (store, rows) in try fetchingCoordinator().fetchDictionaries(storeRequest, from: stores) {
             for row in rows {
                 var dictionary: [String: Any] = [:]
                 for property in properties {
@@ -309,52 +305,38 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator.")
         }
-        // What to delete in each store, worked out (and every store checked) before anything is deleted.
-        var work: [(NSPersistentStore, StoreBatchDeleteRequest)] = []
-        if let ids = request.objectIDs {
-            for store in coordinator.persistentStores {
-                let keys = ids.filter { $0.storeIdentity === store.identity }.compactMap(\.key)
-                if !keys.isEmpty { work.append((store, .keys(keys))) }
-            }
-        } else {
-            let fetch = request.fetchRequest
-            let (entity, stores) = try prepare(fetch)
-            if stores.count > 1, fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {
-                // A limit across several stores: find the objects first, then delete them by key.
-                let idRequest = NSFetchRequest<NSManagedObjectID>()
-                idRequest.copyFields(from: fetch)
-                idRequest.resultType = .managedObjectIDResultType
-                idRequest.includesPendingChanges = false
-                let ids = try fetchIDs(idRequest, entity: entity, stores: stores)
-                for store in stores {
-                    let keys = ids.filter { $0.storeIdentity === store.identity }.compactMap(\.key)
-                    if !keys.isEmpty { work.append((store, .keys(keys))) }
-                }
-            } else {
-                for store in stores {
-                    work.append((store, .matching(storeFetchRequest(fetch, entity: entity, result: .keys, pushLimits: stores.count == 1))))
-                }
-            }
-        }
-        if let readOnly = work.first(where: { $0.0.isReadOnly })?.0 {
-            throw CoreDataError.saveFailed("the store at \(readOnly.url?.path ?? "") was added read-only")
-        }
+        let work = try batchDeleteParts(request, coordinator: coordinator)
         // Only the object-ID result needs the deleted keys; the others let the store skip collecting them.
-        guard request.resultType == .resultTypeObjectIDs else {
-            var count = 0
-            for (store, storeRequest) in work {
-                count += try coordinator.withLock { try store.backend.batchDeleteCount(storeRequest) }
-            }
-            return request.resultType == .resultTypeCount
-                ? NSBatchDeleteResult(result: NSNumber(value: count), resultType: .resultTypeCount)
-                : NSBatchDeleteResult(result: NSNumber(value: true), resultType: .resultTypeStatusOnly)
+        switch request.resultType {
+        case .resultTypeObjectIDs:
+            return NSBatchDeleteResult(result: try coordinator.batchDelete(work), resultType: .resultTypeObjectIDs)
+        case .resultTypeCount:
+            return NSBatchDeleteResult(result: NSNumber(value: try coordinator.batchDeleteCount(work)), resultType: .resultTypeCount)
+        case .resultTypeStatusOnly:
+            _ = try coordinator.batchDeleteCount(work)
+            return NSBatchDeleteResult(result: NSNumber(value: true), resultType: .resultTypeStatusOnly)
         }
-        var deleted: [NSManagedObjectID] = []
-        for (store, storeRequest) in work {
-            let removed = try coordinator.withLock { try store.backend.batchDelete(storeRequest) }
-            deleted += removed.compactMap { store.objectID(for: $0) }
+    }
+
+    /// What to delete in each store, worked out before anything is deleted: the request's IDs by store, the
+    /// fetch's matches in each store holding its entity, or (a limit across several stores) the IDs the fetch
+    /// finds first.
+    private func batchDeleteParts(_ request: NSBatchDeleteRequest,
+                                  coordinator: NSPersistentStoreCoordinator) throws -> [(store: NSPersistentStore, request: StoreBatchDeleteRequest)] {
+        if let ids = request.objectIDs {
+            return coordinator.keysByStore(ids).map { ($0.store, .keys($0.keys)) }
         }
-        return NSBatchDeleteResult(result: deleted, resultType: .resultTypeObjectIDs)
+        let fetch = request.fetchRequest
+        let (entity, stores) = try prepare(fetch)
+        guard stores.count > 1, fetch.fetchLimit > 0 || fetch.fetchOffset > 0 else {
+            return stores.map { ($0, .matching(storeFetchRequest(fetch, entity: entity, result: .keys, pushLimits: stores.count == 1))) }
+        }
+        let idRequest = NSFetchRequest<NSManagedObjectID>()
+        idRequest.copyFields(from: fetch)
+        idRequest.resultType = .managedObjectIDResultType
+        idRequest.includesPendingChanges = false
+        let ids = try fetchIDs(idRequest, entity: entity, stores: stores)
+        return coordinator.keysByStore(ids).map { ($0.store, .keys($0.keys)) }
     }
 }
 

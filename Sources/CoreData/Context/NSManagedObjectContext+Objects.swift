@@ -35,7 +35,7 @@ extension NSManagedObjectContext {
         guard let key = objectID.key, let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: objectID) else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in this context's stores.")
         }
-        let rows = try coordinator.withLock { try store.backend.rows(for: [key]) }
+        let rows = try coordinator.rows(for: [key], in: store)
         guard let row = rows.first else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in its store.")
         }
@@ -94,8 +94,9 @@ extension NSManagedObjectContext {
         object.faulted = false
     }
 
-    /// Loads a fault's values. When the store no longer has the object, it stays empty, and with
-    /// `shouldDeleteInaccessibleFaults` (the default) it reports `isDeleted`, as Apple's contexts do.
+    /// Loads a fault's values. When the store no longer has the object, or cannot be read, it stays empty, and
+    /// with `shouldDeleteInaccessibleFaults` (the default) it reports `isDeleted`, as Apple's contexts do for
+    /// an inaccessible fault (a property access cannot throw; `existingObject(with:)` throws the error).
     func fulfillFault(of object: NSManagedObject) {
         do {
             try fulfillFaultThrowing(object)
@@ -105,7 +106,8 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Loads a fault's values, or throws 133000 (leaving it a fault) when its store no longer has it.
+    /// Loads a fault's values, or throws (leaving it a fault): 133000 when its store no longer has it, the
+    /// store's error when the store cannot be read.
     func fulfillFaultThrowing(_ object: NSManagedObject) throws {
         if parent != nil, let id = object.assignedID, let state = inheritedState(for: id) {
             guard !state.isDeleted else {
@@ -125,7 +127,7 @@ extension NSManagedObjectContext {
             object.faulted = false
             return
         }
-        let rows = try coordinator.withLock { try store.backend.rows(for: [key]) }
+        let rows = try coordinator.rows(for: [key], in: store)
         guard let row = rows.first else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
                                      "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): the object was deleted from its store.")
@@ -141,8 +143,9 @@ extension NSManagedObjectContext {
         return object(with: store.objectID(for: key, entity: entity))
     }
 
-    /// The destinations of a saved object's to-many relationship, from its store.
-    func loadToMany(of object: NSManagedObject, relationship: NSRelationshipDescription) -> [NSManagedObject] {
+    /// The destinations of a saved object's to-many relationship, from its store (or an ancestor context).
+    /// - Throws: the store's error when the store cannot be read; never an empty relationship in its place.
+    func loadToMany(of object: NSManagedObject, relationship: NSRelationshipDescription) throws -> [NSManagedObject] {
         if parent != nil, let id = object.assignedID, let state = inheritedState(for: id), !state.isDeleted,
            let slot = object.layout.slotByName[relationship.name], slot < state.values.count,
            let ids = state.values[slot] as? [NSManagedObjectID] {
@@ -150,71 +153,60 @@ extension NSManagedObjectContext {
         }
         guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
               let store = coordinator.store(for: id) else { return [] }
-        let keys = (try? coordinator.withLock { try store.backend.relatedKeys(of: key, through: relationship) }) ?? []
+        let keys = try coordinator.relatedKeys(of: key, through: relationship, in: store)
         return keys.compactMap { self.object(for: $0, near: object) }
     }
 
     /// Gives permanent IDs to objects that have temporary ones, allocating keys in their stores.
-    /// - Throws: 134070 when an object's entity is in no store, or a store error.
+    /// - Throws: 134070 when an object's entity is in no store, or a store error (no object changes then).
     public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
         checkQueue("obtainPermanentIDs(for:)")
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator.")
         }
-        struct Group: Hashable { let store: ObjectIdentifier; let root: ObjectIdentifier }
-        var groups: [Group: (NSPersistentStore, NSEntityDescription, [NSManagedObject])] = [:]
-        var storeByEntity: [ObjectIdentifier: NSPersistentStore] = [:]
-        // Objects mostly come in runs of one entity: a run is collected apart and added to its group at its end.
-        var run: (entity: NSEntityDescription, group: Group, objects: [NSManagedObject])?
-        func endRun() {
-            if let run { groups[run.group]?.2.append(contentsOf: run.objects) }
-            run = nil
+        let (waiting, stores) = try storesForNewIDs(objects)
+        let ids = try coordinator.permanentIDs(for: waiting.map(\.entity), in: stores)
+        registered.reserveCapacity(registered.count + waiting.count)
+        for (object, newID) in zip(waiting, ids) {
+            if receivesChildSaves, object.managedObjectContext === self, let old = object.assignedID, old.isTemporaryID {
+                formerTemporaryIDs[old.identity] = object
+            }
+            object.assignedID = newID
+            if object.managedObjectContext === self { registered[newID.identity] = object }
         }
+    }
+
+    /// The objects among `objects` that have temporary IDs, and the store each one goes to.
+    /// - Throws: 134070 when an object's entity is in no store.
+    private func storesForNewIDs(_ objects: [NSManagedObject]) throws -> ([NSManagedObject], [NSPersistentStore]) {
+        var waiting: [NSManagedObject] = []
+        var stores: [NSPersistentStore] = []
+        var storeByEntity: [ObjectIdentifier: NSPersistentStore] = [:]
+        // Objects mostly come in runs of one entity: the store found for an entity serves the rest of its run.
+        var run: (entity: NSEntityDescription, store: NSPersistentStore)?
         for object in objects where object.assignedID?.isTemporaryID ?? true {
             let plain = object.assignedID?.persistentStore == nil && assignedStores.isEmpty
-            if plain, run?.entity === object.entity {
-                run?.objects.append(object)
-                continue
-            }
-            endRun()
             let store: NSPersistentStore
-            if plain, let known = storeByEntity[ObjectIdentifier(object.entity)] {
+            if plain, let run, run.entity === object.entity {
+                store = run.store
+            } else if plain, let known = storeByEntity[ObjectIdentifier(object.entity)] {
                 store = known
             } else {
                 store = try self.store(forNew: object)
                 storeByEntity[ObjectIdentifier(object.entity)] = store
             }
-            let root = object.entity.rootEntity
-            let group = Group(store: ObjectIdentifier(store), root: ObjectIdentifier(root))
-            groups[group, default: (store, root, [])].2.append(object)
-            if plain { run = (object.entity, group, []) }
+            run = plain ? (object.entity, store) : nil
+            waiting.append(object)
+            stores.append(store)
         }
-        endRun()
-        try coordinator.withLock {
-            for (_, group) in groups {
-                let (store, root, members) = group
-                let keys = try store.backend.allocatePrimaryKeys(for: root, count: members.count)
-                guard keys.count == members.count else {
-                    throw CoreDataError.saveFailed("the store gave \(keys.count) keys for \(members.count) objects")
-                }
-                registered.reserveCapacity(registered.count + members.count)
-                for (object, primaryKey) in zip(members, keys) {
-                    let newID = store.objectID(for: ObjectKey(entityNumber: object.entity.entityNumber, primaryKey: primaryKey), entity: object.entity)
-                    if receivesChildSaves, object.managedObjectContext === self, let old = object.assignedID, old.isTemporaryID {
-                        formerTemporaryIDs[old.identity] = object
-                    }
-                    object.assignedID = newID
-                    if object.managedObjectContext === self { registered[newID.identity] = object }
-                }
-            }
-        }
+        return (waiting, stores)
     }
 
     /// The store a new object goes to: the assigned one, else the first store whose configuration holds its entity.
     func store(forNew object: NSManagedObject) throws -> NSPersistentStore {
         if let id = object.assignedID, let store = id.persistentStore { return store }
         if let assigned = assignedStores[ObjectIdentifier(object)] { return assigned }
-        guard let store = persistentStoreCoordinator?.persistentStores.first(where: { $0.holds(object.entity) }) else {
+        guard let store = persistentStoreCoordinator?.firstStore(holding: object.entity) else {
             throw CoreDataError.make(NSPersistentStoreOperationError,
                                      "No persistent store of this context's coordinator holds entity \(object.entity.name ?? ""); add a store before saving.",
                                      userInfo: [NSAffectedObjectsErrorKey: [object]])

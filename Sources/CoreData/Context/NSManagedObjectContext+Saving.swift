@@ -44,6 +44,7 @@ extension NSManagedObjectContext {
         for object in updated where object.hasPersistentChangedValues { collect(&errors) { try object.validateForUpdate() } }
         for object in deleted { collect(&errors) { try object.validateForDelete() } }
         try throwCombined(errors)
+        try throwUnreadRelationships(updated: updated, deleted: deleted)
 
         if let parent {
             try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
@@ -98,6 +99,23 @@ extension NSManagedObjectContext {
         finishSave(inserted: inserted, updated: updated, deleted: deleted)
     }
 
+    /// Throws the store's error for a to-many relationship whose saved destinations could not be read, when
+    /// the save would write it (an updated object's changed relationship) or relied on it (a deleted object,
+    /// whose delete rules walked it), before anything is written.
+    private func throwUnreadRelationships(updated: [NSManagedObject], deleted: [NSManagedObject]) throws {
+        func failure(_ object: NSManagedObject, slot: Int) -> Error? { (object.slots[slot] as? ToManyStorage)?.readFailure }
+        for object in updated {
+            for slot in object.layout.toManySlots where object.changedSlots.contains(slot) {
+                if let error = failure(object, slot: slot) { throw error }
+            }
+        }
+        for object in deleted {
+            for slot in object.layout.toManySlots {
+                if let error = failure(object, slot: slot) { throw error }
+            }
+        }
+    }
+
     private func collect(_ errors: inout [NSError], _ body: () throws -> Void) {
         do { try body() } catch let error as NSError { errors.append(error) }
     }
@@ -124,7 +142,7 @@ extension NSManagedObjectContext {
                                                        bundleID: Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName,
                                                        processID: String(ProcessInfo.processInfo.processIdentifier))
             do {
-                let result = try coordinator.withLock { try plan.store.backend.save(changes) }
+                let result = try coordinator.applyChanges(changes, to: plan.store)
                 plan.store.clearPendingMetadata()
                 for object in plan.inserted { object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? 1 }
                 for object in plan.updated {

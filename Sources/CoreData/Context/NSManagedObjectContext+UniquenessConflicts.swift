@@ -144,11 +144,11 @@ extension NSManagedObjectContext {
                 }
             }
             let wanted = Set(constraintKeys)
-            for store in coordinator.persistentStores where store.holds(declaring) {
+            for store in coordinator.stores(holding: declaring) {
                 // A store that holds its rows in memory is read once, whole: cheaper than evaluating `IN` per row.
-                for predicate in store.backend is AtomicStore ? [nil] : predicates as [NSPredicate?] {
+                for predicate in store.capabilities.contains(.rowsInMemory) ? [nil] : predicates as [NSPredicate?] {
                     let request = StoreFetchRequest(entity: declaring, includesSubentities: true, predicate: predicate, result: .rows)
-                    guard case .rows(let rows) = try coordinator.withLock({ try store.backend.fetch(request) }) else { continue }
+                    let rows = try coordinator.fetchRows(request, from: [store]).first?.rows ?? []
                     for row in rows {
                         guard let id = store.objectID(for: row.key),
                               let values = Self.constrainedValues(names: constraint.names, layout: id.entity.layout, values: row.values) else { continue }

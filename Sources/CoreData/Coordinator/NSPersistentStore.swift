@@ -63,7 +63,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     open var metadata: [String: Any]! {
         get {
             if let pendingMetadata { return pendingMetadata }
-            return persistentStoreCoordinator?.withLock { backend.metadata } ?? backend.metadata
+            return persistentStoreCoordinator?.backendMetadata(of: self) ?? backend.metadata
         }
         set { pendingMetadata = newValue }
     }

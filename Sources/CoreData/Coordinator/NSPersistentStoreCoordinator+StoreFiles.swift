@@ -105,7 +105,7 @@ extension NSPersistentStoreCoordinator {
         let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
         let target = try addPersistentStore(ofType: type, configurationName: configuration, at: url, options: options)
         do {
-            try withLock { try copyContents(of: store.backend, into: target.backend) }
+            try copyContents(of: store, into: target)
         } catch {
             try? remove(target)
             for file in backendType.storeFiles(at: url) { try? FileManager.default.removeItem(at: file) }
@@ -113,52 +113,5 @@ extension NSPersistentStoreCoordinator {
         }
         try remove(store)
         return target
-    }
-
-    /// Whether the store of `backend` holds objects of `root`'s hierarchy (its configuration's entities).
-    private func holds(_ root: NSEntityDescription, _ backend: PersistentStoreBackend) -> Bool {
-        guard let store = persistentStores.first(where: { $0.backend === backend }) else { return false }
-        var stack = [root]
-        while let entity = stack.popLast() {
-            if store.holds(entity) { return true }
-            stack += entity.subentities
-        }
-        return false
-    }
-
-    /// Writes every row, relationship and user metadata key of `source` into the empty store `target`, in one
-    /// save. Keys are allocated by `target` (its numbering may differ), and every reference is mapped to them.
-    private func copyContents(of source: PersistentStoreBackend, into target: PersistentStoreBackend) throws {
-        var rows: [StoreRow] = []
-        var newKeys: [ObjectKey: ObjectKey] = [:]
-        for root in managedObjectModel.entities where root.superentity == nil && holds(root, source) {
-            let request = StoreFetchRequest(entity: root, includesSubentities: true, predicate: nil, result: .rows)
-            guard case .rows(let found) = try source.fetch(request), !found.isEmpty else { continue }
-            let keys = try target.allocatePrimaryKeys(for: root, count: found.count)
-            guard keys.count == found.count else {
-                throw CoreDataError.saveFailed("the new store gave \(keys.count) keys for \(found.count) objects")
-            }
-            for (row, key) in zip(found, keys) { newKeys[row.key] = ObjectKey(entityNumber: row.key.entityNumber, primaryKey: key) }
-            rows += found
-        }
-        func mapped(_ key: ObjectKey) -> ObjectKey? { newKeys[key] }
-        var changes = StoreChangeSet()
-        changes.inserted.reserveCapacity(rows.count)
-        for row in rows {
-            guard let key = mapped(row.key) else { continue }
-            changes.inserted.append(StoreRow(key: key, version: 0, values: row.values.map { value in
-                if let reference = value as? ObjectKey { return mapped(reference) }
-                return value
-            }))
-            // Both sides of every relationship, as a save gives them: the store keeps what it needs.
-            guard let entity = managedObjectModel.entity(withNumber: row.key.entityNumber) else { continue }
-            for case let relationship as NSRelationshipDescription in entity.layout.allProperties where relationship.isToMany && !relationship.isTransient {
-                let destinations = try source.relatedKeys(of: row.key, through: relationship).compactMap(mapped)
-                if !destinations.isEmpty { changes.toManyChanges.append(ToManyChange(owner: key, relationship: relationship, destinations: destinations)) }
-            }
-        }
-        let userMetadata = source.metadata.filter { !$0.key.hasPrefix("NSStore") && !$0.key.hasPrefix("NSPersistence") && !$0.key.hasPrefix("_NS") }
-        if !userMetadata.isEmpty { changes.metadata = target.metadata.merging(userMetadata) { _, user in user } }
-        if !changes.isEmpty { _ = try target.save(changes) }
     }
 }

@@ -9,10 +9,15 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// A name for debugging.
     open var name: String?
     /// The stores, in the order they were added.
-    open var persistentStores: [NSPersistentStore] { withLock { stores } }
+    open var persistentStores: [NSPersistentStore] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stores
+    }
     private var stores: [NSPersistentStore] = []
 
-    /// Serializes every call into the stores.
+    /// Serializes every call into the stores. Taken only by the coordinator's own methods: everything else
+    /// reaches the stores through the entry points of `NSPersistentStoreCoordinator+StoreAccess.swift`.
     let lock = NSRecursiveLock()
 
     /// A coordinator for `model`.
@@ -174,12 +179,5 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             defer { lock.unlock() }
             block()
         }
-    }
-
-    /// Runs `body` holding the lock, for the coordinator's own use.
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
     }
 }

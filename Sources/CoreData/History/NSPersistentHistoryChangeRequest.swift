@@ -92,12 +92,9 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator.")
         }
-        var stores = coordinator.persistentStores
-        if let affected = request.affectedStores { stores = stores.filter { store in affected.contains { $0 === store } } }
         var transactions: [NSPersistentHistoryTransaction] = []
         var deleted = 0
-        for store in stores {
-            guard let backend = store.backend as? PersistentHistoryBackend else { continue }
+        for store in coordinator.stores(among: request.affectedStores) where coordinator.keepsHistory(store) {
             let position: StoreHistoryPosition
             switch request.position {
             case .start: position = .start
@@ -113,9 +110,9 @@ extension NSManagedObjectContext {
             case .delete:
                 if case .start = request.position { continue }
                 if case .token(let token) = request.position, token.transactionNumbers[store.identifier] == nil { continue }
-                deleted += try coordinator.withLock { try backend.deleteHistory(before: position) }
+                deleted += try coordinator.deleteHistory(before: position, in: store)
             case .fetch:
-                let records = try coordinator.withLock { try backend.historyTransactions(after: position) }
+                let records = try coordinator.historyTransactions(after: position, in: store)
                 transactions += records.map { record in transaction(record, store: store) }
             }
         }
@@ -159,12 +156,12 @@ extension NSManagedObjectContext {
 
 extension NSPersistentStoreCoordinator {
     /// The position after the newest recorded transaction of each store (of `stores`, or all) that records
-    /// history; nil when none has any.
+    /// history; nil when none has any. Apple's method cannot throw: a store whose history cannot be read is
+    /// left out of the token, as one without history is.
     public func currentPersistentHistoryToken(fromStores stores: [Any]?) -> NSPersistentHistoryToken? {
         var numbers: [String: Int64] = [:]
         for store in persistentStores where stores == nil || stores?.contains(where: { ($0 as AnyObject) === store }) == true {
-            guard let backend = store.backend as? PersistentHistoryBackend,
-                  let number = try? withLock({ try backend.newestHistoryTransactionNumber() }) else { continue }
+            guard let number = try? newestHistoryTransactionNumber(in: store) else { continue }
             numbers[store.identifier] = number
         }
         return numbers.isEmpty ? nil : NSPersistentHistoryToken(transactionNumbers: numbers)

@@ -177,14 +177,27 @@ extension NSManagedObject {
 
     // MARK: To-many
 
-    /// The storage of a to-many slot, loading the destinations from the store the first time.
+    /// The storage of a to-many slot, loading the destinations from the store the first time. When the store
+    /// cannot be read, the storage is empty and keeps the error (`ToManyStorage.readFailure`), which a save
+    /// that depends on it throws; `refresh(_:mergeChanges:)` without merging lets the next access read again.
     func toManyStorage(slot: Int) -> ToManyStorage {
         if let storage = slots[slot] as? ToManyStorage { return storage }
-        let relationship = layout.allProperties[slot] as? NSRelationshipDescription
-        let loaded = relationship.flatMap { managedObjectContext?.loadToMany(of: self, relationship: $0) } ?? []
-        let storage = ToManyStorage(loaded)
+        let storage: ToManyStorage
+        do {
+            storage = ToManyStorage(try loadedDestinations(slot: slot))
+        } catch {
+            storage = ToManyStorage(unreadBecause: error)
+        }
         slots[slot] = storage
         return storage
+    }
+
+    /// The saved destinations of a to-many slot, as the context reads them; none outside a context.
+    /// - Throws: the store's error.
+    private func loadedDestinations(slot: Int) throws -> [NSManagedObject] {
+        guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription,
+              let context = managedObjectContext else { return [] }
+        return try context.loadToMany(of: self, relationship: relationship)
     }
 
     func toManyObjects(slot: Int) -> [NSManagedObject] { toManyStorage(slot: slot).objects }

@@ -2,6 +2,10 @@
 final class ToManyStorage {
     private(set) var objects: [NSManagedObject]
     private var members: Set<ObjectIdentifier>
+    /// The store's error when the saved destinations could not be read: the storage then holds only the
+    /// objects added since, and a save that would write the relationship, or deletes its owner (whose delete
+    /// rules walked it), throws this error instead of writing a partial relationship.
+    private(set) var readFailure: Error?
 
     init(_ objects: [NSManagedObject] = []) {
         var unique: [NSManagedObject] = []
@@ -9,6 +13,12 @@ final class ToManyStorage {
         for object in objects where members.insert(ObjectIdentifier(object)).inserted { unique.append(object) }
         self.objects = unique
         self.members = members
+    }
+
+    /// An empty storage for destinations that could not be read, remembering why.
+    convenience init(unreadBecause failure: Error) {
+        self.init()
+        readFailure = failure
     }
 
     var count: Int { objects.count }

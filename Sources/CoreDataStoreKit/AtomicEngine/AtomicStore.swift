@@ -36,7 +36,8 @@ open class AtomicStore: PersistentStoreBackend {
     public let openRequest: StoreOpenRequest
     public private(set) var metadata: [String: Any]
     open var capabilities: StoreCapabilities {
-        openRequest.url == nil ? [.batchUpdate, .batchInsert] : [.persistsToFile, .batchUpdate, .batchInsert, .lightweightMigration]
+        openRequest.url == nil ? [.batchUpdate, .batchInsert, .rowsInMemory]
+            : [.persistsToFile, .batchUpdate, .batchInsert, .lightweightMigration, .rowsInMemory]
     }
 
     private var records: [ObjectKey: AtomicRecord] = [:]

@@ -15,4 +15,7 @@ public struct StoreCapabilities: OptionSet, Sendable {
     /// A store saved with another model opens with Apple's two migration options set, its data moved to the
     /// new model by name (and renaming identifiers).
     public static let lightweightMigration = StoreCapabilities(rawValue: 1 << 4)
+    /// The store holds every row in memory (atomic stores do), so reading all rows of an entity once is
+    /// cheaper than many predicate queries; the context's uniqueness check reads such a store that way.
+    public static let rowsInMemory = StoreCapabilities(rawValue: 1 << 5)
 }

@@ -58,6 +58,15 @@ public enum CoreDataError {
              "The save violates a uniqueness constraint: two \(entity) objects would have the same \(properties.joined(separator: ", ")).")
     }
 
+    /// A store that failed with an error outside Apple's domain (a backend throwing its own error type): the
+    /// error with Apple's `code` (the coordinator uses 134030 for writes, 134070 for reads), naming the
+    /// operation, with the backend's error under `NSUnderlyingErrorKey`; extra userInfo entries are merged in.
+    public static func storeFailed(_ operation: String, code: Int, underlying: Error, userInfo: [String: Any] = [:]) -> NSError {
+        var info = userInfo
+        info[NSUnderlyingErrorKey] = underlying
+        return make(code, "The store failed to \(operation): \(underlying).", userInfo: info)
+    }
+
     /// A misuse of a store or coordinator, such as adding one store twice (134070).
     public static func operation(_ reason: String) -> NSError {
         make(NSPersistentStoreOperationError, reason)

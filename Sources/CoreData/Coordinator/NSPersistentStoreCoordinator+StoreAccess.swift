@@ -1,0 +1,379 @@
+/// The coordinator's entry points to its stores: the one road from contexts (and the rest of `CoreData`) to
+/// the backends.
+///
+/// Each entry point takes the coordinator's lock, routes to the stores it is given or finds (by configuration
+/// and `affectedStores`), and maps errors: a backend's `NSError` in `NSCocoaErrorDomain` reaches the caller as
+/// it is; any other error becomes one with Apple's code (134030 for writes, 134070 for reads), the backend's
+/// error under `NSUnderlyingErrorKey` and the store under `NSAffectedStoresErrorKey`. Nothing is swallowed.
+/// `StoreVersionConflict` passes through `applyChanges(_:to:)` only: it is the contract's signal to the
+/// context's merge policy.
+extension NSPersistentStoreCoordinator {
+    // MARK: Routing
+
+    /// The added stores whose configuration holds `entity`, in the order they were added, kept to those in
+    /// `affected` when it is given (a request's `affectedStores`).
+    func stores(holding entity: NSEntityDescription, among affected: [NSPersistentStore]? = nil) -> [NSPersistentStore] {
+        let holding = persistentStores.filter { $0.holds(entity) }
+        guard let affected else { return holding }
+        return holding.filter { store in affected.contains { $0 === store } }
+    }
+
+    /// The added stores, kept to those in `affected` when it is given.
+    func stores(among affected: [NSPersistentStore]?) -> [NSPersistentStore] {
+        guard let affected else { return persistentStores }
+        return persistentStores.filter { store in affected.contains { $0 === store } }
+    }
+
+    /// The store a new object of `entity` goes to when none is assigned: the first whose configuration holds it.
+    func firstStore(holding entity: NSEntityDescription) -> NSPersistentStore? {
+        persistentStores.first { $0.holds(entity) }
+    }
+
+    /// The keys of saved object IDs, grouped by the added store that holds them, in the order stores were
+    /// added; temporary IDs and IDs of other coordinators' stores are left out.
+    func keysByStore(_ ids: [NSManagedObjectID]) -> [(store: NSPersistentStore, keys: [ObjectKey])] {
+        persistentStores.compactMap { store in
+            let keys = ids.filter { $0.storeIdentity === store.identity }.compactMap(\.key)
+            return keys.isEmpty ? nil : (store, keys)
+        }
+    }
+
+    // MARK: Declared capabilities
+
+    /// Whether `store` computes aggregates itself (its backend adopts `AggregatingBackend`).
+    func computesAggregates(_ store: NSPersistentStore) -> Bool { store.backend is AggregatingBackend }
+
+    /// Whether `store` keeps persistent history (its backend adopts `PersistentHistoryBackend`).
+    func keepsHistory(_ store: NSPersistentStore) -> Bool { store.backend is PersistentHistoryBackend }
+
+    /// The metadata `store`'s backend holds (without changes not yet saved).
+    func backendMetadata(of store: NSPersistentStore) -> [String: Any] {
+        withLock { store.backend.metadata }
+    }
+
+    // MARK: Fetching
+
+    /// The rows `request` selects in each of `stores`, store by store in the given order.
+    /// - Throws: the first store's error (as Apple's `NSError`); 134060 when a store answers with another
+    ///   kind of result than rows.
+    func fetchRows(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, rows: [StoreRow])] {
+        try stores.map { store in
+            guard case .rows(let rows) = try fetch(request, in: store) else { throw wrongResultKind(store, "rows") }
+            return (store, rows)
+        }
+    }
+
+    /// The keys `request` selects in each of `stores`, store by store in the given order.
+    /// - Throws: as `fetchRows(_:from:)`.
+    func fetchKeys(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, keys: [ObjectKey])] {
+        try stores.map { store in
+            guard case .keys(let keys) = try fetch(request, in: store) else { throw wrongResultKind(store, "keys") }
+            return (store, keys)
+        }
+    }
+
+    /// The sum of the counts `request` gives in each of `stores` (each store applies the request's limit and
+    /// offset itself).
+    /// - Throws: as `fetchRows(_:from:)`.
+    func count(_ request: StoreFetchRequest, in stores: [NSPersistentStore]) throws -> Int {
+        try stores.reduce(0) { total, store in
+            guard case .count(let count) = try fetch(request, in: store) else { throw wrongResultKind(store, "a count") }
+            return total + count
+        }
+    }
+
+    /// The dictionaries `request` (of result kind `.dictionaries`) gives in each of `stores`, store by store.
+    /// - Throws: as `fetchRows(_:from:)`.
+    func fetchDictionaries(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, dictionaries: [[String: Any]])] {
+        try stores.map { store in
+            guard case .dictionaries(let rows) = try fetch(request, in: store) else { throw wrongResultKind(store, "dictionaries") }
+            return (store, rows)
+        }
+    }
+
+    /// One store's grouped aggregates (see `AggregatingBackend`), or nil when the store does not compute
+    /// aggregates, cannot compute this query, or fails at it: the contract's fallback, where the caller
+    /// computes the same results from rows, whose read reports a lasting store failure.
+    func aggregate(_ request: StoreFetchRequest, query: StoreAggregateQuery, in store: NSPersistentStore) -> [[Any?]]? {
+        guard let backend = store.backend as? AggregatingBackend else { return nil }
+        return try? access(store, .read, "compute aggregates") { try backend.aggregate(request, query: query) }
+    }
+
+    // MARK: Faulting
+
+    /// The current rows of `keys` in `store`; keys the store does not have are left out.
+    /// - Throws: the store's error, as Apple's `NSError`.
+    func rows(for keys: [ObjectKey], in store: NSPersistentStore) throws -> [StoreRow] {
+        try access(store, .read, "read rows") { try store.backend.rows(for: keys) }
+    }
+
+    /// The keys of the destinations of the to-many `relationship` of the object with `key` in `store`, in
+    /// order when the relationship is ordered.
+    /// - Throws: the store's error, as Apple's `NSError`; never an empty result in its place.
+    func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription, in store: NSPersistentStore) throws -> [ObjectKey] {
+        try access(store, .read, "read the \(relationship.name) relationship") { try store.backend.relatedKeys(of: key, through: relationship) }
+    }
+
+    // MARK: Saving
+
+    /// Permanent object IDs for new objects: one per entry of `entities`, in the store at the same index of
+    /// `stores`, in the same order. Keys are allocated per store and entity hierarchy, all under one lock.
+    /// - Throws: the store's error, as Apple's `NSError`; 134030 when a store hands out fewer or more keys
+    ///   than asked for. Nothing is returned then (keys already handed out are not reused).
+    func permanentIDs(for entities: [NSEntityDescription], in stores: [NSPersistentStore]) throws -> [NSManagedObjectID] {
+        precondition(entities.count == stores.count, "one store per entity")
+        let groups = KeyAllocationGroup.grouping(entities, stores)
+        let keys = try withLock { try groups.map { try allocateKeys(for: $0) } }
+        var ids = [NSManagedObjectID?](repeating: nil, count: entities.count)
+        for (group, primaryKeys) in zip(groups, keys) {
+            for (index, primaryKey) in zip(group.members, primaryKeys) {
+                let entity = entities[index]
+                ids[index] = group.store.objectID(for: ObjectKey(entityNumber: entity.entityNumber, primaryKey: primaryKey), entity: entity)
+            }
+        }
+        return ids.compactMap { $0 }  // every index is in exactly one group
+    }
+
+    /// Writes one store's part of a save, all at once or nothing (the contract's `save(_:)`). A save across
+    /// stores calls this once per store, in the order the stores were added; each part is atomic, the whole
+    /// is not (see Decisions.md).
+    /// - Throws: `StoreVersionConflict` as the backend throws it (the context's merge policy resolves it);
+    ///   any other store error as Apple's `NSError`.
+    func applyChanges(_ changes: StoreChangeSet, to store: NSPersistentStore) throws -> StoreSaveResult {
+        try access(store, .write, "save") { try store.backend.save(changes) }
+    }
+
+    // MARK: Batch requests
+
+    /// Runs batch deletes, each in its store, after checking that every one of the stores is writable, and
+    /// returns the IDs of every deleted object (cascades included).
+    /// - Throws: 134030 naming a read-only store, before anything is deleted; the stores' errors (1600 for a
+    ///   deny rule) as Apple's `NSError`.
+    func batchDelete(_ parts: [(store: NSPersistentStore, request: StoreBatchDeleteRequest)]) throws -> [NSManagedObjectID] {
+        try requireWritable(parts.map(\.store))
+        return try parts.flatMap { store, request in
+            try access(store, .write, "batch delete") { try store.backend.batchDelete(request) }.compactMap { store.objectID(for: $0) }
+        }
+    }
+
+    /// Runs batch deletes as `batchDelete(_:)` does and returns how many objects were deleted, letting stores
+    /// skip collecting their keys.
+    /// - Throws: as `batchDelete(_:)`.
+    func batchDeleteCount(_ parts: [(store: NSPersistentStore, request: StoreBatchDeleteRequest)]) throws -> Int {
+        try requireWritable(parts.map(\.store))
+        return try parts.reduce(0) { total, part in
+            total + (try access(part.store, .write, "batch delete") { try part.store.backend.batchDeleteCount(part.request) })
+        }
+    }
+
+    /// The stores a batch update or insert of `entity` goes to (those holding it, among `affected`), each
+    /// checked for `capability` and for being writable before any is changed.
+    /// - Throws: 134091 naming `what` for a store without the capability; 134030 for a read-only store.
+    func batchStores(holding entity: NSEntityDescription, among affected: [NSPersistentStore]?,
+                     needing capability: StoreCapabilities, what: String) throws -> [NSPersistentStore] {
+        let stores = stores(holding: entity, among: affected)
+        for store in stores {
+            guard store.capabilities.contains(capability) else { throw CoreDataError.unsupported("\(what) in \(store.type) stores") }
+            try requireWritable([store])
+        }
+        return stores
+    }
+
+    /// Runs a batch update in each of `stores` and returns each store's updated keys, in the given order.
+    /// - Throws: the stores' errors as Apple's `NSError` (134091 from a store without batch updates).
+    func batchUpdate(_ request: StoreBatchUpdateRequest, in stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, keys: [ObjectKey])] {
+        try stores.map { store in
+            (store, try access(store, .write, "batch update") { try store.backend.batchUpdate(request) })
+        }
+    }
+
+    /// Runs a batch insert in `store` and returns the new keys, in the order of the request's objects.
+    /// - Throws: the store's error as Apple's `NSError` (134091 from a store without batch inserts).
+    func batchInsert(_ request: StoreBatchInsertRequest, into store: NSPersistentStore) throws -> [ObjectKey] {
+        try access(store, .write, "batch insert") { try store.backend.batchInsert(request) }
+    }
+
+    // MARK: History
+
+    /// The transactions `store` recorded after `position`, oldest first; none for a store without history.
+    /// - Throws: the store's error, as Apple's `NSError`.
+    func historyTransactions(after position: StoreHistoryPosition, in store: NSPersistentStore) throws -> [StoreHistoryTransaction] {
+        guard let backend = store.backend as? PersistentHistoryBackend else { return [] }
+        return try access(store, .read, "read history") { try backend.historyTransactions(after: position) }
+    }
+
+    /// Deletes the transactions `store` recorded before `position` and returns how many went (0 for a store
+    /// without history).
+    /// - Throws: the store's error, as Apple's `NSError`.
+    func deleteHistory(before position: StoreHistoryPosition, in store: NSPersistentStore) throws -> Int {
+        guard let backend = store.backend as? PersistentHistoryBackend else { return 0 }
+        return try access(store, .write, "delete history") { try backend.deleteHistory(before: position) }
+    }
+
+    /// The number of the newest transaction `store` recorded; nil when it has none or keeps no history.
+    /// - Throws: the store's error, as Apple's `NSError`.
+    func newestHistoryTransactionNumber(in store: NSPersistentStore) throws -> Int64? {
+        guard let backend = store.backend as? PersistentHistoryBackend else { return nil }
+        return try access(store, .read, "read history") { try backend.newestHistoryTransactionNumber() }
+    }
+
+    // MARK: Migrating
+
+    /// Writes every row, relationship and user metadata key of `source` into the empty store `target`, in one
+    /// save, holding the lock throughout. Keys are allocated by `target` (its numbering may differ), and every
+    /// reference is mapped to them.
+    /// - Throws: either store's error, as Apple's `NSError`.
+    func copyContents(of source: NSPersistentStore, into target: NSPersistentStore) throws {
+        try withLock {
+            let (rows, newKeys) = try copiedRows(of: source, into: target)
+            let changes = try copyChangeSet(rows: rows, newKeys: newKeys, source: source, target: target)
+            if !changes.isEmpty { _ = try mapped(target, .write, "save the migrated objects") { try target.backend.save(changes) } }
+        }
+    }
+
+    /// Every row of `source` with the key `target` allocated for it.
+    private func copiedRows(of source: NSPersistentStore, into target: NSPersistentStore) throws -> ([StoreRow], [ObjectKey: ObjectKey]) {
+        var rows: [StoreRow] = []
+        var newKeys: [ObjectKey: ObjectKey] = [:]
+        for root in managedObjectModel.entities where root.superentity == nil && holdsHierarchy(root, source) {
+            let request = StoreFetchRequest(entity: root, includesSubentities: true, predicate: nil, result: .rows)
+            guard case .rows(let found) = try mapped(source, .read, "fetch", { try source.backend.fetch(request) }), !found.isEmpty else { continue }
+            let keys = try mapped(target, .write, "allocate keys") { try target.backend.allocatePrimaryKeys(for: root, count: found.count) }
+            guard keys.count == found.count else {
+                throw CoreDataError.saveFailed("the new store gave \(keys.count) keys for \(found.count) objects")
+            }
+            for (row, key) in zip(found, keys) { newKeys[row.key] = ObjectKey(entityNumber: row.key.entityNumber, primaryKey: key) }
+            rows += found
+        }
+        return (rows, newKeys)
+    }
+
+    /// The change set inserting `rows` into `target` under their new keys: both sides of every relationship,
+    /// as a save gives them (the store keeps what it needs), and the source's user metadata.
+    private func copyChangeSet(rows: [StoreRow], newKeys: [ObjectKey: ObjectKey], source: NSPersistentStore,
+                               target: NSPersistentStore) throws -> StoreChangeSet {
+        var changes = StoreChangeSet()
+        changes.inserted.reserveCapacity(rows.count)
+        for row in rows {
+            guard let key = newKeys[row.key] else { continue }
+            changes.inserted.append(StoreRow(key: key, version: 0, values: row.values.map { value in
+                if let reference = value as? ObjectKey { return newKeys[reference] }
+                return value
+            }))
+            guard let entity = managedObjectModel.entity(withNumber: row.key.entityNumber) else { continue }
+            for case let relationship as NSRelationshipDescription in entity.layout.allProperties where relationship.isToMany && !relationship.isTransient {
+                let destinations = try mapped(source, .read, "read the \(relationship.name) relationship") {
+                    try source.backend.relatedKeys(of: row.key, through: relationship)
+                }.compactMap { newKeys[$0] }
+                if !destinations.isEmpty { changes.toManyChanges.append(ToManyChange(owner: key, relationship: relationship, destinations: destinations)) }
+            }
+        }
+        let sourceMetadata = source.backend.metadata
+        let userMetadata = sourceMetadata.filter { !$0.key.hasPrefix("NSStore") && !$0.key.hasPrefix("NSPersistence") && !$0.key.hasPrefix("_NS") }
+        if !userMetadata.isEmpty { changes.metadata = target.backend.metadata.merging(userMetadata) { _, user in user } }
+        return changes
+    }
+
+    /// Whether `store` holds objects of `root`'s hierarchy (its configuration's entities).
+    private func holdsHierarchy(_ root: NSEntityDescription, _ store: NSPersistentStore) -> Bool {
+        var stack = [root]
+        while let entity = stack.popLast() {
+            if store.holds(entity) { return true }
+            stack += entity.subentities
+        }
+        return false
+    }
+
+    // MARK: Locking and error mapping
+
+    /// Whether a store operation reads or writes, which picks the code of a mapped error.
+    enum StoreAccessKind {
+        case read, write
+    }
+
+    /// Runs `body` holding the lock, for the coordinator's own use.
+    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Runs one backend call on `store` holding the lock, with its error mapped (see `mapped`).
+    private func access<T>(_ store: NSPersistentStore, _ kind: StoreAccessKind, _ operation: String, _ body: () throws -> T) throws -> T {
+        try withLock { try mapped(store, kind, operation, body) }
+    }
+
+    /// Runs `body` (the lock already held), turning an error outside `NSCocoaErrorDomain` into one with Apple's
+    /// code; `StoreVersionConflict` passes through from writes.
+    private func mapped<T>(_ store: NSPersistentStore, _ kind: StoreAccessKind, _ operation: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let conflict as StoreVersionConflict where kind == .write {
+            throw conflict
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw CoreDataError.storeFailed(operation, code: kind == .write ? NSPersistentStoreSaveError : NSPersistentStoreOperationError,
+                                            underlying: error, userInfo: [NSAffectedStoresErrorKey: [store]])
+        }
+    }
+
+    /// The keys for one allocation group, checked to be as many as asked for (the lock already held).
+    private func allocateKeys(for group: KeyAllocationGroup) throws -> [Int64] {
+        let count = group.members.count
+        let keys = try mapped(group.store, .write, "allocate keys") { try group.store.backend.allocatePrimaryKeys(for: group.root, count: count) }
+        guard keys.count == count else {
+            throw CoreDataError.saveFailed("the store gave \(keys.count) keys for \(count) objects")
+        }
+        return keys
+    }
+
+    /// Throws 134030 naming the first read-only store among `stores`.
+    private func requireWritable(_ stores: [NSPersistentStore]) throws {
+        if let readOnly = stores.first(where: \.isReadOnly) {
+            throw CoreDataError.saveFailed("the store at \(readOnly.url?.path ?? "") was added read-only")
+        }
+    }
+
+    private func wrongResultKind(_ store: NSPersistentStore, _ expected: String) -> NSError {
+        CoreDataError.make(NSCoreDataError, "The \(store.type) store answered a fetch for \(expected) with another kind of result.",
+                           userInfo: [NSAffectedStoresErrorKey: [store]])
+    }
+
+    private func fetch(_ request: StoreFetchRequest, in store: NSPersistentStore) throws -> StoreFetchResult {
+        try access(store, .read, "fetch") { try store.backend.fetch(request) }
+    }
+}
+
+/// New objects that get keys from one store's sequence for one entity hierarchy: their indexes in the list
+/// given to `permanentIDs(for:in:)`.
+private struct KeyAllocationGroup {
+    let store: NSPersistentStore
+    let root: NSEntityDescription
+    var members: [Int] = []
+
+    /// The groups of a list of new objects' entities and stores, in the order each group first appears.
+    /// Objects mostly come in runs of one entity and store, which join their group without a lookup.
+    static func grouping(_ entities: [NSEntityDescription], _ stores: [NSPersistentStore]) -> [KeyAllocationGroup] {
+        struct Key: Hashable { let store: ObjectIdentifier; let root: ObjectIdentifier }
+        var groups: [KeyAllocationGroup] = []
+        var indexByKey: [Key: Int] = [:]
+        var last: (entity: NSEntityDescription, store: NSPersistentStore, group: Int)?
+        for (index, (entity, store)) in zip(entities, stores).enumerated() {
+            if let run = last, run.entity === entity, run.store === store {
+                groups[run.group].members.append(index)
+                continue
+            }
+            let root = entity.rootEntity
+            let key = Key(store: ObjectIdentifier(store), root: ObjectIdentifier(root))
+            let group = indexByKey[key] ?? {
+                groups.append(KeyAllocationGroup(store: store, root: root))
+                indexByKey[key] = groups.count - 1
+                return groups.count - 1
+            }()
+            groups[group].members.append(index)
+            last = (entity, store, group)
+        }
+        return groups
+    }
+}
