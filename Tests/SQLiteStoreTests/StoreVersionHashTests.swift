@@ -90,6 +90,40 @@ struct StoreVersionHashTests {
         #expect(checked > 0, "nothing to compare \(fixture) with")
     }
 
+    @Test("a store opens with the model file whose hashes it records", arguments: cases.filter { $0.modelFile != nil && $0.addedLater.isEmpty })
+    func storeOpensWithItsModelFile(_ fixture: Case) throws {
+        let url = try Fixtures.copy(fixture.store)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let file = try #require(fixture.modelFile)
+        let model = try NSManagedObjectModel.load(contentsOf: try #require(Fixtures.root).appendingPathComponent("apple/models/" + file))
+        let stack = try Stack(model: model, url: url, options: [NSReadOnlyPersistentStoreOption: true])
+        for entity in model.entities where entity.superentity == nil {
+            #expect(try stack.count(entity.name ?? "") >= 0)
+        }
+        try stack.close()
+    }
+
+    /// Issue 17: SampleModel_V2 records the hashes of version SampleModel2 of its `.momd` and opens with it;
+    /// the other versions are refused with 134100, as Apple refuses them.
+    @Test func sampleModelV2OpensWithTheVersionWhoseHashesItRecords() throws {
+        let store = "alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel_V2.sqlite"
+        let momd = try #require(Fixtures.root).appendingPathComponent("apple/mom/alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel.momd")
+        if !FileManager.default.fileExists(atPath: momd.path) { try Test.cancel("SampleModel.momd is not in this fixture set") }
+        for version in ["SampleModel", "SampleModel2", "SampleModel3"] {
+            let url = try Fixtures.copy(store)
+            defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+            let model = try NSManagedObjectModel.load(contentsOf: momd.appendingPathComponent(version + ".mom"))
+            if version == "SampleModel2" {
+                let stack = try Stack(model: model, url: url)
+                #expect(try stack.count("Car") == 125)
+                #expect(try stack.count("Person") == 20)
+                try stack.close()
+            } else {
+                #expect(thrownError { _ = try Stack(model: model, url: url) }?.code == NSPersistentStoreIncompatibleVersionHashError, "\(version)")
+            }
+        }
+    }
+
     @Test("every fixture store is in the table")
     func everyStoreIsChecked() throws {
         let folder = try #require(Fixtures.sqlite(""))
