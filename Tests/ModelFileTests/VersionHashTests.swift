@@ -49,6 +49,24 @@ struct VersionHashTests {
         }
     }
 
+    @Test("compiling a fixture's source package writes the version hashes and checksums Apple's compiler wrote",
+          arguments: [sampleModel, sampleModel3].map { [$0.0, $0.1] })
+    func compiledVersionInfoIsApples(_ pair: [String]) throws {
+        let apple = try Self.versionInfo(try Fixtures.apple("mom/" + pair[0]))
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("Model.momd")
+        try ModelCompiler.compile(try Fixtures.model(pair[1]), to: output)
+        let ours = try Self.versionInfo(output)
+        #expect(ours["NSManagedObjectModel_VersionHashes"] as? [String: [String: Data]]
+                == apple["NSManagedObjectModel_VersionHashes"] as? [String: [String: Data]])
+        let checksums = try #require(ours["NSManagedObjectModel_VersionChecksums"] as? [String: String])
+        if let appleChecksums = apple["NSManagedObjectModel_VersionChecksums"] as? [String: String] {
+            #expect(checksums == appleChecksums)
+        }
+        #expect(Set(checksums.keys) == Set((apple["NSManagedObjectModel_VersionHashes"] as? [String: Any] ?? [:]).keys))
+    }
+
     @Test("the fixtures hold the hashes this suite checks")
     func fixtureCounts() throws {
         var entities = 0, checksums = 0
