@@ -90,7 +90,8 @@ extension SQLiteStore {
             }
             for change in changes.toManyChanges { try applyToMany(change) }
             try recordHistory(of: changes)
-            if var metadata = changes.metadata {
+            if let replacement = changes.metadata {
+                var metadata = ModelCompatibility.keepingModelKeys(of: self.metadata, in: replacement)
                 metadata[NSStoreTypeKey] = NSSQLiteStoreType
                 metadata[NSStoreUUIDKey] = self.metadata[NSStoreUUIDKey]
                 try writeMetadata(metadata)

@@ -65,6 +65,8 @@ public final class SQLiteStore: PersistentStoreBackend {
                 try SQLiteMigration.migrate(url: url, request: request, schema: schema)
                 metadata = try Self.validate(url: url, request: request, schema: schema)
             }
+            metadata = ModelCompatibility.upgradingLegacy(metadata, storeType: NSSQLiteStoreType, entities: request.entities,
+                                                          model: request.model)
             connection = try Self.openConnection(path: path, readOnly: request.isReadOnly, options: request.options)
         } else {
             guard !request.isReadOnly else {
@@ -188,7 +190,7 @@ public final class SQLiteStore: PersistentStoreBackend {
     }
 
     /// Checks an existing file through a read-only connection: Core Data's tables, the metadata, the model
-    /// (by version hash for our stores, by schema for Apple's), and returns the metadata.
+    /// (by version hash, and by schema), and returns the metadata.
     private static func validate(url: URL, request: StoreOpenRequest, schema: SQLiteSchema) throws -> [String: Any] {
         let connection = try SQLiteFileCheck.readOnlyConnection(url: url)
         defer { connection.close() }

@@ -1,11 +1,37 @@
 import CoreData
+import CoreDataSQLite
 import StoreTestSupport
 import Foundation
+import Testing
 
 /// Models of the fixture stores, rebuilt in code from their source models (or, for programmatic models, from
 /// the stores' schemas), with properties in the order Apple's model files list them. Transformable
 /// attributes whose classes do not exist here are declared as binary data; they are BLOB columns either way.
+///
+/// Where a rebuilt model differs from the store's own (types, optionality, derived attributes), its version
+/// hashes differ and the store refuses it, as Apple's Core Data would: such a model is only for creating new
+/// stores with Apple's schema. `storeModel(_:)` is the model a fixture store opens with.
 enum FixtureModels {
+    /// The model a fixture store was written with, whose version hashes it records: the model it caches
+    /// (`Z_MODELCACHE`), else its model file in the fixtures, else (CoreDataBooks, whose model file gained an
+    /// attribute after the store was written) the exact model rebuilt in code.
+    static func storeModel(_ file: String) throws -> NSManagedObjectModel {
+        guard let source = Fixtures.sqlite(file), FileManager.default.fileExists(atPath: source.path) else {
+            try Test.cancel("fixture \(file) is not in this fixture set")
+        }
+        if let cached = try SQLiteStore.cachedModel(at: try Fixtures.copy(file)) { return cached }
+        let modelFiles = [
+            "fruitsamples__iPhoneCoreDataRecipes__RecipeData__Recipes.sqlite": "fruitsamples__iPhoneCoreDataRecipes__Recipes.xcdatamodel",
+            "kodecocodes__cdt-materials__09-multiple-managed-object-contexts__projects__final__SurfJournal__SurfJournal__CoreDataSeed__SurfJournalModel.sqlite":
+                "kodecocodes__cdt-materials__09-multiple-managed-object-contexts__projects__final__SurfJournal__SurfJournal__SurfJournalModel.xcdatamodeld",
+        ]
+        if let modelFile = modelFiles[file], let root = Fixtures.root {
+            return try NSManagedObjectModel.load(contentsOf: root.appendingPathComponent("apple/models/" + modelFile))
+        }
+        if file == "gilpa__iphone_sqlite_test__CoreDataBooks.sqlite" { return coreDataBooks() }
+        throw Fixtures.FixtureMissing()
+    }
+
     /// alemar11/CoreDataPlus SampleModel (version 1): Car < SportCar < ExpensiveSportCar, Person.
     static func sampleModel(withColorAndID: Bool = true) -> NSManagedObjectModel {
         let owner = NSRelationshipDescription(name: "owner", destination: nil, toMany: false)
@@ -66,7 +92,9 @@ enum FixtureModels {
 
     /// alemar11/CoreDataPlus SampleModel3 (version 1): User.
     static func sampleModel3() -> NSManagedObjectModel {
-        NSManagedObjectModel(entities: [entity("User", [attribute("name", .string), attribute("petName", .string)])])
+        let name = attribute("name", .string)
+        name.isOptional = false
+        return NSManagedObjectModel(entities: [entity("User", [name, attribute("petName", .string)])])
     }
 
     /// Apple's iPhoneCoreDataRecipes: Image, Ingredient, Recipe, RecipeType.
@@ -94,9 +122,13 @@ enum FixtureModels {
         return NSManagedObjectModel(entities: [image, ingredient, recipe, recipeType])
     }
 
-    /// Apple's CoreDataBooks: Book.
+    /// Apple's CoreDataBooks: Book, exactly as the store's hashes record it (author and title required).
     static func coreDataBooks() -> NSManagedObjectModel {
-        NSManagedObjectModel(entities: [entity("Book", [attribute("copyright", .date), attribute("author", .string), attribute("title", .string)])])
+        let author = attribute("author", .string)
+        let title = attribute("title", .string)
+        author.isOptional = false
+        title.isOptional = false
+        return NSManagedObjectModel(entities: [entity("Book", [attribute("copyright", .date), author, title])])
     }
 
     /// Kodeco SurfJournal: JournalEntry.
@@ -113,7 +145,7 @@ enum FixtureModels {
         case 2:
             return NSManagedObjectModel(entities: [entity("Post", [attribute("date", .date), attribute("content", .string), attribute("hexColor", .string), attribute("postID", .string)])])
         default:
-            let sections = NSRelationshipDescription(name: "sections", destination: nil, toMany: true, deleteRule: .cascadeDeleteRule)
+            let sections = NSRelationshipDescription(name: "sections", destination: nil, toMany: true, isOptional: false, deleteRule: .cascadeDeleteRule)
             let post = NSRelationshipDescription(name: "post", destination: nil, toMany: false)
             inverse(sections, post)
             let postEntity = entity("Post", [attribute("date", .date), attribute("hexColor", .string), attribute("postID", .string), sections])

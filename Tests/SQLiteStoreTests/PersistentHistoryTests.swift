@@ -84,7 +84,8 @@ struct PersistentHistoryTests {
     @Test(.enabled(if: Fixtures.available)) func historyWrittenByAppleIsRead() throws {
         let url = try Fixtures.copy("alemar11__CoreDataPlus__Tests__Resources__SampleModel2__Fixtures__SampleModel2_V2.sqlite")
         let expected = RawSQLite.rows(url, "SELECT count(*) FROM ACHANGE")
-        let stack = try Stack(model: FixtureModels.sampleModel2(), url: url, options: [NSReadOnlyPersistentStoreOption: true])
+        let stack = try Stack(model: try FixtureModels.storeModel("alemar11__CoreDataPlus__Tests__Resources__SampleModel2__Fixtures__SampleModel2_V2.sqlite"),
+                              url: url, options: [NSReadOnlyPersistentStoreOption: true])
         let transactions = try history(stack.context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
         #expect(!transactions.isEmpty)
         #expect([["\(transactions.flatMap { $0.changes ?? [] }.count)"]] == expected)

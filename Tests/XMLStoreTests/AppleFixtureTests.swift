@@ -36,7 +36,7 @@ struct AppleFixtureTests {
         let url = try copy(name, into: directory)
         let before = try Data(contentsOf: url)
         let model = AppleFixtureModels.model(for: URL(fileURLWithPath: name))
-        let context = try openStore(.xml, at: url, model: model)
+        let context = try openStore(.xml, at: url, model: model, options: AppleFixtureModels.options(for: URL(fileURLWithPath: name)))
         let expected = try expectedCounts(url)
         try context.performAndWait { () throws -> Void in
             for entity in model.entities where !entity.isAbstract {
@@ -91,7 +91,7 @@ struct AppleFixtureTests {
     @Test func xcodeMappingValues() throws {
         let directory = TemporaryDirectory()
         let url = try copy("EvolutionDemo.V1.FromV2".withFixturePrefix(), into: directory)
-        let context = try openStore(.xml, at: url, model: AppleFixtureModels.xcodeMapping())
+        let context = try openStore(.xml, at: url, model: AppleFixtureModels.xcodeMapping(), options: [NSIgnorePersistentStoreVersioningOption: true])
         try context.performAndWait { () throws -> Void in
             let models = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "XDDevMappingModel"))
             let model = try #require(models.first)
@@ -114,6 +114,22 @@ struct AppleFixtureTests {
         #expect((metadata[NSStoreModelVersionHashesKey] as? [String: Any])?.count == 5)
     }
 
+    /// Xcode's mapping documents record Xcode's version hashes, which the resembling model in code does not
+    /// have: without `NSIgnorePersistentStoreVersioningOption` they are refused, as Apple refuses them.
+    @Test(arguments: fileNames.filter { $0.contains("xcmapping") })
+    func xcodeMappingWithAnotherModelIsRefused(_ name: String) throws {
+        let directory = TemporaryDirectory()
+        let url = try copy(name, into: directory)
+        let before = try Data(contentsOf: url)
+        #expect(throws: NSError.self) { _ = try openStore(.xml, at: url, model: AppleFixtureModels.xcodeMapping()) }
+        do {
+            _ = try openStore(.xml, at: url, model: AppleFixtureModels.xcodeMapping())
+        } catch let error as NSError {
+            #expect(error.code == NSPersistentStoreIncompatibleVersionHashError)
+        }
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     /// Load, change one thing, save (rewriting the whole file), load again: every original object is unchanged
     /// and the file still reads as Apple's format.
     @Test(arguments: fileNames)
@@ -122,7 +138,8 @@ struct AppleFixtureTests {
         let url = try copy(name, into: directory)
         let original = try String(contentsOf: url, encoding: .utf8)
         let model = AppleFixtureModels.model(for: URL(fileURLWithPath: name))
-        let context = try openStore(.xml, at: url, model: model)
+        let options = AppleFixtureModels.options(for: URL(fileURLWithPath: name))
+        let context = try openStore(.xml, at: url, model: model, options: options)
         let before = try dump(context, model: model)
         let insertedEntity = model.entities.first { !$0.isAbstract && $0.attributesByName["name"] != nil } ?? model.entities[0]
         var insertedKey: Int64 = 0
@@ -135,7 +152,7 @@ struct AppleFixtureTests {
         let highest = before.keys.compactMap { Int64($0.split(separator: "/").last?.dropFirst() ?? "") }.max() ?? 0
         #expect(insertedKey > highest, "new keys continue Apple's store-wide counter")
 
-        let reopened = try openStore(.xml, at: url, model: model)
+        let reopened = try openStore(.xml, at: url, model: model, options: options)
         var after = try dump(reopened, model: model)
         #expect(after.removeValue(forKey: "\(insertedEntity.name ?? "")/p\(insertedKey)")?["name"] == "String:added <by> the round trip & test")
         #expect(after == before)

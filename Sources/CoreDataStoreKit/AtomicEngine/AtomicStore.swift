@@ -56,13 +56,16 @@ open class AtomicStore: PersistentStoreBackend {
             metadata = snapshot.metadata
             metadata[NSStoreTypeKey] = typeName
             metadata[NSStoreUUIDKey] = uuid
-            let verdict = ModelCompatibility.compare(metadata: snapshot.metadata, entities: request.entities)
+            // NSIgnorePersistentStoreVersioningOption opens the file with the model in hand whatever hashes it records.
+            let verdict = storeOptionIsSet(request.options, NSIgnorePersistentStoreVersioningOption)
+                ? .same : ModelCompatibility.compare(metadata: snapshot.metadata, entities: request.entities)
             var migrating = false
             if case .different(let reason) = verdict {
                 guard request.allowsLightweightMigration else { throw CoreDataError.incompatibleModel(url, reason: reason) }
                 migrating = true
             }
             try load(snapshot, migrating: migrating, url: url)
+            metadata = ModelCompatibility.upgradingLegacy(metadata, storeType: typeName, entities: request.entities, model: request.model)
             if migrating {
                 metadata = ModelCompatibility.metadata(storeType: typeName, uuid: uuid, entities: request.entities,
                                                        model: request.model, keeping: metadata)
@@ -379,7 +382,7 @@ open class AtomicStore: PersistentStoreBackend {
             removeRecord(deletion.key)
         }
         if let newMetadata = changes.metadata {
-            metadata = newMetadata
+            metadata = ModelCompatibility.keepingModelKeys(of: oldMetadata, in: newMetadata)
             metadata[NSStoreTypeKey] = Self.storeTypeName
             metadata[NSStoreUUIDKey] = oldMetadata[NSStoreUUIDKey]
         }

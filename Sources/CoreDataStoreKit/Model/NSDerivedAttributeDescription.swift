@@ -7,7 +7,11 @@ open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sen
     /// An addition to Apple's API: the derivation expression as a model file writes it (expression format text).
     open var derivationExpressionFormat: String?
 
-    public override init() { super.init() }
+    /// A derived attribute is read-only (`isReadOnly` is true), as in Apple's Core Data.
+    public override init() {
+        super.init()
+        isReadOnly = true
+    }
 
     required public init(copying other: NSPropertyDescription) {
         if let other = other as? NSDerivedAttributeDescription {

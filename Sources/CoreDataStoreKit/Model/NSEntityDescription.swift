@@ -93,7 +93,8 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         return current
     }
 
-    /// A SHA-256 digest of what makes this entity's stored form what it is (see `VersionHashing`).
+    /// The entity's version hash: the 32-byte SHA-256 digest Apple's Core Data computes for the same definition,
+    /// what a store records in `NSStoreModelVersionHashes` (see `VersionHashing`).
     open var versionHash: Data { VersionHashing.hash(of: self) }
 
     // MARK: The layout, computed once

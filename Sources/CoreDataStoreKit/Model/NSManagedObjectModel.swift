@@ -107,12 +107,18 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
 
     // MARK: Version hashes
 
-    /// Each entity's version hash, by entity name (what a store records in its metadata).
+    /// Each entity's version hash, by entity name (what a store records in its metadata): Apple's hashes for
+    /// the same definitions.
     open var entityVersionHashesByName: [String: Data] {
         var hashes: [String: Data] = [:]
         for entity in entities { if let name = entity.name { hashes[name] = entity.versionHash } }
         return hashes
     }
+
+    /// The model's checksum (Apple's `versionChecksum`): base64 of SHA-256 over the entity version hashes in
+    /// order of entity name, equal to what Apple's Core Data computes for the same model and records in a
+    /// `.momd`'s `VersionInfo.plist` and in store metadata (`NSStoreModelVersionChecksumKey`).
+    open var versionChecksum: String { VersionHashing.checksum(of: entityVersionHashesByName) }
 
     /// Whether a store whose metadata is `metadata` holds the entities of `configuration` as this model has them:
     /// every entity's version hash in the metadata equals this model's.

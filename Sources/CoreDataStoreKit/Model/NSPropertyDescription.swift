@@ -10,6 +10,9 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     open var isOptional: Bool = true
     /// Whether the property is kept in memory only and never written to a store.
     open var isTransient: Bool = false
+    /// An addition to Apple's API (Apple keeps this flag private): whether the property's value is computed
+    /// rather than set, as for a derived attribute. It is part of the property's version hash (flag 4).
+    open var isReadOnly: Bool = false
     /// Whether the store should index the property (Apple deprecated this in favour of fetch indexes).
     open var isIndexed: Bool = false
     /// Free-form information from the model editor: empty, not nil, when there is none (as Apple's).
@@ -47,6 +50,7 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
         name = other.name
         isOptional = other.isOptional
         isTransient = other.isTransient
+        isReadOnly = other.isReadOnly
         isIndexed = other.isIndexed
         userInfo = other.userInfo
         versionHashModifier = other.versionHashModifier
@@ -58,7 +62,8 @@ open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
         super.init()
     }
 
-    /// A SHA-256 digest of what makes this property's stored form what it is (see `VersionHashing`).
+    /// The property's version hash: the 32-byte SHA-256 digest Apple's Core Data computes for the same
+    /// definition (see `VersionHashing`).
     open var versionHash: Data { VersionHashing.hash(of: self) }
 
     open override var description: String {

@@ -21,7 +21,10 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     open weak var inverseRelationship: NSRelationshipDescription?
     /// The least number of destination objects a saved object may have (0 means no minimum).
     open var minCount: Int = 0
-    /// The greatest number of destination objects (0 means unbounded; 1 makes a to-one).
+    /// The greatest number of destination objects (0, or any value below 1, means unbounded; 1 makes a to-one).
+    ///
+    /// Kept as given: a model file writes an unbounded to-many as 0, code often as -1, and Apple's version
+    /// hash records the low 32 bits of the value, so the two hash differently.
     open var maxCount: Int = 1
     /// What deleting the source object does to the destination objects.
     open var deleteRule: NSDeleteRule = .nullifyDeleteRule

@@ -64,6 +64,7 @@ enum CompiledModelFormat {
     private static func encodeProperty(_ property: NSPropertyDescription) -> [String: Any] {
         var out: [String: Any] = ["name": property.name, "optional": property.isOptional, "transient": property.isTransient,
                                   "indexed": property.isIndexed]
+        if property.isReadOnly { out["readOnly"] = true }
         if let modifier = property.versionHashModifier { out["versionHashModifier"] = modifier }
         if let renaming = property.renamingIdentifier { out["renamingIdentifier"] = renaming }
         if let info = property.userInfo, !info.isEmpty { out["userInfo"] = plistUserInfo(info) }
@@ -205,7 +206,7 @@ enum CompiledModelFormat {
                 case "relationship":
                     let relationship = NSRelationshipDescription()
                     relationship.minCount = max(0, (p["minCount"] as? Int) ?? 0)
-                    relationship.maxCount = max(0, (p["maxCount"] as? Int) ?? 1)
+                    relationship.maxCount = (p["maxCount"] as? Int) ?? 1  // as written: -1 and 0 hash differently
                     guard let rule = NSDeleteRule(rawValue: UInt(max(0, (p["deleteRule"] as? Int) ?? 1))) else {
                         throw fail(name, propertyName, "unknown delete rule")
                     }
@@ -226,6 +227,7 @@ enum CompiledModelFormat {
                 property.isOptional = (p["optional"] as? Bool) ?? true
                 property.isTransient = (p["transient"] as? Bool) ?? false
                 property.isIndexed = (p["indexed"] as? Bool) ?? false
+                if let readOnly = p["readOnly"] as? Bool { property.isReadOnly = readOnly }
                 property.versionHashModifier = p["versionHashModifier"] as? String
                 property.renamingIdentifier = p["renamingIdentifier"] as? String
                 property.userInfo = (p["userInfo"] as? [String: Any]).map { Dictionary(uniqueKeysWithValues: $0.map { (AnyHashable($0.key), $0.value) }) } ?? [:]

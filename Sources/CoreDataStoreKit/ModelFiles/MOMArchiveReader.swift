@@ -184,6 +184,8 @@ enum MOMArchiveReader {
             property.isOptional = archive.bool(fields["NSIsOptional"]) ?? flags.map { $0 & 0x2 != 0 } ?? false
             property.isTransient = archive.bool(fields["NSIsTransient"]) ?? flags.map { $0 & 0x8 != 0 } ?? false
             property.isIndexed = archive.bool(fields["NSIsIndexed"]) ?? false
+            // Bit 0x4 of `_P` is the read-only flag (set on derived attributes); it is part of the version hash.
+            if let flags, flags & 0x4 != 0 { property.isReadOnly = true }
             property.versionHashModifier = archive.string(fields["NSVersionHashModifier"])
             let renaming = archive.string(fields["NSRenamingIdentifier"])
             property.renamingIdentifier = renaming == property.name ? nil : renaming
@@ -238,7 +240,9 @@ enum MOMArchiveReader {
             relationship.name = name
             try readCommon(object, into: relationship, entity: entity)
             relationship.minCount = max(0, archive.integer(fields["NSMinCount"]) ?? 0)
-            relationship.maxCount = max(0, archive.integer(fields["NSMaxCount"]) ?? 1)
+            // Kept as archived: a model built in code archives an unbounded to-many as -1, a model file as 0,
+            // and the version hash tells them apart.
+            relationship.maxCount = archive.integer(fields["NSMaxCount"]) ?? 1
             let rule = archive.integer(fields["NSDeleteRule"]) ?? 1
             guard rule >= 0, let deleteRule = NSDeleteRule(rawValue: UInt(rule)) else {
                 throw fail(entity, name, "unknown delete rule \(rule)")

@@ -74,7 +74,7 @@ public enum ModelComparison {
             if let derived = attribute as? NSDerivedAttributeDescription { text += " derived \(derived.derivationExpressionFormat ?? "-")" }
         case let relationship as NSRelationshipDescription:
             text += " relationship to \(relationship.destinationEntity?.name ?? "-") inverse \(relationship.inverseRelationship?.name ?? "-")"
-            text += " min \(relationship.minCount) max \(relationship.maxCount) rule \(relationship.deleteRule.rawValue) ordered \(relationship.isOrdered)"
+            text += " min \(relationship.minCount) max \(relationship.maxCount < 1 ? 0 : relationship.maxCount) rule \(relationship.deleteRule.rawValue) ordered \(relationship.isOrdered)"
         case let fetched as NSFetchedPropertyDescription:
             text += " fetched \(fetched.destinationEntityName ?? "-") where \(fetched.fetchPredicateFormat ?? "-")"
         default:

@@ -36,6 +36,8 @@ public enum ModelCompiler {
         let info: [String: Any] = [
             "NSManagedObjectModel_CurrentVersionName": current.deletingPathExtension().lastPathComponent,
             "NSManagedObjectModel_VersionHashes": Dictionary(uniqueKeysWithValues: encoded.map { ($0.name, $0.hashes) }),
+            // Apple's hashes and checksums, so the VersionInfo.plist equals what Xcode writes for the same model.
+            "NSManagedObjectModel_VersionChecksums": Dictionary(uniqueKeysWithValues: encoded.map { ($0.name, VersionHashing.checksum(of: $0.hashes)) }),
         ]
         let fm = FileManager.default
         let staging = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).\(UUID().uuidString)")
