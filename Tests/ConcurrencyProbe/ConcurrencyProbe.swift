@@ -34,6 +34,12 @@ enum ConcurrencyProbe {
             Scenario().runServedChecks()
         case "main-actor":
             await Task.detached { await MainActor.run { Scenario().runServedChecks() } }.value
+        case "stress":
+            // Served by dispatchMain; every worker ends the process when the last one is done.
+            let workers = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 8
+            let saves = Int(CommandLine.arguments.dropFirst(3).first ?? "") ?? 60
+            DispatchQueue.main.async { Stress(workers: workers, savesEach: saves).start() }
+            dispatchMain()
         case "misuse-fetch":
             let background = Scenario().container.newBackgroundContext()
             background.name = "background"
@@ -47,7 +53,7 @@ enum ConcurrencyProbe {
             item.name = "off the queue"  // off the context's queue
             finish()
         default:
-            print("usage: ConcurrencyProbe main-thread|run-loop|dispatch-main|async-main|main-actor|misuse-fetch|misuse-object")
+            print("usage: ConcurrencyProbe main-thread|run-loop|dispatch-main|async-main|main-actor|stress [workers saves]|misuse-fetch|misuse-object")
             exit(64)
         }
         // The served checks end the process; give them time, then report a hang.
@@ -206,5 +212,100 @@ final class Scenario: @unchecked Sendable {
             return (try? context.save()) != nil
         }
         report("performBackgroundTask needs no try for a block that does not throw", saved)
+    }
+}
+
+/// Several private contexts saving, fetching and batch deleting on one SQLite store at once, while the view
+/// context (on the main queue, served by `dispatchMain()`) merges their saves automatically and fetches. At the
+/// end the store and the view context must agree on what is left. Run under the thread sanitizer by CI.
+final class Stress: @unchecked Sendable {
+    let scenario = Scenario()
+    let workers: Int
+    let savesEach: Int
+    private let group = DispatchGroup()
+    private let lock = NSLock()
+    private var expected = 0
+    private var errors: [String] = []
+
+    init(workers: Int, savesEach: Int) {
+        self.workers = workers
+        self.savesEach = savesEach
+    }
+
+    func start() {
+        scenario.viewContext.automaticallyMergesChangesFromParent = true
+        for worker in 0..<workers {
+            group.enter()
+            DispatchQueue.global().async { [self] in
+                let left = work(worker)
+                lock.lock()
+                expected += left
+                lock.unlock()
+                group.leave()
+            }
+        }
+        readOnTheMainQueue()
+        group.notify(queue: .main) { [self] in finishOnTheMainQueue() }
+    }
+
+    /// One worker: saves one item at a time, fetches its own, and now and then batch deletes them, merging the
+    /// deletion into the view context. Returns how many of its items are left.
+    private func work(_ worker: Int) -> Int {
+        let context = scenario.container.newBackgroundContext()
+        context.name = "worker \(worker)"
+        var left = 0
+        for round in 0..<savesEach {
+            context.performAndWait {
+                Item(context: context).name = "w\(worker)-\(round)"
+                do { try context.save(); left += 1 } catch { record("save: \(error)") }
+                let mine = NSFetchRequest<Item>(entityName: "Item")
+                mine.predicate = NSPredicate(format: "name BEGINSWITH %@", "w\(worker)-")
+                if ((try? context.count(for: mine)) ?? -1) != left { record("worker \(worker) counts its items wrong") }
+                guard round % 25 == 12 else { return }
+                let everything = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
+                everything.predicate = mine.predicate
+                let delete = NSBatchDeleteRequest(fetchRequest: everything)
+                delete.resultType = .resultTypeObjectIDs
+                do {
+                    let result = try context.execute(delete) as? NSBatchDeleteResult
+                    let ids = result?.result as? [NSManagedObjectID] ?? []
+                    NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: ids],
+                                                        into: [context, scenario.viewContext])
+                    left -= ids.count
+                } catch {
+                    record("batch delete: \(error)")
+                }
+            }
+        }
+        return left
+    }
+
+    /// Fetches on the view context again and again until the workers are done.
+    private func readOnTheMainQueue() {
+        _ = try? scenario.viewContext.fetch(NSFetchRequest<Item>(entityName: "Item"))
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(5)) { [self] in
+            lock.lock()
+            let done = expected >= 0 && group.wait(timeout: .now()) == .success
+            lock.unlock()
+            if !done { readOnTheMainQueue() }
+        }
+    }
+
+    private func finishOnTheMainQueue() {
+        let count = (try? scenario.viewContext.count(for: NSFetchRequest<Item>(entityName: "Item"))) ?? -1
+        report("every acknowledged save and batch delete is in the store", count == expected, "count \(count), expected \(expected)")
+        let fetched = (try? scenario.viewContext.fetch(NSFetchRequest<Item>(entityName: "Item")).count) ?? -1
+        report("the view context fetches what the store holds", fetched == expected, "fetched \(fetched), expected \(expected)")
+        lock.lock()
+        let problems = errors
+        lock.unlock()
+        report("no worker met an error", problems.isEmpty, problems.prefix(5).joined(separator: "; "))
+        finish()
+    }
+
+    private func record(_ problem: String) {
+        lock.lock()
+        errors.append(problem)
+        lock.unlock()
     }
 }
