@@ -196,7 +196,7 @@ struct PredicateGenerator {
         case .item:
             switch random.next() % 10 {
             case 0: return object(prefix: prefix)
-            case 1: return toMany(["tags.label": .string, "owner.items.rank": .number, "owner.items.name": .string], prefix: prefix)
+            case 1: return toMany(["tags.label": .string, "owner.items.rank": .number, "owner.items.name": .string], outer: Self.itemKeys, prefix: prefix)
             case 2: return keyAgainstKey(["name", "string", "owner.name"], ["rank", "int16", "int32", "decimal", "double", "float", "flag"], prefix: prefix)
             default: return scalar(Self.itemKeys, prefix: prefix)
             }
@@ -204,7 +204,7 @@ struct PredicateGenerator {
             switch random.next() % 6 {
             case 0: return subquery()
             case 1, 2: return toMany(["items.name": .string, "items.rank": .number, "items.double": .number, "items.flag": .number,
-                                      "chapters.title": .string, "items.tags.label": .string, "items.date": .date], prefix: prefix)
+                                      "chapters.title": .string, "items.tags.label": .string, "items.date": .date], outer: Self.ownerKeys, prefix: prefix)
             default: return scalar(Self.ownerKeys, prefix: prefix)
             }
         }
@@ -239,12 +239,17 @@ struct PredicateGenerator {
         return "\(path) \(op)\(options) \(constant(for: op, kind: chance(80) ? kind : pick(Kind.allCases)))"
     }
 
-    /// A to-many key path, with or without a quantifier.
-    private mutating func toMany(_ paths: [String: Kind], prefix: String) -> String {
+    /// A to-many key path, with or without a quantifier, compared with a constant or a key path of the
+    /// object itself (`ANY items.name == name`: the right side is read from the object, not the element).
+    private mutating func toMany(_ paths: [String: Kind], outer: [(String, Kind)], prefix: String) -> String {
         let (path, kind) = pick(paths.sorted { $0.key < $1.key })
         let quantifier = pick(["", "", "ANY ", "ALL ", "NONE ", "SOME "])
         let op = pick(Self.operators)
         let options = self.options(for: op, kind: kind)
+        let sameKind = outer.filter { $0.1 == kind }
+        if op != "BETWEEN", op != "LIKE", !sameKind.isEmpty, chance(15) {
+            return "\(quantifier)\(prefix)\(path) \(op)\(options) \(prefix)\(pick(sameKind).0)"
+        }
         return "\(quantifier)\(prefix)\(path) \(op)\(options) \(constant(for: op, kind: chance(85) ? kind : pick(Kind.allCases)))"
     }
 
