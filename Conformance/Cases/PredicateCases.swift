@@ -92,7 +92,8 @@ struct PredicateDifferential {
     }
 }
 
-/// The saved data: deterministic, with the values where stores tend to differ.
+/// The saved data: deterministic, with the values where stores tend to differ (every Item has the same
+/// values on every store and in every run).
 enum PredicateData {
     static let strings: [String?] = [nil, "", "item", "Item 2", "ITEM", "émile", "Emile", "a*b", "a?c", "50%", "[x]", "100",
                                      "É", "e", "ann", "Ann", "x_y", "line\nbreak"]
@@ -132,6 +133,8 @@ enum PredicateData {
             item.setValue(maybe(index % 3 == 0), forKey: "flag")
             item.setValue(maybe(Date(timeIntervalSinceReferenceDate: Double(index % 4) * 86_400)), forKey: "date")
             item.setValue(maybe(pick(uuids)), forKey: "uuid")
+            item.setValue(maybe(Data(repeating: UInt8(index % 3), count: index % 2)), forKey: "data")
+            item.setValue(maybe(URL(string: "https://example.com/\(index % 3)")!), forKey: "uri")
             item.setValue(index % 5 == 4 ? nil : owners[index % 4], forKey: "owner")
             let chosen = tags.enumerated().filter { (offset, _) in (index >> offset) & 1 == 1 && (index + offset) % 3 != 0 }.map(\.element)
             item.setValue(Set(chosen), forKey: "tags")
@@ -158,7 +161,7 @@ struct PredicateGenerator {
     }
 
     enum Target { case item, owner }
-    enum Kind: CaseIterable { case string, number, date, uuid }
+    enum Kind: CaseIterable { case string, number, date, uuid, data, url }
 
     private var random: SplitMix
     private let objects: Objects
@@ -214,7 +217,7 @@ struct PredicateGenerator {
         ("name", .string), ("string", .string), ("owner.name", .string), ("owner.profile.bio", .string),
         ("rank", .number), ("int16", .number), ("int32", .number), ("int64", .number), ("decimal", .number),
         ("double", .number), ("float", .number), ("flag", .number), ("owner.items.@count", .number),
-        ("date", .date), ("uuid", .uuid),
+        ("date", .date), ("uuid", .uuid), ("data", .data), ("uri", .url),
     ]
     static let ownerKeys: [(String, Kind)] = [
         ("name", .string), ("profile.bio", .string), ("items.@count", .number), ("items.@sum.rank", .number),
@@ -343,6 +346,10 @@ struct PredicateGenerator {
         case .number: return pick(["0", "1", "-1", "2.5", "-0.5", "100", "3", "-1e-999", "1e3", "0x10", "YES", "NO", "-3", "1000000007", "0.25"])
         case .date: return pick(["CAST(0, 'NSDate')", "CAST(86400, 'NSDate')", "CAST(172800.5, 'NSDate')"])
         case .uuid: return pick(["'E621E1F8-C36C-495A-93FC-0C247A3E6E5F'", "CAST('E621E1F8-C36C-495A-93FC-0C247A3E6E5F', 'NSUUID')"])
+        case .data, .url:
+            // No literal syntax: an argument.
+            arguments.append(argument(kind: kind))
+            return "%@"
         }
     }
 
@@ -356,6 +363,8 @@ struct PredicateGenerator {
                          NSNumber(value: 0), NSDecimalNumber(string: "1.5"), UInt8(3), -0.0] as [Any])
         case .date: return Date(timeIntervalSinceReferenceDate: pick([0, 86_400, 100_000]))
         case .uuid: return pick([PredicateData.uuids[0], PredicateData.uuids[1], UUID(uuidString: "11111111-2222-3333-4444-555555555555")!] as [Any])
+        case .data: return pick([Data(), Data([0]), Data([1]), Data([2, 2])])
+        case .url: return pick([URL(string: "https://example.com/1")!, URL(string: "https://example.com/7")!, URL(string: "https://example.com/")!])
         }
     }
 }
