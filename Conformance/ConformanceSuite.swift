@@ -14,7 +14,7 @@ import CoreData
 public enum ConformanceSuite {
     /// Every case, in a stable order.
     public static let cases: [ConformanceCase] =
-        AddStoreCases.all + SaveCases.all + FetchCases.all + BatchDeleteCases.all + BatchRequestCases.all + ConstraintCases.all
+        AddStoreCases.all + SaveCases.all + FetchCases.all + PredicateCases.all + BatchDeleteCases.all + BatchRequestCases.all + ConstraintCases.all
         + NestedContextCases.all + StoreFileCases.all
 }
 

@@ -3,16 +3,26 @@ import CoreDataStoreKit
 /// Translates predicate trees and sort descriptors into SQL over Apple's schema, with every value bound as a
 /// numbered parameter.
 ///
-/// What translates: comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN`) of attributes and key
-/// paths through to-one relationships (as `LEFT JOIN`s); string operators `BEGINSWITH`, `ENDSWITH`,
-/// `CONTAINS`, `LIKE`, `MATCHES` with `[c]`/`[d]` (through the registered `NSCoreDataFold` and
-/// `NSCoreDataMatches` functions); `ANY`/`ALL`/`NONE` over to-many key paths and `SUBQUERY` as `EXISTS`
-/// subqueries; `@count`, `@sum`, `@avg`, `@min`, `@max` as scalar subqueries; comparisons with objects and
-/// `SELF`; `AND`, `OR`, `NOT`, `TRUEPREDICATE`. SQL's NULL logic is made to agree with the in-memory
-/// evaluator (a comparison with nil is false, also under `NOT`).
+/// Guarantee: one predicate, one meaning. A condition this compiler returns selects exactly the rows for which
+/// the in-memory evaluator (`NSPredicate.evaluate(with:)`) is true, and when it cannot promise that for some
+/// part of a node it returns nil for the whole node, leaving nothing behind (no bound value, no join): the
+/// caller evaluates that node in memory on the rows the rest of the SQL selected. The conformance case
+/// `fetch/predicates-agree-with-evaluate` checks this on a few thousand generated predicates.
 ///
-/// Anything else (block predicates, arithmetic, casts, key paths it cannot resolve) makes `compile` return
-/// nil for that part: the caller evaluates it in memory after the SQL narrows the rows.
+/// What translates: comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN` lists and `IN` substrings)
+/// of attributes and key paths through to-one relationships (as `LEFT JOIN`s), with constants on either side;
+/// string operators `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE` (as `GLOB`), `MATCHES` with `[c]`/`[d]`
+/// (through the registered `NSCoreDataFold` and `NSCoreDataMatches` functions, which call the evaluator's own
+/// string code); `ANY`/`ALL`/`NONE` over to-many key paths, `CONTAINS` on them and `IN` them as `EXISTS`
+/// subqueries; `@count`, `@sum`, `@avg`, `@min`, `@max` and `SUBQUERY(…).@count` as scalar subqueries;
+/// comparisons with objects and `SELF`; `AND`, `OR`, `NOT`, `TRUEPREDICATE`; comparisons that read nothing
+/// from the object (evaluated once, here). Values of different kinds (a number and a string, a date and a
+/// number) are never equal and never ordered, as in memory, so such comparisons become constants. SQL's NULL
+/// logic agrees with the evaluator: a comparison with nil is false, also under `NOT`.
+///
+/// What does not (evaluated in memory): block predicates, key paths through two to-manys or that are not
+/// stored properties, a to-many key path compared without a quantifier (it compares the collection itself),
+/// `LIKE` with a pattern that is not a constant or holds a backslash, operands of types it cannot encode.
 final class SQLitePredicateCompiler {
     /// A table in scope: its alias and the entity its rows are.
     final class Scope {
@@ -28,19 +38,61 @@ final class SQLitePredicateCompiler {
         }
     }
 
+    /// What kind of value an operand is, as the evaluator compares them: values of two different kinds are
+    /// never equal and never ordered.
+    enum Kind: Equatable {
+        case number, string, date, data, uuid, url, object, collection, null
+
+        /// The kind of an attribute's values; nil for types the compiler does not compare (transformable, …).
+        init?(_ type: NSAttributeType) {
+            switch type {
+            case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .decimalAttributeType,
+                 .doubleAttributeType, .floatAttributeType, .booleanAttributeType: self = .number
+            case .stringAttributeType: self = .string
+            case .dateAttributeType: self = .date
+            case .binaryDataAttributeType: self = .data
+            case .UUIDAttributeType: self = .uuid
+            case .URIAttributeType: self = .url
+            default: return nil
+            }
+        }
+
+        /// The kind of a constant; nil for values of a type the language does not know.
+        init?(_ constant: PredicateConstant) {
+            switch constant {
+            case .null: self = .null
+            case .bool, .integer, .double, .decimal: self = .number
+            case .string: self = .string
+            case .date: self = .date
+            case .data: self = .data
+            case .uuid: self = .uuid
+            case .url: self = .url
+            case .object: self = .object
+            case .collection: self = .collection
+            case .opaque: return nil
+            }
+        }
+
+        /// Whether `<`, `>`, `BETWEEN` order values of this kind.
+        var isOrdered: Bool { self != .object && self != .collection && self != .null }
+    }
+
     /// A translated operand.
     struct Expression {
         var sql: String
-        /// The attribute type of a column, when the expression is one (decides how constants are bound).
-        var type: NSAttributeType?
-        /// Whether the expression is a primary key or a to-one foreign key (compared with objects).
-        var isObject = false
+        /// The kind of its values, or nil when unknown (then it is only compared with nil).
+        var kind: Kind?
+        /// For objects: the entity whose rows the expression's keys name.
+        var entity: NSEntityDescription?
+        /// Whether it is a constant (a bound value or `NULL`) rather than read from rows.
+        var isConstant = false
     }
 
     let schema: SQLiteSchema
     private(set) var bindings: [SQLiteValue] = []
     private var aliasCounter = 0
-    private var variables: [String: Scope] = [:]
+    /// The scopes `SUBQUERY` variables range over, while their subquery is compiled.
+    var variables: [String: Scope] = [:]
 
     init(schema: SQLiteSchema) { self.schema = schema }
 
@@ -55,185 +107,118 @@ final class SQLitePredicateCompiler {
         return "?\(bindings.count)"
     }
 
+    /// What a fragment has added so far: bound values and the joins of its scope.
+    struct Mark {
+        let bindings: Int
+        let joins: Int
+        let joinAliases: [String: (alias: String, entity: NSEntityDescription)]
+    }
+
+    func mark(_ scope: Scope) -> Mark {
+        Mark(bindings: bindings.count, joins: scope.joins.count, joinAliases: scope.joinAliases)
+    }
+
+    /// Forgets the bound values and joins added since `mark`, for a fragment that is not used.
+    func rollBack(to mark: Mark, in scope: Scope) {
+        bindings.removeSubrange(mark.bindings...)
+        scope.joins.removeSubrange(mark.joins...)
+        scope.joinAliases = mark.joinAliases
+    }
+
     // MARK: Predicates
 
-    /// The SQL condition for `node`, or nil when some part of it does not translate.
+    /// The SQL condition for `node`, or nil when some part of it does not translate exactly; then nothing of
+    /// it is left behind (no bound value, no join) and the caller evaluates the whole node in memory.
     func compile(_ node: PredicateNode, in scope: Scope) -> String? {
+        let start = mark(scope)
+        guard let sql = translate(node, in: scope) else {
+            rollBack(to: start, in: scope)
+            return nil
+        }
+        return sql
+    }
+
+    private func translate(_ node: PredicateNode, in scope: Scope) -> String? {
         switch node {
         case .constant(let value): return value ? "1" : "0"
         case .and(let items):
             if items.isEmpty { return "1" }
             var parts: [String] = []
-            for item in items { guard let sql = compile(item, in: scope) else { return nil }; parts.append(sql) }
+            for item in items { guard let sql = translate(item, in: scope) else { return nil }; parts.append(sql) }
             return "(" + parts.joined(separator: " AND ") + ")"
         case .or(let items):
             if items.isEmpty { return "0" }
             var parts: [String] = []
-            for item in items { guard let sql = compile(item, in: scope) else { return nil }; parts.append(sql) }
+            for item in items { guard let sql = translate(item, in: scope) else { return nil }; parts.append(sql) }
             return "(" + parts.joined(separator: " OR ") + ")"
         case .not(let inner):
-            guard let sql = compile(inner, in: scope) else { return nil }
+            guard let sql = translate(inner, in: scope) else { return nil }
             return "(NOT IFNULL(\(sql), 0))"
-        case .comparison(let comparison): return compile(comparison, in: scope)
+        case .comparison(let comparison):
+            // A comparison that comes out constant uses none of the values it bound on the way.
+            let start = mark(scope)
+            guard let sql = translate(comparison, in: scope) else { return nil }
+            if sql == "0" || sql == "1" { rollBack(to: start, in: scope) }
+            return sql
         case .block: return nil
         }
     }
 
-    private func compile(_ c: PredicateComparison, in scope: Scope) -> String? {
-        if c.modifier != .direct || isToManyPath(c.lhs, in: scope) {
-            return compileCollection(c, in: scope)
+    /// One comparison, routed by the shape of its operands.
+    private func translate(_ c: PredicateComparison, in scope: Scope) -> String? {
+        // Nothing read from the object: the comparison has one value for every row.
+        if isClosed(c.lhs) && isClosed(c.rhs) { return PredicateNode.comparison(c).evaluate(with: nil) ? "1" : "0" }
+        if c.modifier != .direct { return quantified(c, in: scope) }
+        if isToManyPath(c.lhs, in: scope) {
+            // `items CONTAINS x`, `items.name CONTAINS x`: x is one of the collection's elements. Any other
+            // comparison compares the collection itself, which only the evaluator does.
+            guard c.operator == .contains else { return nil }
+            return quantified(PredicateComparison(c.lhs, .equalTo, c.rhs, modifier: .any, options: c.options), in: scope)
         }
-        // `x IN toManyKeyPath` and `toManyKeyPath CONTAINS x`: membership of an object in a relationship.
-        if c.operator == .in, isToManyPath(c.rhs, in: scope) {
-            return membership(collection: c.rhs, element: c.lhs, in: scope)
+        if isToManyPath(c.rhs, in: scope) {
+            guard c.operator == .in else { return nil }
+            return quantified(PredicateComparison(c.rhs, .equalTo, c.lhs, modifier: .any, options: c.options), in: scope)
+        }
+        if isClosed(c.lhs), let mirrored = Self.mirrored(c.operator) {
+            // `5 < rank` is `rank > 5`; `'abc' CONTAINS name` is `name IN 'abc'` (one membership test).
+            guard let rhs = operand(c.rhs, in: scope) else { return nil }
+            return compare(rhs, mirrored, c.lhs, c.options, in: scope)
         }
         guard let lhs = operand(c.lhs, in: scope) else { return nil }
         return compare(lhs, c.operator, c.rhs, c.options, in: scope)
     }
 
-    /// `ANY`/`ALL`/`NONE` (or a bare to-many key path, treated as `ANY`) as `EXISTS` over the destination rows.
-    private func compileCollection(_ c: PredicateComparison, in scope: Scope) -> String? {
-        guard case .keyPath(let path) = c.lhs else { return nil }
-        guard let (inner, from, link, rest) = toManyScope(path, in: scope) else { return nil }
-        if c.operator == .contains, rest.isEmpty, c.modifier == .direct {
-            return membership(collection: c.lhs, element: c.rhs, in: scope)
+    /// The operator with its sides swapped, for the operators that have one.
+    private static func mirrored(_ op: PredicateComparison.Operator) -> PredicateComparison.Operator? {
+        switch op {
+        case .equalTo, .notEqualTo: return op
+        case .contains: return .in
+        case .in: return .contains
+        case .lessThan: return .greaterThan
+        case .lessThanOrEqualTo: return .greaterThanOrEqualTo
+        case .greaterThan: return .lessThan
+        case .greaterThanOrEqualTo: return .lessThanOrEqualTo
+        default: return nil
         }
-        let valueExpression: Expression
+    }
+
+    /// `ANY`/`ALL`/`NONE` over a to-many key path as `EXISTS` over the destination rows; the right side is
+    /// read from the outer row.
+    private func quantified(_ c: PredicateComparison, in scope: Scope) -> String? {
+        guard case .keyPath(let path) = c.lhs, let (inner, from, link, rest) = toManyScope(path, in: scope) else { return nil }
+        let element: Expression
         if rest.isEmpty {
-            valueExpression = Expression(sql: "\(inner.alias).Z_PK", type: nil, isObject: true)
+            element = Expression(sql: "\(inner.alias).Z_PK", kind: .object, entity: inner.entity)
         } else {
             guard let resolved = keyPath(rest, in: inner) else { return nil }
-            valueExpression = resolved
+            element = resolved
         }
-        guard let condition = compare(valueExpression, c.operator, c.rhs, c.options, in: inner) else { return nil }
+        guard let condition = compare(element, c.operator, c.rhs, c.options, in: scope) else { return nil }
         let body = "SELECT 1 FROM \(from) \(inner.joins.joined(separator: " ")) WHERE \(link)"
         switch c.modifier {
         case .all: return "(NOT EXISTS (\(body) AND NOT IFNULL(\(condition), 0)))"
         case .none: return "(NOT EXISTS (\(body) AND \(condition)))"
         default: return "(EXISTS (\(body) AND \(condition)))"
-        }
-    }
-
-    private func membership(collection: PredicateOperand, element: PredicateOperand, in scope: Scope) -> String? {
-        guard case .keyPath(let path) = collection, let (inner, from, link, rest) = toManyScope(path, in: scope), rest.isEmpty else { return nil }
-        guard let condition = compare(Expression(sql: "\(inner.alias).Z_PK", isObject: true), .equalTo, element, [], in: inner) else { return nil }
-        return "(EXISTS (SELECT 1 FROM \(from) \(inner.joins.joined(separator: " ")) WHERE \(link) AND \(condition)))"
-    }
-
-    /// `lhs op rhs` for a translated left side.
-    private func compare(_ lhs: Expression, _ op: PredicateComparison.Operator, _ rhsOperand: PredicateOperand,
-                         _ options: PredicateComparison.Options, in scope: Scope) -> String? {
-        let folding = options.intersection([.caseInsensitive, .diacriticInsensitive]).rawValue
-        func fold(_ sql: String) -> String { folding == 0 ? sql : "NSCoreDataFold(\(sql), \(folding))" }
-        switch op {
-        case .in:
-            if case .constant(.collection(let items)) = rhsOperand {
-                if items.isEmpty { return "0" }
-                var parts: [String] = []
-                for item in items {
-                    guard let value = self.constant(item, as: lhs) else { return nil }
-                    if case .null = value { continue }
-                    parts.append(fold(bind(value)))
-                }
-                if parts.isEmpty { return "0" }
-                return "(\(fold(lhs.sql)) IN (\(parts.joined(separator: ", "))))"
-            }
-            if case .constant(.string(let text)) = rhsOperand {
-                return "(instr(\(fold(bind(.text(text)))), \(fold(lhs.sql))) > 0)"
-            }
-            return nil
-        case .between:
-            let bounds: [PredicateOperand]
-            switch rhsOperand {
-            case .array(let items): bounds = items
-            case .constant(.collection(let items)): bounds = items.map { .constant($0) }
-            default: return nil
-            }
-            guard bounds.count == 2, let low = value(bounds[0], as: lhs, in: scope), let high = value(bounds[1], as: lhs, in: scope) else { return nil }
-            return "(\(lhs.sql) BETWEEN \(low) AND \(high))"
-        default: break
-        }
-        guard let rhs = value(rhsOperand, as: lhs, in: scope) else { return nil }
-        let isNull = rhs == "NULL"
-        switch op {
-        case .equalTo: return isNull ? "(\(lhs.sql) IS NULL)" : "(\(fold(lhs.sql)) = \(fold(rhs)))"
-        case .notEqualTo: return isNull ? "(\(lhs.sql) IS NOT NULL)" : "(\(fold(lhs.sql)) IS NOT \(fold(rhs)))"
-        case .lessThan: return "(\(fold(lhs.sql)) < \(fold(rhs)))"
-        case .lessThanOrEqualTo: return "(\(fold(lhs.sql)) <= \(fold(rhs)))"
-        case .greaterThan: return "(\(fold(lhs.sql)) > \(fold(rhs)))"
-        case .greaterThanOrEqualTo: return "(\(fold(lhs.sql)) >= \(fold(rhs)))"
-        case .beginsWith: return "(substr(\(fold(lhs.sql)), 1, length(\(fold(rhs)))) = \(fold(rhs)))"
-        case .endsWith: return "(length(\(fold(rhs))) = 0 OR substr(\(fold(lhs.sql)), -length(\(fold(rhs)))) = \(fold(rhs)))"
-        case .contains: return "(instr(\(fold(lhs.sql)), \(fold(rhs))) > 0)"
-        case .matches:
-            // The pattern is matched as given; [c]/[d] fold the text and the pattern alike.
-            return "(NSCoreDataMatches(\(fold(lhs.sql)), \(fold(rhs))) = 1)"
-        case .like:
-            guard case .constant(.string(let pattern)) = rhsOperand, !pattern.contains("\\") else { return nil }
-            // LIKE's * and ? become GLOB's; GLOB's own [ is escaped.
-            let glob = pattern.replacingOccurrences(of: "[", with: "[[]")
-            let bound = bind(.text(folding == 0 ? glob : SQLiteFunctions.fold(glob, folding)))
-            return "(\(fold(lhs.sql)) GLOB \(bound))"
-        default: return nil
-        }
-    }
-
-    /// The SQL for a right-hand operand: a bound constant (converted to the left column's encoding), or
-    /// another translated operand. "NULL" for nil.
-    private func value(_ operand: PredicateOperand, as lhs: Expression, in scope: Scope) -> String? {
-        if case .constant(let constant) = operand {
-            guard let value = self.constant(constant, as: lhs) else { return nil }
-            if case .null = value { return "NULL" }
-            return bind(value)
-        }
-        return self.operand(operand, in: scope)?.sql
-    }
-
-    /// A constant in the encoding of the column it is compared with.
-    private func constant(_ constant: PredicateConstant, as lhs: Expression) -> SQLiteValue? {
-        switch constant {
-        case .null: return .null
-        case .object(let object):
-            guard let key = (object.object as? StoredObjectReference)?.storedObjectKey else { return nil }
-            return .integer(key.primaryKey)
-        case .bool(let b): return .integer(b ? 1 : 0)
-        case .integer(let i):
-            if lhs.type == .dateAttributeType { return .real(Double(i)) }
-            return .integer(i)
-        case .double(let d): return .real(d)
-        case .decimal(let d): return .real(NSDecimalNumber(decimal: d).doubleValue)
-        case .string(let s):
-            switch lhs.type {
-            case .UUIDAttributeType?: return UUID(uuidString: s).flatMap { SQLValueCoding.encode($0, as: .UUIDAttributeType) }
-            default: return .text(s)
-            }
-        case .date(let d): return .real(d.timeIntervalSinceReferenceDate)
-        case .data(let d): return .blob(d)
-        case .uuid(let u): return SQLValueCoding.encode(u, as: .UUIDAttributeType)
-        case .url(let u): return .text(u.absoluteString)
-        case .collection, .opaque: return nil
-        }
-    }
-
-    // MARK: Operands
-
-    /// A translated operand, or nil.
-    func operand(_ operand: PredicateOperand, in scope: Scope) -> Expression? {
-        switch operand {
-        case .evaluatedObject: return Expression(sql: "\(scope.alias).Z_PK", isObject: true)
-        case .keyPath(let path): return keyPath(path, in: scope)
-        case .variable(let name):
-            guard let bound = variables[name] else { return nil }
-            return Expression(sql: "\(bound.alias).Z_PK", isObject: true)
-        case .member(.variable(let name), let path):
-            guard let bound = variables[name] else { return nil }
-            return keyPath(path, in: bound)
-        case .aggregate(let aggregate, let inner): return self.aggregate(aggregate, inner, in: scope)
-        case .constant(let constant):
-            guard let value = self.constant(constant, as: Expression(sql: "")) else { return nil }
-            if case .null = value { return Expression(sql: "NULL") }
-            return Expression(sql: bind(value))
-        default: return nil
         }
     }
 
@@ -247,12 +232,12 @@ final class SQLitePredicateCompiler {
             guard let property = entity.propertiesByName[name], !property.isTransient, let table = schema.table(for: entity) else { return nil }
             if let attribute = property as? NSAttributeDescription {
                 guard isLast, let column = table.column(for: attribute) else { return nil }
-                return Expression(sql: "\(alias).\(column)", type: attribute.attributeType)
+                return Expression(sql: "\(alias).\(column)", kind: Kind(attribute.attributeType))
             }
             guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
                   let column = table.column(for: relationship), let destination = relationship.destinationEntity,
                   let destinationTable = schema.table(for: destination) else { return nil }
-            if isLast { return Expression(sql: "\(alias).\(column)", isObject: true) }
+            if isLast { return Expression(sql: "\(alias).\(column)", kind: .object, entity: destination) }
             prefix += name + "."
             if let joined = scope.joinAliases[prefix] {
                 alias = joined.alias
@@ -288,7 +273,7 @@ final class SQLitePredicateCompiler {
             guard relationship.isToMany else { entity = destination; continue }
             let ownerKey: Expression
             if index == 0 {
-                ownerKey = Expression(sql: "\(scope.alias).Z_PK", isObject: true)
+                ownerKey = Expression(sql: "\(scope.alias).Z_PK", kind: .object, entity: scope.entity)
             } else {
                 guard let key = keyPath(Array(path[..<index]), in: scope) else { return nil }
                 ownerKey = key
@@ -308,19 +293,21 @@ final class SQLitePredicateCompiler {
         return nil
     }
 
-    private func aggregate(_ aggregate: PredicateOperand.Aggregate, _ inner: PredicateOperand, in scope: Scope) -> Expression? {
+    func aggregate(_ aggregate: PredicateOperand.Aggregate, _ inner: PredicateOperand, in scope: Scope) -> Expression? {
         switch inner {
         case .keyPath(let path):
             guard let (subscope, from, link, rest) = toManyScope(path, in: scope) else { return nil }
-            let valueSQL: String
-            var type: NSAttributeType? = nil
-            if rest.isEmpty {
-                guard aggregate == .count else { return nil }
-                valueSQL = "*"
+            // `@count` counts the elements, nils included, as the evaluator does; `@sum` and `@avg` take numbers
+            // only (SQL would read numbers out of strings); `@min` and `@max` values of one known kind.
+            var valueSQL = "*"
+            var kind = Kind.number
+            if aggregate == .count {
+                if !rest.isEmpty { guard keyPath(rest, in: subscope) != nil else { return nil } }
             } else {
-                guard let value = keyPath(rest, in: subscope) else { return nil }
+                guard !rest.isEmpty, let value = keyPath(rest, in: subscope), let valueKind = value.kind, valueKind.isOrdered else { return nil }
+                if aggregate == .sum || aggregate == .average { guard valueKind == .number else { return nil } }
                 valueSQL = value.sql
-                type = value.type
+                kind = valueKind
             }
             let function: String
             switch aggregate {
@@ -330,8 +317,7 @@ final class SQLitePredicateCompiler {
             case .min: function = "MIN"
             case .max: function = "MAX"
             }
-            let resultType: NSAttributeType? = aggregate == .count ? .integer64AttributeType : (aggregate == .sum || aggregate == .average ? .doubleAttributeType : type)
-            return Expression(sql: "(SELECT \(function)(\(valueSQL)) FROM \(from) \(subscope.joins.joined(separator: " ")) WHERE \(link))", type: resultType)
+            return Expression(sql: "(SELECT \(function)(\(valueSQL)) FROM \(from) \(subscope.joins.joined(separator: " ")) WHERE \(link))", kind: kind)
         case .subquery(let collection, let variable, let predicate):
             guard aggregate == .count, case .keyPath(let path) = collection,
                   let (subscope, from, link, rest) = toManyScope(path, in: scope), rest.isEmpty else { return nil }
@@ -340,7 +326,7 @@ final class SQLitePredicateCompiler {
             defer { variables[variable] = saved }
             guard let condition = compile(predicate, in: subscope) else { return nil }
             return Expression(sql: "(SELECT COUNT(*) FROM \(from) \(subscope.joins.joined(separator: " ")) WHERE \(link) AND \(condition))",
-                              type: .integer64AttributeType)
+                              kind: .number)
         default:
             return nil
         }

@@ -2,9 +2,12 @@
 ///
 /// Guarantees: linear-time `LIKE` (no backtracking blow-up), regular expressions compiled once per pattern
 /// and options (a bounded, lock-protected cache), an invalid regular expression matches nothing.
-enum PredicateStrings {
+///
+/// An addition to Apple's API: ``fold(_:_:)`` and ``matches(_:_:_:)`` are public so that a store's own query
+/// language (the SQLite store's SQL functions) computes exactly what the evaluator computes.
+public enum PredicateStrings {
     /// Folds a string for comparison: `[c]` is Unicode case folding, `[d]` strips diacritics.
-    static func fold(_ s: String, _ options: PredicateComparison.Options) -> String {
+    public static func fold(_ s: String, _ options: PredicateComparison.Options) -> String {
         var folding: String.CompareOptions = []
         if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
@@ -100,8 +103,9 @@ enum PredicateStrings {
         return p == tokens.count
     }
 
-    /// `MATCHES`: the whole string matches the regular expression (ICU syntax, as `NSRegularExpression`).
-    static func matches(_ s: String, _ pattern: String, _ options: PredicateComparison.Options) -> Bool {
+    /// `MATCHES`: the whole string matches the regular expression (ICU syntax, as `NSRegularExpression`);
+    /// `[c]` matches case-insensitively, `[d]` strips diacritics from both string and pattern.
+    public static func matches(_ s: String, _ pattern: String, _ options: PredicateComparison.Options) -> Bool {
         let subject = options.contains(.diacriticInsensitive) ? fold(s, [.diacriticInsensitive]) : s
         let source = options.contains(.diacriticInsensitive) ? fold(pattern, [.diacriticInsensitive]) : pattern
         guard let regex = RegexCache.shared.regex(source, caseInsensitive: options.contains(.caseInsensitive)) else {
