@@ -137,13 +137,14 @@ extension NSManagedObjectContext {
         var overwrite = Set<ObjectIdentifier>()
         for _ in 0..<4 {
             var changes = try changeSet(for: plan, skippingVersionCheckFor: overwrite)
-            changes.metadata = plan.store.peekPendingMetadata()
+            let pendingMetadata = plan.store.peekPendingMetadata()
+            changes.metadata = pendingMetadata?.values
             changes.transaction = StoreTransactionInfo(author: transactionAuthor, contextName: name,
                                                        bundleID: Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName,
                                                        processID: String(ProcessInfo.processInfo.processIdentifier))
             do {
                 let result = try coordinator.applyChanges(changes, to: plan.store)
-                plan.store.clearPendingMetadata()
+                plan.store.clearPendingMetadata(written: pendingMetadata)
                 for object in plan.inserted { object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? 1 }
                 for object in plan.updated {
                     object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? object.version + 1

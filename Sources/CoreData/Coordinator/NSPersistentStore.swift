@@ -35,7 +35,11 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     public let options: [AnyHashable: Any]?
     /// The store's location (for the in-memory store, only a name).
     open var url: URL?
-    private var pendingMetadata: [String: Any]?
+    /// Metadata set with `setMetadata` and not saved yet, numbered by setting; any context's save may read
+    /// and clear it, so it is only touched under `pendingMetadataLock`.
+    private var pendingMetadata: PendingMetadata?
+    private var pendingMetadataSettings = 0
+    private let pendingMetadataLock = NSLock()
 
     init(backend: PersistentStoreBackend, type: String, configurationName: String?, url: URL?, options: [AnyHashable: Any]?) {
         self.backend = backend
@@ -62,20 +66,41 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The store's metadata, including changes from `setMetadata` not yet saved.
     open var metadata: [String: Any]! {
         get {
-            if let pendingMetadata { return pendingMetadata }
+            if let pending = peekPendingMetadata() { return pending.values }
             return persistentStoreCoordinator?.backendMetadata(of: self) ?? backend.metadata
         }
-        set { pendingMetadata = newValue }
+        set {
+            pendingMetadataLock.lock()
+            defer { pendingMetadataLock.unlock() }
+            pendingMetadataSettings += 1
+            pendingMetadata = newValue.map { PendingMetadata(values: $0, setting: pendingMetadataSettings) }
+        }
+    }
+
+    /// Metadata set with `setMetadata` and not saved yet, and which setting it was.
+    struct PendingMetadata {
+        let values: [String: Any]
+        let setting: Int
     }
 
     /// Whether metadata was set since the last save.
-    var hasPendingMetadata: Bool { pendingMetadata != nil }
+    var hasPendingMetadata: Bool { peekPendingMetadata() != nil }
 
     /// Metadata set since the last save, handed to the store with the next save.
-    func peekPendingMetadata() -> [String: Any]? { pendingMetadata }
+    func peekPendingMetadata() -> PendingMetadata? {
+        pendingMetadataLock.lock()
+        defer { pendingMetadataLock.unlock() }
+        return pendingMetadata
+    }
 
-    /// Forgets the pending metadata once a save wrote it.
-    func clearPendingMetadata() { pendingMetadata = nil }
+    /// Forgets the pending metadata once a save wrote `written`; metadata set again since is kept for the
+    /// next save.
+    func clearPendingMetadata(written: PendingMetadata?) {
+        guard let written else { return }
+        pendingMetadataLock.lock()
+        defer { pendingMetadataLock.unlock() }
+        if pendingMetadata?.setting == written.setting { pendingMetadata = nil }
+    }
 
     /// Whether this store holds objects of `entity`.
     func holds(_ entity: NSEntityDescription) -> Bool {
