@@ -34,9 +34,7 @@ enum QueryCommand: Command {
             request.predicate = try NSPredicate.parse(format: format)
         }
         if let sort = parsed.options["--sort"] {
-            request.sortDescriptors = sort.split(separator: ",").map { key in
-                key.hasPrefix("-") ? NSSortDescriptor(key: String(key.dropFirst()), ascending: false) : NSSortDescriptor(key: String(key), ascending: true)
-            }
+            request.sortDescriptors = try sortDescriptors(sort, entity: entity)
         }
         if let limit = parsed.options["--limit"] {
             guard let value = Int(limit), value >= 0 else { throw UsageError("--limit takes a whole number") }
@@ -49,6 +47,20 @@ enum QueryCommand: Command {
         let modelNote = parsed.options["--model"] == nil ? "; model: \(opened.modelSource)" : ""
         lines.append("(\(objects.count) \(entityName) object\(objects.count == 1 ? "" : "s")\(modelNote))")
         return lines
+    }
+}
+
+extension QueryCommand {
+    /// `--sort`'s comma-separated keys (a leading - sorts descending), each checked against the entity as
+    /// `--where`'s keys are, so a key the entity lacks is the same clear error.
+    static func sortDescriptors(_ text: String, entity: NSEntityDescription) throws -> [NSSortDescriptor] {
+        try text.split(separator: ",").map { item in
+            let descending = item.hasPrefix("-")
+            let key = String(descending ? item.dropFirst() : item)
+            guard !key.isEmpty else { throw UsageError("--sort has an empty key") }
+            try NSPredicate(format: "%K != nil", key).validateKeys(against: entity)
+            return NSSortDescriptor(key: key, ascending: !descending)
+        }
     }
 }
 
