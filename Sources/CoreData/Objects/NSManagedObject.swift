@@ -178,7 +178,20 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     open func setValue(_ value: Any?, forKey key: String) {
         checkQueue("setValue(_:forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else { return }
+        if value == nil || value is NSNull, layout.isScalarAttributeSlot(slot) {
+            setNilValueForKey(key)
+            return
+        }
         setValue(value, slot: slot)
+    }
+
+    /// Called by `setValue(_:forKey:)` with nil for a number or Boolean attribute (key-value coding's hook,
+    /// which `NSObject` has on Apple's platforms and Foundation on Linux lacks). Managed objects keep values
+    /// as objects, so the default stores nil, as Apple's does; a subclass may override it to store a default
+    /// instead.
+    open func setNilValueForKey(_ key: String) {
+        guard let slot = layout.slotByName[key] else { return }
+        setValue(nil, slot: slot)
     }
 
     /// Sets the value of the property in `slot` (what `setValue(_:forKey:)` and `@Managed` do).
@@ -301,5 +314,19 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
             return "\(property.name) = \(value)"
         }.joined(separator: "; ") + "}"
         return "<\(type(of: self)): entity: \(entity.name ?? ""); id: \(objectID.uriRepresentation().absoluteString); data: \(state)>"
+    }
+}
+
+extension EntityLayout {
+    /// Whether the slot holds a number or Boolean attribute: the values `setNilValueForKey(_:)` is called for.
+    func isScalarAttributeSlot(_ slot: Int) -> Bool {
+        guard case .attribute(let type) = slotKinds[slot] else { return false }
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .decimalAttributeType,
+             .doubleAttributeType, .floatAttributeType, .booleanAttributeType:
+            return true
+        default:
+            return false
+        }
     }
 }

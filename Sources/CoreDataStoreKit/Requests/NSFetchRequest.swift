@@ -56,9 +56,9 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
     open var relationshipKeyPathsForPrefetching: [String]?
     /// Whether fetched objects that are already registered get their values refreshed.
     open var shouldRefreshRefetchedObjects: Bool = false
-    /// For dictionary results: the properties to group by (not supported yet: fetching throws).
+    /// For dictionary results: the properties to group by.
     open var propertiesToGroupBy: [Any]?
-    /// For grouped dictionary results: which groups to keep (not supported yet).
+    /// For grouped dictionary results: which groups to keep, naming result values by key or as `$variables`.
     open var havingPredicate: NSPredicate?
 
     public override init() { super.init() }

@@ -12,6 +12,20 @@ public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
     public static let unarchiveFromDataTransformerName = NSValueTransformerName("NSUnarchiveFromData")
 }
 
+/// Lets `ValueTransformer(forName:)` return the registered transformer, as Apple's factory initializer does
+/// (a protocol-extension initializer may assign `self`; a class's own may not). Not for direct use.
+public protocol _ValueTransformerLookup {}
+
+extension ValueTransformer: _ValueTransformerLookup {}
+
+extension _ValueTransformerLookup where Self == ValueTransformer {
+    /// The transformer registered under `name`, or nil (Apple's `init?(forName:)`).
+    public init?(forName name: NSValueTransformerName) {
+        guard let registered = ValueTransformer.valueTransformer(forName: name) else { return nil }
+        self = registered
+    }
+}
+
 /// Converts values one way and, optionally, back (Foundation's `ValueTransformer`, which Linux lacks), with a
 /// registry by name that transformable attributes use.
 ///
