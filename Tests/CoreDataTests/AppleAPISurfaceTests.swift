@@ -79,4 +79,16 @@ final class Gauge: NSManagedObject {
             try context.save()
         }
     }
+
+    @Test func entityOfAClassNoModelNamesIsAnUnnamedEntityThatFetchesRefuse() throws {
+        final class Unmodelled: NSManagedObject {}
+        let entity = Unmodelled.entity()
+        #expect(entity.name == nil)
+        #expect(entity.properties.isEmpty)
+        let context = try inMemoryContext()
+        let request = NSFetchRequest<NSManagedObject>()
+        request.entity = entity
+        let error = #expect(throws: NSError.self) { try context.performAndWait { try context.fetch(request) } }
+        #expect(error?.code == NSCoreDataError)
+    }
 }

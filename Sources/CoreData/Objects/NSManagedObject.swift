@@ -69,11 +69,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
 
     /// The entity of the model whose class is this class (Apple's `entity()`), searching every model a
     /// coordinator was created with.
+    ///
+    /// For a class that no loaded model names, Apple's logs an error and returns no entity; here the error is
+    /// written to standard error and the result is an entity without a name or properties, which a fetch
+    /// request refuses with 134060 ("names no entity of the model"), as Apple's refuses a request without one.
     open class func entity() -> NSEntityDescription {
-        guard let entity = ManagedObjectClassRegistry.shared.entity(for: self) else {
-            preconditionFailure("No model loaded so far has an entity represented by class \(self).")
-        }
-        return entity
+        if let entity = ManagedObjectClassRegistry.shared.entity(for: self) { return entity }
+        FileHandle.standardError.write(Data("CoreData: error: No entity of any loaded model is represented by class \(self), so +entity has none. Has the model been loaded yet?\n".utf8))
+        return NSEntityDescription()
     }
 
     static func entity(in context: NSManagedObjectContext) -> NSEntityDescription? {
