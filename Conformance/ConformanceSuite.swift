@@ -1,4 +1,5 @@
 import CoreData
+import Testing
 
 /// The store conformance suite: cases written once against the public API that every store type must pass.
 ///
@@ -109,7 +110,7 @@ extension StoreCapabilities {
 /// ```swift
 /// static let plan = ConformancePlan(ConformanceConfiguration(storeType: .sqlite))
 /// @Test(arguments: plan.applicable) func conformance(_ testCase: ConformanceCase) throws {
-///     try testCase.run(with: Self.plan.configuration)
+///     try Self.plan.run(testCase)
 /// }
 /// @Test(.disabled(if: !plan.skipped.isEmpty, Comment(rawValue: plan.skipReport)), arguments: plan.skipped)
 /// func skipped(_ testCase: ConformanceCase) {}
@@ -130,6 +131,17 @@ public struct ConformancePlan: Sendable {
         self.capabilities = capabilities
         applicable = ConformanceSuite.cases.filter { $0.requires.isSubset(of: capabilities) }
         skipped = ConformanceSuite.cases.filter { !$0.requires.isSubset(of: capabilities) }
+    }
+
+    /// Runs one case with the plan's configuration, as a backend's parameterised test does in one line:
+    /// `try Self.plan.run(testCase)`. A case that finds at run time that it does not apply (it needs another
+    /// file-backed store type, say) is reported as skipped (`Test.cancel`), never as passed.
+    public func run(_ testCase: ConformanceCase) throws {
+        do {
+            try testCase.run(with: configuration)
+        } catch let skip as ConformanceSkip {
+            try Test.cancel(Comment(rawValue: skip.description))
+        }
     }
 
     /// One line naming each skipped case and the capability it lacks.

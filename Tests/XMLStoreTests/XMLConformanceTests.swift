@@ -8,7 +8,7 @@ import CoreDataConformance
 
     @Test(arguments: plan.applicable)
     func conformance(_ testCase: ConformanceCase) throws {
-        try testCase.run(with: Self.plan.configuration)
+        try Self.plan.run(testCase)
     }
 
     @Test(.disabled(if: !plan.skipped.isEmpty, Comment(rawValue: plan.skipReport)), arguments: plan.skipped)
