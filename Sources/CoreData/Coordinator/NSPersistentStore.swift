@@ -40,6 +40,8 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     private var pendingMetadata: PendingMetadata?
     private var pendingMetadataSettings = 0
     private let pendingMetadataLock = NSLock()
+    /// Posts remote-change notifications for a store added with the option (see `RemoteChangeWatcher`).
+    var remoteChangeWatcher: RemoteChangeWatcher?
 
     init(backend: PersistentStoreBackend, type: String, configurationName: String?, url: URL?, options: [AnyHashable: Any]?) {
         self.backend = backend

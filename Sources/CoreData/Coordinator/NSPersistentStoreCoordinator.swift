@@ -86,6 +86,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         store.persistentStoreCoordinator = self
         stores.append(store)
         if let url, !backendType.storeFiles(at: url).isEmpty { OpenStoreFiles.shared.add(store, at: url) }
+        store.remoteChangeWatcher = RemoteChangeWatcher.start(for: store)
         return store
     }
 
@@ -98,6 +99,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             throw CoreDataError.operation("The store \(store) is not added to this coordinator.")
         }
         stores.remove(at: index)
+        store.remoteChangeWatcher?.stop()
+        store.remoteChangeWatcher = nil
         store.backend.close()
         store.persistentStoreCoordinator = nil
         if let url = store.url { OpenStoreFiles.shared.remove(store, at: url) }

@@ -1,0 +1,74 @@
+import Dispatch
+
+extension Notification.Name {
+    /// Apple's `NSPersistentStoreRemoteChange`: posted for a store added with
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey` when another connection changed its file
+    /// (another coordinator of this process, or another process). The object is the store's coordinator;
+    /// userInfo holds `NSPersistentStoreURLKey`, `NSStoreUUIDKey` and, when the store records history,
+    /// `NSPersistentHistoryTokenKey`. It is posted on a private queue.
+    public static let NSPersistentStoreRemoteChange = Notification.Name("NSPersistentStoreRemoteChangeNotification")
+}
+
+/// The userInfo key of the changed store's URL in `NSPersistentStoreRemoteChange` (Apple's).
+public let NSPersistentStoreURLKey = "storeURL"
+/// The userInfo key of the history token in `NSPersistentStoreRemoteChange` (Apple's).
+public let NSPersistentHistoryTokenKey = "historyToken"
+
+/// Watches one store for changes made by other connections and posts `NSPersistentStoreRemoteChange`.
+///
+/// The store's backend tells a number that other connections' commits change (`ExternalChangeDetecting`);
+/// the watcher reads it four times a second on a queue of its own, under the coordinator's lock, and posts
+/// once for each interval in which it changed. It stops when the store leaves its coordinator. Stores
+/// whose backend cannot tell (the atomic stores, which read their file once) are not watched.
+final class RemoteChangeWatcher: @unchecked Sendable {
+    static let interval = DispatchTimeInterval.milliseconds(250)
+
+    /// The timer's queue; `lastCount` is only touched there.
+    private let queue = DispatchQueue(label: "NSPersistentStore.remoteChanges")
+    private let timer: DispatchSourceTimer
+    private weak var store: NSPersistentStore?
+    private var lastCount: Int64?
+
+    /// A running watcher for `store`, or nil when it was not added with the option or its backend cannot
+    /// tell changes by other connections.
+    static func start(for store: NSPersistentStore) -> RemoteChangeWatcher? {
+        guard storeOptionIsSet(store.options, NSPersistentStoreRemoteChangeNotificationPostOptionKey),
+              store.backend is ExternalChangeDetecting else { return nil }
+        return RemoteChangeWatcher(store: store)
+    }
+
+    private init(store: NSPersistentStore) {
+        self.store = store
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now(), repeating: Self.interval)
+        timer.setEventHandler { [weak self] in self?.check() }
+        timer.resume()
+    }
+
+    /// Stops watching; safe to call more than once.
+    func stop() { timer.cancel() }
+
+    deinit { timer.cancel() }
+
+    private func check() {
+        guard let store, let coordinator = store.persistentStoreCoordinator,
+              let count = try? coordinator.externalChangeCount(of: store) else { return }
+        defer { lastCount = count }
+        guard let lastCount, lastCount != count else { return }
+        var info: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier as Any]
+        if let url = store.url { info[NSPersistentStoreURLKey] = url }
+        if let token = coordinator.currentPersistentHistoryToken(fromStores: [store]) { info[NSPersistentHistoryTokenKey] = token }
+        NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: info)
+    }
+}
+
+extension NSPersistentStoreCoordinator {
+    /// The backend's count of changes by other connections, read under the lock; nil for a store that cannot
+    /// tell or is no longer added.
+    func externalChangeCount(of store: NSPersistentStore) throws -> Int64? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard store.persistentStoreCoordinator === self, let backend = store.backend as? ExternalChangeDetecting else { return nil }
+        return try backend.externalChangeCount()
+    }
+}
