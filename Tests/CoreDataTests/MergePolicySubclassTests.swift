@@ -228,3 +228,33 @@ final class RecordingMergePolicy: NSMergePolicy, @unchecked Sendable {
         }
     }
 }
+
+/// What the built-in policies do with conflicting deletions.
+@Suite struct ConflictingDeletionTests {
+    /// One context deletes the counter while another changed it: rollback keeps the object, with the store's
+    /// values, in the context; object trump deletes it.
+    @Test(arguments: [NSPersistentStore.StoreType.sqlite, .inMemory])
+    func rollbackUndoesAStaleDeletionObjectTrumpKeepsIt(type: NSPersistentStore.StoreType) throws {
+        for (policy, survives) in [(NSRollbackMergePolicy, true), (NSMergeByPropertyObjectTrumpMergePolicy, false)] as [(Any, Bool)] {
+            let stack = try MergePolicySubclassTests.Stack(type)
+            let id = try MergePolicySubclassTests.savedCounter(in: stack)
+            let first = stack.context(), second = stack.context(policy)
+            let mine = try first.performAndWait { try first.existingObject(with: id) }
+            let theirs = try second.performAndWait { try second.existingObject(with: id) }
+            try first.performAndWait {
+                mine.setValue(Int64(13), forKey: "count")
+                try first.save()
+            }
+            try second.performAndWait {
+                second.delete(theirs)
+                try second.save()
+                #expect((theirs.managedObjectContext === second) == survives, "\(policy)")
+                if survives {
+                    #expect(!theirs.isDeleted && (theirs.value(forKey: "count") as? NSNumber)?.int64Value == 13, "the store's values")
+                }
+            }
+            let stored = try MergePolicySubclassTests.storedCount(try stack.reopened(), id)
+            #expect(stored == (survives ? 13 : nil), "\(policy): after a reopen")
+        }
+    }
+}
