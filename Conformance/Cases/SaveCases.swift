@@ -219,6 +219,53 @@ enum SaveCases {
             let check = try Fixtures.byName(env.context(coordinator), "Item")["renamed"]
             try env.expectEqual(check?.value(forKey: "rank") as? Int64, 10, "the other context's change survives the merge")
         },
+        ConformanceCase("save/conflict-merges-to-many") { env in
+            // Under each resolving policy, a context that removes b while another adds c to the same owner and
+            // tag ends with both changes, on both sides of each relationship.
+            let coordinator = try env.openCoordinator()
+            for (index, policy) in [NSMergeByPropertyObjectTrumpMergePolicy, NSMergeByPropertyStoreTrumpMergePolicy,
+                                    NSOverwriteMergePolicy, NSRollbackMergePolicy].enumerated() {
+                let ownerName = "Owner \(index)", label = "tag \(index)"
+                let names = ["a", "b", "c"].map { "\($0)\(index)" }
+                let setup = env.context(coordinator)
+                let owner = Fixtures.owner(setup, ownerName), tag = Fixtures.tag(setup, label)
+                for name in names.prefix(2) {
+                    let item = Fixtures.item(setup, name, rank: 1)
+                    item.setValue(owner, forKey: "owner")
+                    item.setValue(Set([tag]), forKey: "tags")
+                }
+                try setup.save()
+                let first = env.context(coordinator), second = env.context(coordinator)
+                first.mergePolicy = policy
+                let firstItems = try Fixtures.byName(first, "Item")
+                let firstOwner = try env.require(try Fixtures.byName(first, "Owner")[ownerName], "the owner")
+                let firstTag = try env.require(try Fixtures.byName(first, "Tag", key: "label")[label], "the tag")
+                try env.expectEqual(Fixtures.names(firstOwner.value(forKey: "items")), Array(names.prefix(2)), "the owner's items as read")
+                try env.expectEqual(Fixtures.names(firstTag.value(forKey: "items")), Array(names.prefix(2)), "the tag's items as read")
+                let added = Fixtures.item(second, names[2], rank: 1)
+                added.setValue(try Fixtures.byName(second, "Owner")[ownerName], forKey: "owner")
+                added.setValue(Set([try env.require(try Fixtures.byName(second, "Tag", key: "label")[label], "the tag")]), forKey: "tags")
+                try second.save()
+                let removed = try env.require(firstItems[names[1]], "b")
+                removed.setValue(nil, forKey: "owner")
+                removed.setValue(Set<NSManagedObject>(), forKey: "tags")
+                try first.save()
+                let check = env.context(coordinator)
+                let owners = try Fixtures.byName(check, "Owner"), tags = try Fixtures.byName(check, "Tag", key: "label")
+                try env.expectEqual(Fixtures.names(owners[ownerName]?.value(forKey: "items")), [names[0], names[2]], "policy \(index): the owner's items")
+                try env.expectEqual(Fixtures.names(tags[label]?.value(forKey: "items")), [names[0], names[2]], "policy \(index): the tag's items")
+                let items = try Fixtures.byName(check, "Item")
+                try env.expect(items[names[1]]?.value(forKey: "owner") == nil, "policy \(index): b has no owner")
+                try env.expectEqual(Fixtures.names(items[names[1]]?.value(forKey: "tags"), key: "label"), [], "policy \(index): b has no tags")
+                try env.expectEqual(Fixtures.names(items[names[2]]?.value(forKey: "tags"), key: "label"), [label], "policy \(index): c keeps its tag")
+            }
+            let reopened = try env.reopenedContext(or: coordinator)
+            let owners = try Fixtures.byName(reopened, "Owner"), tags = try Fixtures.byName(reopened, "Tag", key: "label")
+            for index in 0..<4 {
+                try env.expectEqual(Fixtures.names(owners["Owner \(index)"]?.value(forKey: "items")), ["a\(index)", "c\(index)"], "after a reopen: owner \(index)'s items")
+                try env.expectEqual(Fixtures.names(tags["tag \(index)"]?.value(forKey: "items")), ["a\(index)", "c\(index)"], "after a reopen: tag \(index)'s items")
+            }
+        },
         ConformanceCase("save/conflict-writes-nothing") { env in
             let coordinator = try env.openCoordinator()
             let setup = env.context(coordinator)

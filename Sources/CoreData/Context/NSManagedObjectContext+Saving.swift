@@ -96,7 +96,8 @@ extension NSManagedObjectContext {
             for (object, values) in plan.rows { object.committed = values }
             for object in plan.committedInPlace { object.commitChangedSlots() }
         }
-        finishSave(inserted: inserted, updated: updated, deleted: deleted)
+        // A deletion the rollback policy undid stays in the context.
+        finishSave(inserted: inserted, updated: updated, deleted: deleted.filter(\.deleted))
     }
 
     /// Throws the store's error for a to-many relationship whose saved destinations could not be read, when
@@ -131,86 +132,38 @@ extension NSManagedObjectContext {
         for object in deleted { object.willSave() }
     }
 
-    /// Writes one store's part of the save, resolving conflicts with the merge policy.
+    /// Writes one store's part of the save. The coordinator holds its lock while it builds the change set,
+    /// applies it and, on a version conflict, has the merge policy resolve it (`resolveVersionConflict`) and
+    /// tries again: no other save through the coordinator writes in between, so every policy but
+    /// `NSErrorMergePolicy` ends in a write.
     private func write(_ plan: StoreSavePlan, coordinator: NSPersistentStoreCoordinator) throws {
         let policy = NSMergePolicy.resolve(mergePolicy)
-        var overwrite = Set<ObjectIdentifier>()
-        for _ in 0..<4 {
-            var changes = try changeSet(for: plan, skippingVersionCheckFor: overwrite)
-            let pendingMetadata = plan.store.peekPendingMetadata()
-            changes.metadata = pendingMetadata?.values
-            changes.transaction = StoreTransactionInfo(author: transactionAuthor, contextName: name,
-                                                       bundleID: Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName,
-                                                       processID: String(ProcessInfo.processInfo.processIdentifier))
-            do {
-                let result = try coordinator.applyChanges(changes, to: plan.store)
-                plan.store.clearPendingMetadata(written: pendingMetadata)
-                for object in plan.inserted { object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? 1 }
-                for object in plan.updated {
-                    object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? object.version + 1
-                }
-                return
-            } catch let conflict as StoreVersionConflict {
-                let objects = conflict.conflicts.compactMap { item -> (NSManagedObject, StoreVersionConflict.Conflict)? in
-                    guard let object = (plan.updated + plan.deleted).first(where: { $0.assignedID?.key == item.key }) else { return nil }
-                    return (object, item)
-                }
-                switch policy.mergeType {
-                case .errorMergePolicyType:
-                    throw mergeError(objects)
-                case .overwriteMergePolicyType:
-                    // An object the store no longer has cannot be overwritten: that conflict is thrown.
-                    if objects.contains(where: { $0.1.current == nil && !$0.0.deleted }) { throw mergeError(objects) }
-                    for (object, _) in objects { overwrite.insert(ObjectIdentifier(object)) }
-                case .rollbackMergePolicyType:
-                    for (object, item) in objects {
-                        plan.updated.removeAll { $0 === object }
-                        plan.deleted.removeAll { $0 === object }
-                        if let current = item.current {
-                            fill(object, with: current)
-                        } else {
-                            object.changedSlots = []
-                            object.faulted = true  // gone from the store: inaccessible on next access
-                        }
-                        object.deleted = false
-                        deletedSet[ObjectIdentifier(object)] = nil
-                        updatedSet[ObjectIdentifier(object)] = nil
-                    }
-                case .mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType:
-                    let storeWins = policy.mergeType == .mergeByPropertyStoreTrumpMergePolicyType
-                    for (object, item) in objects {
-                        guard let current = item.current else { throw mergeError(objects) }
-                        mergeProperties(of: object, with: current, storeWins: storeWins)
-                    }
-                }
+        var writtenMetadata: NSPersistentStore.PendingMetadata?
+        let result = try coordinator.applyChanges(to: plan.store, building: {
+            let pending = plan.store.peekPendingMetadata()
+            writtenMetadata = pending
+            return try transaction(for: plan, metadata: pending)
+        }, resolvingConflicts: { try resolveVersionConflict($0, in: plan, policy: policy) })
+        plan.store.clearPendingMetadata(written: writtenMetadata)
+        for object in plan.inserted { object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? 1 }
+        for object in plan.updated {
+            object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? object.version + 1
+        }
+        for object in plan.inserted + plan.updated {
+            for slot in object.layout.toManySlots where object.changedSlots.contains(slot) {
+                (object.slots[slot] as? ToManyStorage)?.markWritten()
             }
         }
-        throw CoreDataError.make(NSManagedObjectMergeError, "The save kept conflicting with concurrent changes to the store; it was abandoned.")
     }
 
-    /// Puts the store's current values under the object's changes (or over them when the store wins), keeping
-    /// inverse relationships in step for to-one values taken from the store.
-    private func mergeProperties(of object: NSManagedObject, with current: StoreRow, storeWins: Bool) {
-        let committed = object.committed ?? []
-        for slot in object.layout.storedSlots where slot < current.values.count {
-            let storeChanged = slot >= committed.count || !StoreValueEquality.equal(committed[slot], current.values[slot])
-            let mine = object.changedSlots.contains(slot)
-            if mine && !(storeWins && storeChanged) { continue }
-            guard storeChanged || mine else { continue }
-            switch object.layout.slotKinds[slot] {
-            case .toOne:
-                guard let relationship = object.layout.allProperties[slot] as? NSRelationshipDescription else { continue }
-                let target = (current.values[slot] as? ObjectKey).flatMap { self.object(for: $0, near: object) }
-                object.setToOne(slot: slot, relationship: relationship, to: target)
-            case .attribute(let type):
-                object.slots[slot] = decodedStoreValue(current.values[slot], type: type, slot: slot, of: object)
-            case .toMany, .other:
-                object.slots[slot] = current.values[slot]
-            }
-            object.changedSlots.remove(slot)
-        }
-        object.committed = current.values
-        object.version = current.version
+    /// One attempt's change set for `plan`, with the store's pending metadata and who is saving.
+    private func transaction(for plan: StoreSavePlan, metadata: NSPersistentStore.PendingMetadata?) throws -> StoreChangeSet {
+        var changes = try changeSet(for: plan)
+        changes.metadata = metadata?.values
+        changes.transaction = StoreTransactionInfo(author: transactionAuthor, contextName: name,
+                                                   bundleID: Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName,
+                                                   processID: String(ProcessInfo.processInfo.processIdentifier))
+        return changes
     }
 
     /// A value read from a store as the object holds it: transformable data turned back into its value.
@@ -220,26 +173,8 @@ extension NSManagedObjectContext {
         return TransformableStorage.value(from: data, attribute: attribute)
     }
 
-    private func mergeError(_ objects: [(NSManagedObject, StoreVersionConflict.Conflict)]) -> NSError {
-        let conflicts = objects.map { object, item in
-            NSMergeConflict(source: object, newVersion: Int(item.current?.version ?? 0), oldVersion: Int(item.expectedVersion),
-                            cachedSnapshot: object.committedValues(forKeys: nil),
-                            persistedSnapshot: item.current.map { row in
-                                var snapshot: [String: Any] = [:]
-                                for slot in object.layout.storedSlots where slot < row.values.count {
-                                    snapshot[object.layout.allProperties[slot].name] = row.values[slot] ?? NSNull()
-                                }
-                                return snapshot
-                            })
-        }
-        let names = objects.map { $0.0.objectID.uriRepresentation().absoluteString }.joined(separator: ", ")
-        return CoreDataError.make(NSManagedObjectMergeError,
-                                  "Could not merge changes: \(objects.count) object(s) changed in the store since they were read (\(names)).",
-                                  userInfo: ["conflictList": conflicts])
-    }
-
     /// The change set for one store's part of the save.
-    private func changeSet(for plan: StoreSavePlan, skippingVersionCheckFor overwrite: Set<ObjectIdentifier>) throws -> StoreChangeSet {
+    private func changeSet(for plan: StoreSavePlan) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
         plan.rows = []
         plan.committedInPlace = []
@@ -262,20 +197,18 @@ extension NSManagedObjectContext {
                 plan.rows.append((object, values))
             }
             let row = StoreRow(key: key, version: object.version, values: values)
-            let overwriting = !overwrite.isEmpty && overwrite.contains(ObjectIdentifier(object))
-            let expected: Int64? = overwriting ? nil : object.version
             // Overwriting writes the whole object, so stores that write only changed slots write every slot.
+            let overwriting = !plan.overwrite.isEmpty && plan.overwrite.contains(ObjectIdentifier(object))
             let changed = overwriting
                 ? object.layout.storedSlots
                 : object.changedSlots.filter { object.layout.isStoredSlot[$0] }
-            changes.updated.append(StoreRowUpdate(row: row, expectedVersion: expected, changedSlots: changed))
+            changes.updated.append(StoreRowUpdate(row: row, expectedVersion: object.version, changedSlots: changed))
             let changedToMany = object.layout.toManySlots.filter { object.changedSlots.contains($0) }
             changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: plan.store)
         }
         for object in plan.deleted {
             guard let key = object.assignedID?.key else { continue }
-            let expected: Int64? = overwrite.contains(ObjectIdentifier(object)) ? nil : object.version
-            changes.deleted.append(StoreRowDeletion(key: key, expectedVersion: expected))
+            changes.deleted.append(StoreRowDeletion(key: key, expectedVersion: object.version))
         }
         // In key order, so a store walks its tables (or B-trees) forward rather than jumping about.
         changes.updated.sort { ($0.row.key.entityNumber, $0.row.key.primaryKey) < ($1.row.key.entityNumber, $1.row.key.primaryKey) }
@@ -379,6 +312,8 @@ final class StoreSavePlan {
     /// Updated objects whose written row is their slot array and whose other slots equal their committed values
     /// (see `NSManagedObject.commitChangedSlots`): only their changed slots are copied into `committed`.
     var committedInPlace: [NSManagedObject] = []
+    /// Updated objects the overwrite policy resolved: every attribute and to-one of theirs is written.
+    var overwrite = Set<ObjectIdentifier>()
 
     init(store: NSPersistentStore) {
         self.store = store

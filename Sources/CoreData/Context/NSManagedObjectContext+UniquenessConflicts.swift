@@ -45,7 +45,7 @@ extension NSManagedObjectContext {
             constraintMerges = [:]
             constraintTakeOvers = 0
             defer { constraintMerges = [:] }
-            try policy.resolve(constraintConflicts: conflicts)
+            try policy.resolve(mergeConflicts: conflicts)  // Apple's entry point, which hands them to resolve(constraintConflicts:)
             guard !constraintMerges.isEmpty || constraintTakeOvers > 0 else {
                 // The policy changed nothing: the same conflicts would come back.
                 throw NSConstraintConflict.error(conflicts, note: "the merge policy left them unresolved")

@@ -12,10 +12,22 @@ public enum NSMergePolicyType: UInt, Sendable {
     case rollbackMergePolicyType = 4
 }
 
-/// How a save resolves objects that changed in the store since the context read them
-/// (Apple's class of the same name).
+/// How a save resolves conflicts (Apple's class of the same name): objects changed in the store since the
+/// context read them (`NSMergeConflict`, optimistic locking) and objects that would break a uniqueness
+/// constraint (`NSConstraintConflict`).
+///
+/// The policy is a strategy object: a save hands every conflict it finds to `resolve(mergeConflicts:)`, which
+/// gives each kind to `resolve(optimisticLockingConflicts:)` or `resolve(constraintConflicts:)`. A subclass
+/// overrides any of them to change the outcome, calling `super` for the built-in behaviour of its
+/// `mergeType` or not; an error it throws fails the save with that error and nothing written to the store
+/// being saved. The built-in policies follow Apple's documentation, with the details in `Docs/Decisions.md`
+/// ("Merge policies").
+///
+/// Version conflicts are resolved while the coordinator's lock is held, so no other save through the
+/// coordinator can write between the resolution and the next attempt. A policy's methods therefore must not
+/// wait for another context of the same coordinator on another queue.
 open class NSMergePolicy: NSObject, @unchecked Sendable {
-    /// The policy's kind.
+    /// The policy's kind: which built-in resolution the methods of this class perform.
     public let mergeType: NSMergePolicyType
 
     public init(merge type: NSMergePolicyType) {
@@ -33,6 +45,56 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     public static let overwrite = NSMergePolicy(merge: .overwriteMergePolicyType)
     /// The context's conflicting changes are dropped.
     public static let rollback = NSMergePolicy(merge: .rollbackMergePolicyType)
+
+    /// Resolves a list of conflicts (Apple's older entry point, the one a save calls): the `NSMergeConflict`s
+    /// go to `resolve(optimisticLockingConflicts:)`, then the `NSConstraintConflict`s to
+    /// `resolve(constraintConflicts:)`; other elements are ignored.
+    /// - Throws: what those methods throw.
+    open func resolve(mergeConflicts list: [Any]) throws {
+        let locking = list.compactMap { $0 as? NSMergeConflict }
+        let constraints = list.compactMap { $0 as? NSConstraintConflict }
+        if !locking.isEmpty { try resolve(optimisticLockingConflicts: locking) }
+        if !constraints.isEmpty { try resolve(constraintConflicts: constraints) }
+    }
+
+    /// Resolves objects that changed in the store since the context read them, as `mergeType` says:
+    ///
+    /// - `NSErrorMergePolicy` throws 133020 with the conflicts under "conflictList".
+    /// - `NSMergeByPropertyObjectTrumpMergePolicy`: each property the context changed keeps the context's
+    ///   value; every other property takes the store's current value.
+    /// - `NSMergeByPropertyStoreTrumpMergePolicy`: each property the store changed takes the store's value;
+    ///   the context's other changes stay.
+    /// - `NSOverwriteMergePolicy`: every attribute and to-one relationship of the context's object is written
+    ///   over the store's.
+    /// - `NSRollbackMergePolicy`: the context's changes to the object's attributes and to-one relationships
+    ///   are dropped, it takes the store's values, and a deletion is undone.
+    ///
+    /// Under every policy but the first, a to-many relationship the context changed is merged as a set: the
+    /// context's additions and removals are applied to the store's current destinations, so both sides of
+    /// every relationship agree after the save. The property-merging policies and overwrite throw 133020 when
+    /// the context updated an object the store has deleted. A resolved object is brought to the store's
+    /// version (`newVersionNumber`), and the save tries again.
+    ///
+    /// A conflict that an override leaves as it is (without calling `super`) is resolved as
+    /// `NSMergeByPropertyObjectTrumpMergePolicy` does: the values the object holds when this returns, for
+    /// the properties the context changed, are written over the store's current row.
+    /// - Throws: 133020 (`NSManagedObjectMergeError`) as described.
+    open func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
+        switch mergeType {
+        case .errorMergePolicyType:
+            throw NSMergeConflict.error(list)
+        case .mergeByPropertyObjectTrumpMergePolicyType, .mergeByPropertyStoreTrumpMergePolicyType:
+            try NSMergeConflict.requireStoredRows(list)
+            for conflict in list {
+                try conflict.context?.mergeProperties(of: conflict, storeWins: mergeType == .mergeByPropertyStoreTrumpMergePolicyType)
+            }
+        case .overwriteMergePolicyType:
+            try NSMergeConflict.requireStoredRows(list)
+            for conflict in list { try conflict.context?.overwrite(conflict) }
+        case .rollbackMergePolicyType:
+            for conflict in list { try conflict.context?.rollBack(conflict) }
+        }
+    }
 
     /// Resolves uniqueness-constraint conflicts found by a save: `NSErrorMergePolicy` throws them (133021, under
     /// "conflictList"); the other policies merge the conflicting objects as
@@ -62,27 +124,100 @@ public let NSOverwriteMergePolicy: Any = NSMergePolicy.overwrite
 public let NSRollbackMergePolicy: Any = NSMergePolicy.rollback
 
 /// One object that changed in the store since the context read it (Apple's class of the same name).
+///
+/// Snapshots hold every attribute and to-one relationship by name, as Apple's do: attribute values in the
+/// form `value(forKey:)` returns, to-one destinations as `NSManagedObjectID`s, nil as `NSNull`; to-many
+/// relationships are left out (read them from the store as needed).
 open class NSMergeConflict: NSObject, @unchecked Sendable {
     /// The context's object.
     public let sourceObject: NSManagedObject
-    /// The context's values of the object, by name.
+    /// The context's values of the object, as it holds them when the conflict is found.
     public let objectSnapshot: [String: Any]?
-    /// The values the context read, by name.
+    /// The values the context read (the object's committed values), or nil when unknown.
     public let cachedSnapshot: [String: Any]?
-    /// The store's current values, by name; nil when the store deleted the object.
+    /// The store's current values; nil when the store deleted the object.
     public let persistedSnapshot: [String: Any]?
-    /// The store's version of the object (0 when deleted).
+    /// The store's version of the object; 0 when the store deleted it.
     public let newVersionNumber: Int
     /// The version the context read.
     public let oldVersionNumber: Int
 
+    /// The store's current row, for the built-in resolutions (nil when deleted, or for a conflict made by hand).
+    let persistedRow: StoreRow?
+    /// The store the conflict was found in.
+    weak var store: NSPersistentStore?
+    /// Set by the overwrite resolution: the next attempt writes every attribute and to-one of the object.
+    var writesEveryProperty = false
+
     public init(source: NSManagedObject, newVersion: Int, oldVersion: Int, cachedSnapshot: [String: Any]?, persistedSnapshot: [String: Any]?) {
         sourceObject = source
-        objectSnapshot = source.changedValues()
+        objectSnapshot = source.snapshot(of: source.slots, objectValues: true)
         self.cachedSnapshot = cachedSnapshot
         self.persistedSnapshot = persistedSnapshot
         newVersionNumber = newVersion
         oldVersionNumber = oldVersion
+        persistedRow = nil
         super.init()
+    }
+
+    /// The conflict a save found: `source` read at `oldVersion`, the store now holding `row` (nil: deleted).
+    init(source: NSManagedObject, oldVersion: Int64, row: StoreRow?, store: NSPersistentStore) {
+        sourceObject = source
+        objectSnapshot = source.snapshot(of: source.slots, objectValues: true)
+        cachedSnapshot = source.committed.map { source.snapshot(of: $0, objectValues: false) }
+        persistedSnapshot = row.map { source.snapshot(of: $0.values, objectValues: false) }
+        newVersionNumber = Int(row?.version ?? 0)
+        oldVersionNumber = Int(oldVersion)
+        persistedRow = row
+        self.store = store
+        super.init()
+    }
+
+    /// The context the source object belongs to.
+    var context: NSManagedObjectContext? { sourceObject.managedObjectContext }
+
+    /// The 133020 error of a save that leaves these conflicts, with them under "conflictList".
+    static func error(_ conflicts: [NSMergeConflict]) -> NSError {
+        let names = conflicts.map { $0.sourceObject.objectID.uriRepresentation().absoluteString }.joined(separator: ", ")
+        return CoreDataError.make(NSManagedObjectMergeError,
+                                  "Could not merge changes: \(conflicts.count) object(s) changed in the store since they were read (\(names)).",
+                                  userInfo: ["conflictList": conflicts])
+    }
+
+    /// Throws 133020 for the whole list when the context updated an object the store has deleted: there is
+    /// no row left to merge into or overwrite.
+    static func requireStoredRows(_ conflicts: [NSMergeConflict]) throws {
+        if conflicts.contains(where: { $0.persistedSnapshot == nil && !$0.sourceObject.deleted }) { throw error(conflicts) }
+    }
+}
+
+extension NSManagedObject {
+    /// Apple's snapshot form of a slot array (the object's own values, or a row of store values): every
+    /// attribute and to-one by name, attributes as `value(forKey:)` gives them, to-ones as object IDs, nil as
+    /// `NSNull`.
+    func snapshot(of values: [Any?], objectValues: Bool) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for slot in layout.storedSlots where slot < values.count {
+            let property = layout.allProperties[slot]
+            var value = values[slot]
+            switch layout.slotKinds[slot] {
+            case .toOne:
+                if let target = value as? NSManagedObject {
+                    value = target.objectID
+                } else if let key = value as? ObjectKey, let store = assignedID?.persistentStore,
+                          let entity = store.persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber) {
+                    value = store.objectID(for: key, entity: entity)
+                }
+            case .attribute(let type):
+                if !objectValues, type == .transformableAttributeType, let context = managedObjectContext {
+                    value = context.decodedStoreValue(value, type: type, slot: slot, of: self)
+                }
+                value = value.map { Self.publicForm($0, type) }
+            case .toMany, .other:
+                continue
+            }
+            result[property.name] = value ?? NSNull()
+        }
+        return result
     }
 }

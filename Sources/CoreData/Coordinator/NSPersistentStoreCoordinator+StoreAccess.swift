@@ -5,8 +5,8 @@
 /// and `affectedStores`), and maps errors: a backend's `NSError` in `NSCocoaErrorDomain` reaches the caller as
 /// it is; any other error becomes one with Apple's code (134030 for writes, 134070 for reads), the backend's
 /// error under `NSUnderlyingErrorKey` and the store under `NSAffectedStoresErrorKey`. Nothing is swallowed.
-/// `StoreVersionConflict` passes through `applyChanges(_:to:)` only: it is the contract's signal to the
-/// context's merge policy.
+/// `StoreVersionConflict` never reaches a caller as an error: `applyChanges(to:building:resolvingConflicts:)`
+/// hands it to the context's merge policy.
 extension NSPersistentStoreCoordinator {
     // MARK: Routing
 
@@ -134,13 +134,27 @@ extension NSPersistentStoreCoordinator {
         return ids.compactMap { $0 }  // every index is in exactly one group
     }
 
-    /// Writes one store's part of a save, all at once or nothing (the contract's `save(_:)`). A save across
-    /// stores calls this once per store, in the order the stores were added; each part is atomic, the whole
-    /// is not (see Decisions.md).
-    /// - Throws: `StoreVersionConflict` as the backend throws it (the context's merge policy resolves it);
-    ///   any other store error as Apple's `NSError`.
-    func applyChanges(_ changes: StoreChangeSet, to store: NSPersistentStore) throws -> StoreSaveResult {
-        try access(store, .write, "save") { try store.backend.save(changes) }
+    /// Writes one store's part of a save, all at once or nothing (the contract's `save(_:)`), resolving
+    /// version conflicts while no other save through this coordinator can write. Holding the lock throughout,
+    /// it builds the change set, applies it and, when the store throws `StoreVersionConflict`, calls `resolve`
+    /// (the context's merge policy) and goes round again, until an attempt writes or `resolve` throws. After a
+    /// resolution only another coordinator or process writing the same store can make the next attempt
+    /// conflict, and then that writer succeeded: the loop has no cap. A save across stores calls this once per
+    /// store, in the order the stores were added; each part is atomic, the whole is not (see Decisions.md).
+    /// - Throws: what `build` or `resolve` throws (133020 from `NSErrorMergePolicy`); any store error as
+    ///   Apple's `NSError`. Nothing is written to the store then.
+    func applyChanges(to store: NSPersistentStore, building build: () throws -> StoreChangeSet,
+                      resolvingConflicts resolve: (StoreVersionConflict) throws -> Void) throws -> StoreSaveResult {
+        try withLock {
+            while true {
+                let changes = try build()
+                do {
+                    return try mapped(store, .write, "save") { try store.backend.save(changes) }
+                } catch let conflict as StoreVersionConflict {
+                    try resolve(conflict)
+                }
+            }
+        }
     }
 
     // MARK: Batch requests

@@ -213,7 +213,7 @@ extension NSManagedObject {
             relate(relationship, slot: slot, to: target)
         }
         if relationship.isOrdered, storage.objects.map(ObjectIdentifier.init) != targets.map(ObjectIdentifier.init) {
-            slots[slot] = ToManyStorage(targets)
+            slots[slot] = ToManyStorage(targets, original: storage.original)
             noteChange(slot: slot)
         }
     }

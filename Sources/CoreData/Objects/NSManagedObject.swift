@@ -242,7 +242,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
             slots[slot] = value as? NSManagedObject
             noteChange(slot: slot)
         case .toMany:
-            slots[slot] = ToManyStorage(managedObjects(in: value))
+            // The baseline stays what was read; a relationship never read has none (written as given).
+            slots[slot] = ToManyStorage(managedObjects(in: value), original: (slots[slot] as? ToManyStorage)?.original)
             noteChange(slot: slot)
         case .other:
             break

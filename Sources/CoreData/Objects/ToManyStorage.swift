@@ -6,14 +6,23 @@ final class ToManyStorage {
     /// objects added since, and a save that would write the relationship, or deletes its owner (whose delete
     /// rules walked it), throws this error instead of writing a partial relationship.
     private(set) var readFailure: Error?
+    /// The destinations as last read from or written to the store (the baseline a save's merge policy
+    /// compares against to find the context's additions and removals); nil when unknown, for a relationship
+    /// set wholesale without being read, whose destinations are then written as they are.
+    var original: Set<ObjectIdentifier>?
 
-    init(_ objects: [NSManagedObject] = []) {
+    /// A storage of `objects`, which are also its baseline (`original`) unless one is given.
+    init(_ objects: [NSManagedObject] = [], original: Set<ObjectIdentifier>?? = .none) {
         var unique: [NSManagedObject] = []
         var members = Set<ObjectIdentifier>()
         for object in objects where members.insert(ObjectIdentifier(object)).inserted { unique.append(object) }
         self.objects = unique
         self.members = members
+        self.original = original ?? members
     }
+
+    /// Makes the current destinations the baseline, after a save wrote them.
+    func markWritten() { original = members }
 
     /// An empty storage for destinations that could not be read, remembering why.
     convenience init(unreadBecause failure: Error) {

@@ -36,7 +36,8 @@ public struct StoreRowUpdate {
     /// The new values (every slot, as in `StoreRow.values`).
     public var row: StoreRow
     /// The version the values were read at; the save fails with a conflict if the store has another.
-    /// Nil skips the check (the overwrite merge policy); the row must still exist.
+    /// Nil skips the check; the row must still exist. (Contexts always send a version: the overwrite merge
+    /// policy writes at the store's current version, learnt from a conflict.)
     public var expectedVersion: Int64?
     /// The slots that changed: every stored slot when `expectedVersion` is nil.
     public var changedSlots: [Int]
@@ -80,8 +81,8 @@ public struct ToManyChange {
 /// What a store reports after a save: the versions callers cannot predict.
 ///
 /// A store must give an inserted row version 1 and a checked update its expected version plus one, and must
-/// not report those; it reports the new version of every update written without a check (the overwrite
-/// policy), which only the store knows. So large saves build no table of versions.
+/// not report those; it reports the new version of every update written without a check, which only the
+/// store knows. So large saves build no table of versions.
 /// Conformance: `save/repeated-updates`.
 public struct StoreSaveResult {
     /// The new version of each object updated without a version check, and of nothing else.
