@@ -95,6 +95,19 @@ import Testing
         #expect(try NSManagedObjectModel.version(ofModelAt: package, matchingStoreMetadata: metadata)?.name == "SampleModel2")
     }
 
+    /// Every version is read to find the old one: a damaged version fails the open with 259, the store untouched.
+    @Test func aDamagedVersionFailsTheMigrationAndLeavesTheStore() throws {
+        let package = try Self.copy(Self.sampleSource, current: "SampleModel2")
+        defer { try? FileManager.default.removeItem(at: package.deletingLastPathComponent()) }
+        try Data("<model><entity".utf8).write(to: package.appendingPathComponent("SampleModel3.xcdatamodel/contents"))
+        let url = try Fixtures.copy(Self.sampleV1)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let before = try Data(contentsOf: url)
+        let model = try NSManagedObjectModel.load(contentsOf: package)
+        #expect(thrownError { _ = try Stack(model: model, url: url, options: Self.migrate) }?.code == NSFileReadCorruptFileError)
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     /// Two sibling subentities with a `title` each share a table through `ZTITLE` and `ZTITLE1`: only the old
     /// model says which column was whose. From a package the migration finds it; from a lone model file it
     /// refuses (134190) rather than guess.
