@@ -197,8 +197,12 @@ struct SQLiteMigrationPlan {
     /// (`ZTITLE1`, `ZTITLE2`, …) whose numbers depend on the whole hierarchy; without the old model there is no
     /// telling which old column was whose, so such properties are refused (134190) rather than guessed.
     private func sourceColumn(for property: NSPropertyDescription, entity: NSEntityDescription, newColumn: String, in table: String) throws -> String? {
-        if let placed = columnInSourceModel(for: property, entity: entity) {
-            return placed.flatMap { source.columnType($0, in: table) != nil ? $0 : nil }
+        // The old model's placement is used when the file has that column; a file that names it otherwise
+        // (Apple's naming is not always predictable) falls back to finding it by name below.
+        switch columnInSourceModel(for: property, entity: entity) {
+        case .some(.none): return nil
+        case .some(.some(let column)) where source.columnType(column, in: table) != nil: return column
+        default: break
         }
         let names = [property.renamingIdentifier, property.name].compactMap { $0 }
         for name in names {
