@@ -251,6 +251,9 @@ public final class SQLiteStore: PersistentStoreBackend {
         try connection.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         try connection.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
         try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+        if let cache = modelCacheContent(for: model) {
+            try connection.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(cache)])
+        }
         for statement in schema.createStatements { try connection.execute(statement) }
         for entity in model.entitiesInStoreOrder {
             try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",

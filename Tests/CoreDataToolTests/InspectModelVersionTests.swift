@@ -30,3 +30,33 @@ struct InspectModelVersionTests {
         #expect(currentLines.contains("model:  \(model.path) (version SampleModel, current)"), "\(currentLines)")
     }
 }
+
+/// A store written by this package caches its model (Z_MODELCACHE), so `coredata inspect` reads it without
+/// `--model`.
+@Suite struct InspectOwnStoreTests {
+    @Test func inspectReadsOurOwnStoreWithoutModel() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tool-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("notes.sqlite")
+        let name = NSAttributeDescription()
+        name.name = "text"
+        name.attributeType = .stringAttributeType
+        name.isOptional = true
+        let note = NSEntityDescription()
+        note.name = "Note"
+        note.properties = [name]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel(entities: [note]))
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            for text in ["a", "b"] { NSEntityDescription.insertNewObject(forEntityName: "Note", into: context).setValue(text, forKey: "text") }
+            try context.save()
+        }
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+        let lines = try InspectCommand.report([url.path])
+        #expect(lines.contains("model:  cached in the store"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("  Note ") && $0.hasSuffix(" 2") }, "\(lines)")
+    }
+}

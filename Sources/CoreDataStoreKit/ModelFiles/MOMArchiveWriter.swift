@@ -9,11 +9,11 @@
 /// Not written yet (`unsupportedModelFormat`, 3328, naming entity and property): predicates and expressions
 /// (validation predicates, fetched properties' and templates' predicates, derived attributes), and default or
 /// userInfo values other than strings, numbers, Booleans, dates, data, UUIDs, URLs, decimals, arrays and
-/// dictionaries of them.
-enum MOMArchiveWriter {
+/// dictionaries of them. An addition to Apple's API.
+public enum MOMArchiveWriter {
     /// The archive of `model`; `file` names the model in errors.
     /// - Throws: `unsupportedModelFormat` (3328) for what this writer does not write (see above).
-    static func archive(_ model: NSManagedObjectModel, file: URL) throws -> Data {
+    public static func archive(_ model: NSManagedObjectModel, file: URL) throws -> Data {
         var writer = Writer(file: file)
         try writer.writeModel(model)
         return writer.builder.data()
