@@ -3,8 +3,8 @@ import Testing
 @testable import CoreDataStoreKit
 
 /// The `.mom` writer's round trip: a model written in Apple's compiled form and read back has no differences
-/// and the same version hashes. Models with predicates or derived attributes are refused with 3328 (not
-/// written yet), and only those.
+/// and the same version hashes, predicates included. Models with derived attributes, or predicates with parts
+/// not written yet, are refused with 3328, and only those.
 @Suite(.enabled(if: Fixtures.available, "fixtures not found"))
 struct MOMArchiveWriterTests {
     /// Every `.mom` in the fixtures (`.momd` versions, Z_MODELCACHE extracts, the AbstractTree app's model).
@@ -20,7 +20,7 @@ struct MOMArchiveWriterTests {
         return ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []).sorted()
     }()
 
-    /// Whether the model holds something the writer refuses: predicates, derived attributes.
+    /// Whether the model holds something the writer may refuse: predicates, derived attributes.
     static func hasUnwrittenParts(_ model: NSManagedObjectModel) -> Bool {
         if !model.fetchRequestTemplatePredicateFormats.isEmpty { return true }
         return model.entities.contains { entity in
@@ -39,9 +39,9 @@ struct MOMArchiveWriterTests {
         } catch let error as NSError {
             #expect(error.code == NSFeatureUnsupportedError, "\(error)")
             #expect(hasUnwrittenParts(model), "refused a model without predicates or derived attributes: \(error.localizedDescription)")
+            print("refused \(url.lastPathComponent): \(error.localizedDescription)")
             return
         }
-        #expect(!hasUnwrittenParts(model))
         #expect(data.starts(with: Array("bplist00".utf8)))
         let back = try ModelFileLoader.model(fromCompiledData: data, source: url)
         #expect(ModelComparison.differences(model, back) == [], "\(url.lastPathComponent)")
@@ -54,11 +54,39 @@ struct MOMArchiveWriterTests {
         try Self.roundTrip(try Fixtures.apple("mom/" + path))
     }
 
+    /// Every predicate text of a model, by where it sits, parsed (source files and `.mom` files spell the same
+    /// predicate differently: `a = 1 AND b` there, `(a == 1) AND (b)` here).
+    static func predicates(_ model: NSManagedObjectModel) throws -> [String: [PredicateNode]] {
+        var out: [String: [PredicateNode]] = [:]
+        for (name, format) in model.fetchRequestTemplatePredicateFormats { out["template " + name] = [try PredicateFormatParser.parse(format, arguments: [])] }
+        for entity in model.entities {
+            for property in entity.properties {
+                let key = "\(entity.name ?? "").\(property.name)"
+                out[key] = try property.validationPredicateFormats.map { try PredicateFormatParser.parse($0, arguments: []) }
+                if let format = (property as? NSFetchedPropertyDescription)?.fetchPredicateFormat {
+                    out[key + " fetched"] = [try PredicateFormatParser.parse(format, arguments: [])]
+                }
+            }
+        }
+        return out
+    }
+
+    /// A source model written and read back has its hashes and its predicates (as parsed), and writing that
+    /// again changes nothing.
     @Test(arguments: sourceModels)
     func everyFixtureSourceModelRoundTrips(_ name: String) throws {
         let url = try Fixtures.model(name)
-        guard (try? NSManagedObjectModel.load(contentsOf: url)) != nil else { return }  // the damaged Xcode 3 archive
-        try Self.roundTrip(url)
+        guard let model = try? NSManagedObjectModel.load(contentsOf: url) else { return }  // the damaged Xcode 3 archive
+        let data: Data
+        do { data = try MOMArchiveWriter.archive(model, file: url) } catch let error as NSError {
+            #expect(error.code == NSFeatureUnsupportedError && Self.hasUnwrittenParts(model), "\(error)")
+            return
+        }
+        let back = try ModelFileLoader.model(fromCompiledData: data, source: url)
+        #expect(back.entityVersionHashesByName == model.entityVersionHashesByName)
+        #expect(try Self.predicates(back) == Self.predicates(model))
+        let again = try ModelFileLoader.model(fromCompiledData: try MOMArchiveWriter.archive(back, file: url), source: url)
+        #expect(ModelComparison.differences(back, again) == [], "\(name)")
     }
 
     /// Which fixtures the writer refuses, so that a change in coverage shows.

@@ -94,6 +94,12 @@ public enum MOMArchiveWriter {
             CoreDataError.unsupportedModelFormat(.init(file: file, entity: entity, property: property), reason: reason)
         }
 
+        /// `unsupported(entity, property, _:)` as a closure that does not hold the writer, for the builder's calls.
+        func failure(_ entity: String?, _ property: String?, prefix: String = "") -> (String) -> NSError {
+            let file = self.file
+            return { CoreDataError.unsupportedModelFormat(.init(file: file, entity: entity, property: property), reason: prefix + $0) }
+        }
+
         mutating func writeModel(_ model: NSManagedObjectModel) throws {
             let root = builder.reserve()
             let entities = model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
@@ -113,10 +119,10 @@ public enum MOMArchiveWriter {
             })))
             var templates: [(String, Value)] = []
             for (name, request) in model.fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
-                if model.fetchRequestTemplatePredicateFormats[name] != nil || request.predicate != nil {
-                    throw unsupported(request.entityName, nil, "fetch request template \"\(name)\" has a predicate, which the .mom writer does not write yet")
-                }
-                templates.append((name, fetchRequest(request, entity: request.entityName.flatMap { model.entitiesByName[$0] })))
+                let format = model.fetchRequestTemplatePredicateFormats[name] ?? request.predicate?.predicateFormat
+                let fail = failure(request.entityName, nil, prefix: "fetch request template \"\(name)\": ")
+                let predicate = try format.map { text in try builder.predicate(format: text, fail: fail) }
+                templates.append((name, fetchRequest(request, entity: request.entityName.flatMap { model.entitiesByName[$0] }, predicate: predicate)))
             }
             fields.append(("NSFetchRequestTemplates", builder.dictionary(templates)))
             builder.fill(root, className: "NSManagedObjectModel", fields: fields)
@@ -126,7 +132,7 @@ public enum MOMArchiveWriter {
             entityIndexes[ObjectIdentifier(entity)].map(Value.uid)
         }
 
-        mutating func fetchRequest(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription?) -> Value {
+        mutating func fetchRequest(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription?, predicate: Value?) -> Value {
             var flags = 0
             if request.includesSubentities { flags |= 0x2 }
             if request.includesPropertyValues { flags |= 0x4 }
@@ -143,6 +149,7 @@ public enum MOMArchiveWriter {
             } else if let name = request.entityName {
                 fields.append(("NSEntityName", builder.string(name)))
             }
+            if let predicate { fields.append(("NSPredicate", predicate)) }
             return builder.object("NSFetchRequest", superclasses: ["NSPersistentStoreRequest"], fields)
         }
 
@@ -197,9 +204,8 @@ public enum MOMArchiveWriter {
 
         mutating func writeProperty(_ property: NSPropertyDescription, at index: Int, entity: NSEntityDescription) throws {
             let entityName = entity.name ?? ""
-            if !property.validationPredicateFormats.isEmpty || !property.validationPredicates.isEmpty {
-                throw unsupported(entityName, property.name, "validation predicates are not written by the .mom writer yet")
-            }
+            let formats = property.validationPredicateFormats.isEmpty ? property.validationPredicates.map(\.predicateFormat)
+                : property.validationPredicateFormats
             var flags = 0
             if property.isOptional { flags |= 0x2 }
             if property.isReadOnly { flags |= 0x4 }
@@ -215,6 +221,14 @@ public enum MOMArchiveWriter {
             ]
             if let modifier = property.versionHashModifier { fields.append(("NSVersionHashModifier", builder.string(modifier))) }
             if let info = property.userInfo, !info.isEmpty { fields.append(("NSUserInfo", try plain(info, entity: entityName, property: property.name))) }
+            if !formats.isEmpty {
+                let fail = failure(entityName, property.name)
+                let predicates = try formats.map { text in try builder.predicate(format: text, fail: fail) }
+                let warnings = property.validationPredicateFormats.isEmpty ? property.validationWarnings.map { "\($0)" }
+                    : property.validationPredicateFormatWarnings
+                fields.append(("NSValidationPredicates", builder.array(predicates)))
+                fields.append(("NSValidationWarnings", builder.array(warnings.map { builder.string($0) })))
+            }
             switch property {
             case is NSDerivedAttributeDescription:
                 throw unsupported(entityName, property.name, "derived attributes are not written by the .mom writer yet")
@@ -243,12 +257,12 @@ public enum MOMArchiveWriter {
                 }
                 builder.fill(index, className: "NSRelationshipDescription", superclasses: ["NSPropertyDescription"], fields: fields)
             case let fetched as NSFetchedPropertyDescription:
-                if fetched.fetchPredicateFormat != nil || fetched.fetchRequest?.predicate != nil {
-                    throw unsupported(entityName, property.name, "fetched properties' predicates are not written by the .mom writer yet")
-                }
+                let format = fetched.fetchPredicateFormat ?? fetched.fetchRequest?.predicate?.predicateFormat
+                let fail = failure(entityName, property.name)
+                let predicate = try format.map { text in try builder.predicate(format: text, fail: fail) }
                 let request = NSFetchRequest<NSFetchRequestResult>(entityName: fetched.destinationEntityName ?? "")
                 let destination = fetched.destinationEntityName.flatMap { entity.managedObjectModel?.entitiesByName[$0] }
-                fields.append(("NSFetchRequest", fetchRequest(request, entity: destination)))
+                fields.append(("NSFetchRequest", fetchRequest(request, entity: destination, predicate: predicate)))
                 if let name = fetched.destinationEntityName { fields.append(("_NSFetchRequestEntityName", builder.string(name))) }
                 builder.fill(index, className: "NSFetchedPropertyDescription", superclasses: ["NSPropertyDescription"], fields: fields)
             default:
