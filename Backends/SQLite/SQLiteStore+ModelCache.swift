@@ -7,7 +7,7 @@ extension SQLiteStore {
 
     /// What a store written here keeps in `Z_MODELCACHE.Z_CONTENT`, as Apple's Core Data writes it: the model
     /// in Apple's compiled form (`MOMArchiveWriter`) as raw DEFLATE (stored blocks). Nil for a model the
-    /// writer does not write (predicates, derived attributes): the store then has an empty cache, as before.
+    /// writer does not write (derived attributes, some predicates): the store then has an empty cache.
     static func modelCacheContent(for model: NSManagedObjectModel) -> Data? {
         guard let archive = try? MOMArchiveWriter.archive(model, file: URL(fileURLWithPath: "Z_MODELCACHE")) else { return nil }
         return RawDeflate.deflateStored(archive)
@@ -18,7 +18,7 @@ extension SQLiteStore {
     ///
     /// The file is opened through a connection that cannot write (immutable without a `-wal` file), so it is
     /// left byte-for-byte as it was. Stores written by Apple before about 2015, and stores written by this
-    /// package for a model with predicates or derived attributes (`modelCacheContent(for:)`), have no cached
+    /// package for a model the `.mom` writer refuses (`modelCacheContent(for:)`), have no cached
     /// model: the result is then `nil`.
     ///
     /// ```swift

@@ -106,16 +106,34 @@ struct ModelCacheTests {
         try reopened.close()
     }
 
-    /// A model the `.mom` writer does not write (a validation predicate) leaves the cache empty, as before.
-    @Test func storeOfAModelWithPredicatesHasNoCachedModel() throws {
+    /// A model the `.mom` writer does not write (a derived attribute) leaves the cache empty, as before.
+    @Test func storeOfAModelWithADerivedAttributeHasNoCachedModel() throws {
+        let url = TemporaryStore.url()
+        let model = FixtureModels.sampleModel3()
+        let entity = try #require(model.entities.first)
+        let derived = NSDerivedAttributeDescription()
+        derived.name = "nameCopy"
+        derived.attributeType = .stringAttributeType
+        derived.isOptional = true
+        derived.derivationExpressionFormat = "name"
+        entity.properties = entity.properties + [derived]
+        let stack = try Stack(model: model, url: url)
+        try stack.close()
+        #expect(try SQLiteStore.cachedModel(at: url) == nil)
+    }
+
+    /// Validation predicates are written into the cache, and read back.
+    @Test func storeOfAModelWithValidationPredicatesCachesThem() throws {
         let url = TemporaryStore.url()
         let model = FixtureModels.sampleModel3()
         let entity = try #require(model.entities.first)
         let attribute = try #require(entity.properties.first { $0 is NSAttributeDescription })
-        attribute.setValidationPredicates([NSPredicate(format: "length >= 1")], withValidationWarnings: ["too short"])
+        attribute.validationPredicateFormats = ["length >= 1"]
+        attribute.validationPredicateFormatWarnings = ["too short"]
         let stack = try Stack(model: model, url: url)
         try stack.close()
-        #expect(try SQLiteStore.cachedModel(at: url) == nil)
+        let cached = try #require(try SQLiteStore.cachedModel(at: url))
+        #expect(cached.entitiesByName[entity.name ?? ""]?.propertiesByName[attribute.name]?.validationPredicateFormats == ["length >= 1"])
     }
 
     @Test func missingFileAndOtherFilesThrow() throws {

@@ -3,13 +3,14 @@
 /// (`NSEntities`, `NSProperties`, `NSAttributeType`, …). A store's `Z_MODELCACHE` holds this, deflated.
 ///
 /// Guarantees: reading the result back gives a model with no `ModelComparison` differences and the same
-/// version hashes (checked on every fixture `.mom` this writer accepts, `MOMArchiveWriterTests`). Like a
-/// `.mom`, each entity lists only its own properties.
+/// version hashes (every fixture `.mom` but the two with derived attributes, `MOMArchiveWriterTests`). Like a
+/// `.mom`, each entity lists only its own properties. Predicates (validation, templates, fetched properties)
+/// are archived as Apple's `NSPredicate`/`NSExpression` objects (`MOMArchiveWriter+Predicates.swift`).
 ///
-/// Not written yet (`unsupportedModelFormat`, 3328, naming entity and property): predicates and expressions
-/// (validation predicates, fetched properties' and templates' predicates, derived attributes), and default or
-/// userInfo values other than strings, numbers, Booleans, dates, data, UUIDs, URLs, decimals, arrays and
-/// dictionaries of them. An addition to Apple's API.
+/// Not written yet (`unsupportedModelFormat`, 3328, naming entity and property): derived attributes;
+/// predicates with aggregates, subqueries, arithmetic, functions, `NONE` or locale-sensitive comparisons; and
+/// default or userInfo values other than strings, numbers, Booleans, dates, data, UUIDs, URLs, decimals, arrays
+/// and dictionaries of them. An addition to Apple's API.
 public enum MOMArchiveWriter {
     /// The archive of `model`; `file` names the model in errors.
     /// - Throws: `unsupportedModelFormat` (3328) for what this writer does not write (see above).
