@@ -11,7 +11,9 @@ import CoreDataStoreKit
 /// start empty (or with their default value), removed ones are dropped; keys (`Z_PK`, `Z_MAX`) are kept so
 /// object IDs stay valid, while `Z_ENT` numbers follow the new model.
 ///
-/// The old model is not needed: the store's own tables say what it holds (`SQLiteMigrationSource`).
+/// The old model is not needed: the store's own tables say what it holds (`SQLiteMigrationSource`). When the
+/// new model comes from a versioned package, the version the store was saved with is found by its hashes and
+/// places each old property's column exactly, numbered columns of sibling entities included.
 /// The new store is built in a file beside the old one (schema, then one `INSERT … SELECT` transaction from
 /// the old file attached read-only), then moved over it with `rename`, so a crash leaves either the old store
 /// or the new one. When anything fails the old file is left byte-for-byte as it was.
@@ -33,7 +35,7 @@ enum SQLiteMigration {
         do {
             let connection = try SQLiteFileCheck.readOnlyConnection(url: url)
             defer { connection.close() }
-            source = try SQLiteMigrationSource(connection, url: url)
+            source = try SQLiteMigrationSource(connection, url: url, package: request.model.versionedPackageURL)
         }
         let plan = try SQLiteMigrationPlan(source: source, schema: schema)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migration")

@@ -31,6 +31,8 @@ struct SQLiteMigrationPlan {
 
     private let source: SQLiteMigrationSource
     private let schema: SQLiteSchema
+    /// The old model's schema, for the store's entities, when the source knows the old model.
+    private let sourceSchema: SQLiteSchema?
     /// The old `Z_ENT` of each new entity that continues an old one.
     private var oldNumbers: [ObjectIdentifier: Int64] = [:]
     /// What is added to an old key, by old table and new table ("old|new").
@@ -42,6 +44,9 @@ struct SQLiteMigrationPlan {
     init(source: SQLiteMigrationSource, schema: SQLiteSchema) throws {
         self.source = source
         self.schema = schema
+        sourceSchema = source.model.map { model in
+            SQLiteSchema(model: model, entities: model.entities.filter { source.entities[Int64($0.entityNumber)] != nil })
+        }
         mapEntities()
         try computeOffsets()
         for table in schema.orderedTables { try planRows(of: table) }
@@ -192,6 +197,13 @@ struct SQLiteMigrationPlan {
     /// (`ZTITLE1`, `ZTITLE2`, …) whose numbers depend on the whole hierarchy; without the old model there is no
     /// telling which old column was whose, so such properties are refused (134190) rather than guessed.
     private func sourceColumn(for property: NSPropertyDescription, entity: NSEntityDescription, newColumn: String, in table: String) throws -> String? {
+        // The old model's placement is used when the file has that column; a file that names it otherwise
+        // (Apple's naming is not always predictable) falls back to finding it by name below.
+        switch columnInSourceModel(for: property, entity: entity) {
+        case .some(.none): return nil
+        case .some(.some(let column)) where source.columnType(column, in: table) != nil: return column
+        default: break
+        }
         let names = [property.renamingIdentifier, property.name].compactMap { $0 }
         for name in names {
             let base = "Z" + SQLiteSchema.upper(name)
@@ -208,6 +220,17 @@ struct SQLiteMigrationPlan {
         if let old = property.renamingIdentifier, old != property.name { candidates.append("Z" + SQLiteSchema.upper(old)) }
         candidates += [newColumn, "Z" + SQLiteSchema.upper(property.name)]
         return candidates.first { source.columnType($0, in: table) != nil }
+    }
+
+    /// The old column of a property as the old model places it: `.some(column)`, or `.some(nil)` when the
+    /// old entity has no stored property of the old name (the property is new); nil when the old model or the
+    /// old entity is not known, so the column must be found by name.
+    private func columnInSourceModel(for property: NSPropertyDescription, entity: NSEntityDescription) -> String?? {
+        guard let sourceSchema, let number = oldNumbers[ObjectIdentifier(entity)], let oldEntity = source.modelEntities[number],
+              let table = sourceSchema.table(for: oldEntity) else { return nil }
+        let oldProperty = property.renamingIdentifier.flatMap { oldEntity.propertiesByName[$0] } ?? oldEntity.propertiesByName[property.name]
+        guard let oldProperty, let index = table.columnByProperty[ObjectIdentifier(oldProperty)] else { return .some(nil) }
+        return .some(table.columns[index].name)
     }
 
     /// A to-one without an old column: refuses it when the old store kept it in a join table (a to-many

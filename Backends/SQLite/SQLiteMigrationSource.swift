@@ -2,7 +2,9 @@ import CoreDataStoreKit
 
 /// What an existing store file holds, read without the model it was saved with: its entities
 /// (`Z_PRIMARYKEY`), the tables and their declared column types (`PRAGMA table_info`), the largest keys, and
-/// the metadata. Lightweight migration maps this onto the new model by name.
+/// the metadata; and, when the new model was loaded from a versioned package (`.xcdatamodeld`, `.momd`), the
+/// package's version whose hashes the store records (`model`), as Apple finds a migration's source model.
+/// Lightweight migration maps this onto the new model by name, and by the old model's columns when it has it.
 struct SQLiteMigrationSource {
     /// One row of `Z_PRIMARYKEY`.
     struct Entity {
@@ -21,10 +23,21 @@ struct SQLiteMigrationSource {
     private(set) var largestStoredKeys: [String: Int64] = [:]
     /// The metadata in `Z_METADATA`.
     let metadata: [String: Any]
+    /// The model the store was saved with: the version of `package` whose entity hashes the metadata records
+    /// (`NSManagedObjectModel.version(ofModelAt:matchingStoreMetadata:)`), when there is one and it numbers
+    /// the store's entities as `Z_PRIMARYKEY` does (under their names, or under the renaming identifiers that
+    /// Apple's migrations leave in `Z_NAME`); nil otherwise.
+    private(set) var model: NSManagedObjectModel?
+    /// That model's entities by `Z_ENT`.
+    private(set) var modelEntities: [Int64: NSEntityDescription] = [:]
+    /// The name of that version (`SampleModel2`).
+    private(set) var modelVersionName: String?
 
-    /// Reads the store through `connection` (a read-only one).
-    /// - Throws: 134000/259 as `SQLiteStore.readMetadata`, 134180 for SQLite failures.
-    init(_ connection: SQLiteConnection, url: URL) throws {
+    /// Reads the store through `connection` (a read-only one); `package` is the versioned package the new
+    /// model came from, searched for the old model.
+    /// - Throws: 134000/259 as `SQLiteStore.readMetadata`, 134180 for SQLite failures; 259/260 when a version
+    ///   of `package` cannot be read.
+    init(_ connection: SQLiteConnection, url: URL, package: URL? = nil) throws {
         metadata = try SQLiteStore.readMetadata(connection, url: url)
         let rows = try connection.query("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY", cached: false) {
             Entity(number: $0.int64(at: 0), name: $0.string(at: 1).orEmpty, superNumber: $0.int64(at: 2), max: $0.int64(at: 3))
@@ -43,6 +56,17 @@ struct SQLiteMigrationSource {
         for entity in entities.values {
             guard let table = table(of: entity.number), largestStoredKeys[table] == nil, columns[table]?["Z_PK"] != nil else { continue }
             largestStoredKeys[table] = try connection.query("SELECT IFNULL(MAX(Z_PK), 0) FROM \(q(table))", cached: false) { $0.int64(at: 0) }.first ?? 0
+        }
+        if let package, let version = try NSManagedObjectModel.version(ofModelAt: package, matchingStoreMetadata: metadata) {
+            let byNumber = Dictionary(version.model.entities.map { (Int64($0.entityNumber), $0) }, uniquingKeysWith: { first, _ in first })
+            let numbered = entities.values.allSatisfy { stored in
+                byNumber[stored.number].map { $0.name == stored.name || $0.renamingIdentifier == stored.name } ?? false
+            }
+            if numbered {
+                model = version.model
+                modelEntities = byNumber
+                modelVersionName = version.name
+            }
         }
     }
 

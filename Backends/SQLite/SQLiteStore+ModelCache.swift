@@ -5,12 +5,21 @@ extension SQLiteStore {
     /// The most bytes a cached model may inflate to; Apple's largest models are a few megabytes.
     static let maximumCachedModelSize = 64 << 20
 
+    /// What a store written here keeps in `Z_MODELCACHE.Z_CONTENT`, as Apple's Core Data writes it: the model
+    /// in Apple's compiled form (`MOMArchiveWriter`) as raw DEFLATE (stored blocks). Nil for a model the
+    /// writer does not write (derived attributes, some predicates): the store then has an empty cache.
+    static func modelCacheContent(for model: NSManagedObjectModel) -> Data? {
+        guard let archive = try? MOMArchiveWriter.archive(model, file: URL(fileURLWithPath: "Z_MODELCACHE")) else { return nil }
+        return RawDeflate.deflateStored(archive)
+    }
+
     /// The model Apple's Core Data cached in the store at `url` (`Z_MODELCACHE.Z_CONTENT`, raw DEFLATE of a
     /// `.mom` archive), so a store can be read without its model file. An addition to Apple's API.
     ///
     /// The file is opened through a connection that cannot write (immutable without a `-wal` file), so it is
     /// left byte-for-byte as it was. Stores written by Apple before about 2015, and stores written by this
-    /// package, have no cached model: the result is then `nil`.
+    /// package for a model the `.mom` writer refuses (`modelCacheContent(for:)`), have no cached
+    /// model: the result is then `nil`.
     ///
     /// ```swift
     /// if let model = try SQLiteStore.cachedModel(at: storeURL) {

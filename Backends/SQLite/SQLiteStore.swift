@@ -200,10 +200,18 @@ public final class SQLiteStore: PersistentStoreBackend {
         }
         if storeOptionIsSet(request.options, NSIgnorePersistentStoreVersioningOption) { return metadata }
         if case .different(let reason) = ModelCompatibility.compare(metadata: metadata, entities: request.entities) {
-            throw CoreDataError.incompatibleModel(url, reason: reason)
+            throw CoreDataError.incompatibleModel(url, reason: reason + savedVersionNote(metadata, model: request.model))
         }
         try SQLiteSchemaCheck.check(connection, schema: schema, model: request.model, url: url)
         return metadata
+    }
+
+    /// For a model loaded from a versioned package: which of its versions the store was saved with, as a
+    /// clause for the 134100 message (empty when none is, or the package cannot be read).
+    private static func savedVersionNote(_ metadata: [String: Any], model: NSManagedObjectModel) -> String {
+        guard let package = model.versionedPackageURL,
+              let version = try? NSManagedObjectModel.version(ofModelAt: package, matchingStoreMetadata: metadata) else { return "" }
+        return "; the store was saved with version \(version.name) of \(package.lastPathComponent)"
     }
 
     /// The metadata in `Z_METADATA`, with `NSStoreType` and `NSStoreUUID` filled in.
@@ -243,6 +251,9 @@ public final class SQLiteStore: PersistentStoreBackend {
         try connection.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         try connection.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
         try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+        if let cache = modelCacheContent(for: model) {
+            try connection.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(cache)])
+        }
         for statement in schema.createStatements { try connection.execute(statement) }
         for entity in model.entitiesInStoreOrder {
             try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",

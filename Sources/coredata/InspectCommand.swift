@@ -9,7 +9,8 @@ enum InspectCommand: Command {
         usage: coredata inspect <store> [--model <model>] [--type sqlite|xml|binary]
 
           <store>          a store file (read-only; never changed)
-          --model <model>  the model the store was saved with (.xcdatamodeld, .xcdatamodel, .momd, .mom);
+          --model <model>  the model the store was saved with (.xcdatamodeld, .xcdatamodel, .momd, .mom); of a
+                           package, the version whose hashes the store records is used and named;
                            optional for a SQLite store that caches its model (Apple's stores since about 2015)
           --type <type>    the store type, when the file extension does not tell
         """

@@ -43,8 +43,7 @@ enum StoreOpening {
         let model: NSManagedObjectModel
         let modelSource: String
         if let modelPath {
-            model = try NSManagedObjectModel.load(contentsOf: URL(fileURLWithPath: modelPath))
-            modelSource = modelPath
+            (model, modelSource) = try modelVersion(at: URL(fileURLWithPath: modelPath), for: url, storeType: storeType, path: modelPath)
         } else {
             guard storeType == NSSQLiteStoreType else {
                 throw UsageError("--model is required for a \(storeType) store (only SQLite stores can hold a cached model)")
@@ -59,5 +58,25 @@ enum StoreOpening {
         let store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url,
                                                        options: [NSReadOnlyPersistentStoreOption: true])
         return Opened(coordinator: coordinator, store: store, modelSource: modelSource)
+    }
+
+    /// The model at `modelURL` to open the store at `storeURL` with, and how to describe it. For a versioned
+    /// package (`.xcdatamodeld`, `.momd`) this is the version whose hashes the store records, as Apple picks a
+    /// migration's source model; else, or when no version matches, the current version (which the store then
+    /// refuses with 134100, naming the mismatch).
+    static func modelVersion(at modelURL: URL, for storeURL: URL, storeType: String, path: String) throws -> (NSManagedObjectModel, String) {
+        let versions = try NSManagedObjectModel.versions(ofModelAt: modelURL)
+        guard versions.count > 1 || modelURL.pathExtension == "xcdatamodeld" || modelURL.pathExtension == "momd" else {
+            return (try NSManagedObjectModel.load(contentsOf: modelURL), path)
+        }
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: storeURL)
+        let matching = versions.filter { $0.matches(storeMetadata: metadata) }
+        if let version = matching.first(where: \.isCurrent) ?? matching.first {
+            return (version.model, "\(path) (version \(version.name)\(version.isCurrent ? ", current" : ", not the current one"))")
+        }
+        guard let current = versions.first(where: \.isCurrent) else {
+            throw UsageError("no version of \(modelURL.lastPathComponent) matches the store's version hashes, and the package names no current version")
+        }
+        return (current.model, "\(path) (version \(current.name), current; no version matches the store's version hashes)")
     }
 }

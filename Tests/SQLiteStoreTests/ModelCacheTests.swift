@@ -88,11 +88,52 @@ struct ModelCacheTests {
         try stack.close()
     }
 
-    @Test func storeWrittenHereHasNoCachedModel() throws {
+    /// A store written here caches its model as Apple's does (raw DEFLATE of the `.mom` archive), so it opens
+    /// with `cachedModel(at:)` alone.
+    @Test func storeWrittenHereCachesItsModel() throws {
         let url = TemporaryStore.url()
-        let stack = try Stack(model: FixtureModels.sampleModel3(), url: url)
+        let model = FixtureModels.sampleModel()
+        let stack = try Stack(model: model, url: url)
+        try stack.close()
+        let content = try #require(try Self.cachedContent(url))
+        let archive = try RawDeflate.inflate(content, maximumSize: 64 << 20)
+        #expect(archive.starts(with: Array("bplist00".utf8)))
+        let cached = try #require(try SQLiteStore.cachedModel(at: url))
+        #expect(ModelComparison.differences(cached, model) == [])
+        #expect(cached.entityVersionHashesByName == model.entityVersionHashesByName)
+        let reopened = try Stack(model: cached, url: url, options: [NSReadOnlyPersistentStoreOption: true])
+        #expect(try reopened.count("Car") == 0)
+        try reopened.close()
+    }
+
+    /// A model the `.mom` writer does not write (a derived attribute) leaves the cache empty, as before.
+    @Test func storeOfAModelWithADerivedAttributeHasNoCachedModel() throws {
+        let url = TemporaryStore.url()
+        let model = FixtureModels.sampleModel3()
+        let entity = try #require(model.entities.first)
+        let derived = NSDerivedAttributeDescription()
+        derived.name = "nameCopy"
+        derived.attributeType = .stringAttributeType
+        derived.isOptional = true
+        derived.derivationExpressionFormat = "name"
+        entity.properties = entity.properties + [derived]
+        let stack = try Stack(model: model, url: url)
         try stack.close()
         #expect(try SQLiteStore.cachedModel(at: url) == nil)
+    }
+
+    /// Validation predicates are written into the cache, and read back.
+    @Test func storeOfAModelWithValidationPredicatesCachesThem() throws {
+        let url = TemporaryStore.url()
+        let model = FixtureModels.sampleModel3()
+        let entity = try #require(model.entities.first)
+        let attribute = try #require(entity.properties.first { $0 is NSAttributeDescription })
+        attribute.validationPredicateFormats = ["length >= 1"]
+        attribute.validationPredicateFormatWarnings = ["too short"]
+        let stack = try Stack(model: model, url: url)
+        try stack.close()
+        let cached = try #require(try SQLiteStore.cachedModel(at: url))
+        #expect(cached.entitiesByName[entity.name ?? ""]?.propertiesByName[attribute.name]?.validationPredicateFormats == ["length >= 1"])
     }
 
     @Test func missingFileAndOtherFilesThrow() throws {

@@ -19,6 +19,10 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     /// An addition to Apple's API: the predicates of fetch request templates as a model file writes them
     /// (predicate format text), by template name.
     public var fetchRequestTemplatePredicateFormats: [String: String] = [:]
+    /// An addition to Apple's API: the versioned package (`.xcdatamodeld` or `.momd`) this model was loaded
+    /// from, or nil for a model built in code or read from a single file. A store saved with another version
+    /// of the package finds its migration source among the package's versions (`ModelVersion`).
+    public internal(set) var versionedPackageURL: URL?
 
     public override init() { super.init() }
 
@@ -170,6 +174,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         copy.versionIdentifiers = versionIdentifiers
         copy.templates = templates
         copy.fetchRequestTemplatePredicateFormats = fetchRequestTemplatePredicateFormats
+        copy.versionedPackageURL = versionedPackageURL
         return copy
     }
 }

@@ -99,9 +99,12 @@ struct ArchivedPredicateText {
     }
 
     static func literal(_ value: Any) -> String {
+        // A property list's integers decode as NSNumber, which also casts to Bool: only a real Boolean (Swift
+        // `Bool`, or an NSNumber of type "c") is YES/NO, so that `SELF >= 0` stays `0`.
+        if type(of: value) == Bool.self, let flag = value as? Bool { return flag ? "YES" : "NO" }
+        if let number = value as? NSNumber, String(cString: number.objCType) == "c" { return number.boolValue ? "YES" : "NO" }
         switch value {
         case let text as String: return ModelValueText.quoted(text)
-        case let flag as Bool: return flag ? "YES" : "NO"
         case let date as Date: return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
         case let number as NSNumber: return number.stringValue
         case let decimal as Decimal: return "\(decimal)"

@@ -4,6 +4,11 @@
 ///
 /// Properties come out sorted by name (the archive keeps them in a dictionary). A renaming identifier equal
 /// to the property's or entity's own name (the compiler's default) reads as nil.
+///
+/// Where a subentity refers to a property it inherits, Apple archives an `_NSPropertyDescriptionProxy`
+/// (keys `NSUnderlyingProperty`, the inherited property; `NSEntityDescription`, the subentity;
+/// `NSReferenceID`): it is read as the property it stands for, which must be one a superentity has. A proxy
+/// without a property, one that leads back to itself, or one for a property no superentity has is a 259 error.
 enum MOMArchiveReader {
     /// The draft model of the archive `data`; `file` names the source in errors.
     /// - Throws: `invalidModelFile` (259) for a damaged archive or an invalid model, naming entity and
@@ -24,6 +29,8 @@ enum MOMArchiveReader {
         let archive: KeyedArchive
         let file: URL
         var draft: ModelDraft
+        /// The names each entity's property proxies stand for, by entity name.
+        var proxiedNames: [String: Set<String>] = [:]
         var predicates: ArchivedPredicateText { ArchivedPredicateText(archive: archive) }
 
         init(archive: KeyedArchive, file: URL) {
@@ -57,6 +64,7 @@ enum MOMArchiveReader {
             }
             entityObjects.sort { $0.0 < $1.0 }
             for (name, object) in entityObjects { try readEntity(name, object) }
+            try checkProxies()
 
             for entry in archive.entries(root.fields["NSConfigurations"]) ?? [] {
                 guard let name = archive.string(entry.key) else { continue }
@@ -80,23 +88,63 @@ enum MOMArchiveReader {
             return draft
         }
 
+        /// Apple's names for a proxy of an inherited property (`_NSPropertyDescriptionProxy2` archives as the first).
+        static let proxyClasses: Set<String> = ["_NSPropertyDescriptionProxy", "_NSPropertyDescriptionProxy2"]
+
+        /// The property an `_NSPropertyDescriptionProxy` stands for, followed through proxies of proxies; any
+        /// other object as it is.
+        /// - Throws: `invalidModelFile` for a proxy without an underlying property, or one that leads back to itself.
+        func underlyingProperty(_ object: KeyedArchive.Object, entity: String?, name: String?) throws -> KeyedArchive.Object {
+            var current = object
+            var seen = Set<Int>()
+            while Self.proxyClasses.contains(current.className) {
+                guard seen.insert(current.index).inserted else { throw fail(entity, name, "a property proxy leads back to itself") }
+                guard let next = archive.object(current.fields["NSUnderlyingProperty"]) else {
+                    throw fail(entity, name, "a property proxy (\(current.className)) names no underlying property")
+                }
+                current = next
+            }
+            return current
+        }
+
+        /// The names of the properties an entity's ancestors have, own and proxied (the chain is followed at
+        /// most as many steps as there are entities, so a cycle of parents ends).
+        func inheritedNames(of index: Int) -> Set<String> {
+            let parents = Dictionary(draft.entities.map { ($0.entity.name ?? "", $0.parentName) }, uniquingKeysWith: { first, _ in first })
+            let declared = Dictionary(draft.entities.map { ($0.entity.name ?? "", Set($0.entity.properties.map(\.name))) },
+                                      uniquingKeysWith: { first, _ in first })
+            var inherited = Set<String>()
+            var ancestor = draft.entities[index].parentName
+            var steps = 0
+            while let name = ancestor, steps <= draft.entities.count {
+                inherited.formUnion(declared[name] ?? [])
+                ancestor = parents[name] ?? nil
+                steps += 1
+            }
+            return inherited
+        }
+
+        /// Every proxy stands for a property one of its entity's superentities has.
+        /// - Throws: `invalidModelFile` naming the entity and property otherwise.
+        func checkProxies() throws {
+            for index in draft.entities.indices {
+                let name = draft.entities[index].entity.name ?? ""
+                guard let proxied = proxiedNames[name], !proxied.isEmpty else { continue }
+                let inherited = inheritedNames(of: index)
+                if let stray = proxied.sorted().first(where: { !inherited.contains($0) }) {
+                    throw fail(name, stray, "a property proxy stands for \(stray), which no superentity of \(name) has")
+                }
+            }
+        }
+
         /// Models cached in a store (`Z_MODELCACHE`) repeat inherited properties in each subentity, and the
         /// compiler repeats each fetch index as a compound index; both are dropped so that the model equals
         /// its source.
         mutating func dropInheritedCopies() {
-            let parents = Dictionary(draft.entities.map { ($0.entity.name ?? "", $0.parentName) }, uniquingKeysWith: { first, _ in first })
-            let declared = Dictionary(draft.entities.map { ($0.entity.name ?? "", Set($0.entity.properties.map(\.name))) },
-                                      uniquingKeysWith: { first, _ in first })
+            let inheritedByIndex = draft.entities.indices.map(inheritedNames(of:))
             for index in draft.entities.indices {
                 let entity = draft.entities[index].entity
-                var inherited = Set<String>()
-                var ancestor = draft.entities[index].parentName
-                var steps = 0
-                while let name = ancestor, steps <= draft.entities.count {
-                    inherited.formUnion(declared[name] ?? [])
-                    ancestor = parents[name] ?? nil
-                    steps += 1
-                }
+                let inherited = inheritedByIndex[index]
                 if !inherited.isEmpty {
                     entity.properties = entity.properties.filter { !inherited.contains($0.name) }
                     draft.entities[index].relationships.removeAll { inherited.contains($0.relationship.name) }
@@ -116,8 +164,8 @@ enum MOMArchiveReader {
             let renaming = archive.string(fields["NSRenamingIdentifier"])
             entity.renamingIdentifier = renaming == name ? nil : renaming
             if let info = try userInfo(fields["NSUserInfo"], entity: name, property: nil) { entity.userInfo = info }
-            entity.uniquenessConstraints = stringLists(fields["NSUniqueTuples"])
-            entity.compoundIndexes = stringLists(fields["NSCompoundIndexes"])
+            entity.uniquenessConstraints = try stringLists(fields["NSUniqueTuples"], entity: name)
+            entity.compoundIndexes = try stringLists(fields["NSCompoundIndexes"], entity: name)
             for index in archive.elements(fields["NSFetchIndexDescriptions"]) ?? [] {
                 guard let indexObject = archive.object(index) else { continue }
                 let indexName = archive.string(indexObject.fields["NSIndexName"]) ?? ""
@@ -137,10 +185,12 @@ enum MOMArchiveReader {
 
             var properties: [NSPropertyDescription] = []
             for entry in archive.entries(fields["NSProperties"]) ?? [] {
-                guard let propertyObject = archive.object(entry.value) else {
+                guard let archived = archive.object(entry.value) else {
                     throw fail(name, archive.string(entry.key), "a property is not an archived object")
                 }
+                let propertyObject = try underlyingProperty(archived, entity: name, name: archive.string(entry.key))
                 let propertyName = archive.string(propertyObject.fields["NSPropertyName"]) ?? archive.string(entry.key) ?? ""
+                if propertyObject.index != archived.index { proxiedNames[name, default: []].insert(propertyName) }
                 switch propertyObject.className {
                 case "NSAttributeDescription", "NSDerivedAttributeDescription":
                     properties.append(try readAttribute(propertyObject, entity: name, name: propertyName))
@@ -169,11 +219,12 @@ enum MOMArchiveReader {
 
         /// An array of arrays of names (uniqueness constraints, compound indexes); names may be archived as
         /// strings or as property descriptions.
-        func stringLists(_ value: Any?) -> [[Any]] {
-            (archive.elements(value) ?? []).map { group in
-                (archive.elements(group) ?? []).compactMap { item -> String? in
+        func stringLists(_ value: Any?, entity: String) throws -> [[Any]] {
+            try (archive.elements(value) ?? []).map { group in
+                try (archive.elements(group) ?? []).compactMap { item -> String? in
                     if let name = archive.string(item) { return name }
-                    return archive.object(item).flatMap { archive.string($0.fields["NSPropertyName"]) }
+                    guard let object = archive.object(item) else { return nil }
+                    return archive.string(try underlyingProperty(object, entity: entity, name: nil).fields["NSPropertyName"])
                 }
             }
         }
@@ -251,10 +302,13 @@ enum MOMArchiveReader {
             relationship.isOrdered = archive.bool(fields["NSIsOrdered"]) ?? false
             let destination = archive.string(fields["_NSDestinationEntityName"])
                 ?? archive.object(fields["NSDestinationEntity"]).flatMap { archive.string($0.fields["NSEntityName"]) }
-            let inverseObject = archive.object(fields["NSInverseRelationship"])
+            // An inverse the destination inherits may be archived as a proxy, whose own entity is the destination.
+            let archivedInverse = archive.object(fields["NSInverseRelationship"])
+            let inverseObject = try archivedInverse.map { try underlyingProperty($0, entity: entity, name: name) }
             let inverse = archive.string(fields["_NSInverseRelationshipName"])
                 ?? inverseObject.flatMap { archive.string($0.fields["NSPropertyName"]) }
-            let inverseEntity = inverseObject.flatMap { archive.object($0.fields["NSEntity"]) }.flatMap { archive.string($0.fields["NSEntityName"]) }
+            let inverseEntity = (archivedInverse.flatMap { archive.object($0.fields["NSEntityDescription"]) }
+                ?? inverseObject.flatMap { archive.object($0.fields["NSEntity"]) }).flatMap { archive.string($0.fields["NSEntityName"]) }
             return .init(relationship: relationship, destinationName: destination, inverseName: inverse, inverseEntityName: inverseEntity)
         }
 

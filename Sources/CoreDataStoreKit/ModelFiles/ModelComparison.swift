@@ -48,7 +48,14 @@ public enum ModelComparison {
     }
 
     private static func infoText(_ info: [AnyHashable: Any]?) -> String {
-        (info ?? [:]).map { "\($0.key.base)=\($0.value)" }.sorted().joined(separator: ",")
+        (info ?? [:]).map { "\($0.key.base)=\(valueText($0.value))" }.sorted().joined(separator: ",")
+    }
+
+    /// A value as text, nested dictionaries with their entries sorted (their order is not part of them).
+    private static func valueText(_ value: Any) -> String {
+        if let dictionary = value as? [AnyHashable: Any] { return "[" + infoText(dictionary) + "]" }
+        if let list = value as? [Any] { return "(" + list.map(valueText).joined(separator: ",") + ")" }
+        return "\(value)"
     }
 
     private static func listsText(_ lists: [[Any]]) -> String {

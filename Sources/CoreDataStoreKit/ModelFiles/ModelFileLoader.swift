@@ -9,6 +9,10 @@ public enum ModelFileLoader {
     public static func load(_ url: URL, into model: NSManagedObjectModel) throws {
         let (draft, _) = try read(url)
         try draft.link(into: model)
+        switch try kind(of: url) {
+        case .sourcePackage, .compiledPackage: model.versionedPackageURL = url
+        case .sourceVersion, .compiledFile: model.versionedPackageURL = nil
+        }
     }
 
     /// The model in compiled-model bytes: an Apple `.mom` keyed archive (also a store's inflated

@@ -135,7 +135,10 @@ enum XCDataModelReader {
 
         mutating func readAttribute(_ element: ModelXML.Element, entity: String) throws -> NSAttributeDescription {
             guard let name = element.string("name"), !name.isEmpty else { throw fail(entity, nil, "an attribute has no name") }
-            guard let typeName = element.string("attributeType") else { throw fail(entity, name, "the attribute has no attributeType") }
+            // Xcode writes no attributeType for an Undefined attribute, which only a transient may be.
+            guard let typeName = element.string("attributeType") ?? (element.bool("transient") ? "Undefined" : nil) else {
+                throw fail(entity, name, "the attribute has no attributeType (only a transient attribute may be Undefined)")
+            }
             guard let type = XCDataModelAttributeType.type(named: typeName) else {
                 throw fail(entity, name, "unknown attribute type \"\(typeName)\"")
             }

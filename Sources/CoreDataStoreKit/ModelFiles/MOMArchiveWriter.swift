@@ -1,0 +1,321 @@
+/// Writes a model in Apple's compiled form: an `NSKeyedArchiver` binary property list whose root is an
+/// `NSManagedObjectModel`, with the classes and keys Apple's `.mom` files use and `MOMArchiveReader` reads
+/// (`NSEntities`, `NSProperties`, `NSAttributeType`, …). A store's `Z_MODELCACHE` holds this, deflated.
+///
+/// Guarantees: reading the result back gives a model with no `ModelComparison` differences and the same
+/// version hashes (every fixture `.mom` but the two with derived attributes, `MOMArchiveWriterTests`). Like a
+/// `.mom`, each entity lists only its own properties. Predicates (validation, templates, fetched properties)
+/// are archived as Apple's `NSPredicate`/`NSExpression` objects (`MOMArchiveWriter+Predicates.swift`).
+///
+/// Not written yet (`unsupportedModelFormat`, 3328, naming entity and property): derived attributes;
+/// predicates with aggregates, subqueries, arithmetic, functions, `NONE` or locale-sensitive comparisons; and
+/// default or userInfo values other than strings, numbers, Booleans, dates, data, UUIDs, URLs, decimals, arrays
+/// and dictionaries of them. An addition to Apple's API.
+public enum MOMArchiveWriter {
+    /// The archive of `model`; `file` names the model in errors.
+    /// - Throws: `unsupportedModelFormat` (3328) for what this writer does not write (see above).
+    public static func archive(_ model: NSManagedObjectModel, file: URL) throws -> Data {
+        var writer = Writer(file: file)
+        try writer.writeModel(model)
+        return writer.builder.data()
+    }
+
+    /// The objects of a keyed archive being built: `$null` first, class descriptions shared by name.
+    struct Builder {
+        typealias Value = BinaryPropertyList.Value
+        private(set) var objects: [Value] = [.string("$null")]
+        private var classes: [String: Int] = [:]
+
+        /// A slot for an object filled later with `fill(_:className:fields:)`, so that objects can refer to
+        /// each other (an entity and its properties).
+        mutating func reserve() -> Int {
+            objects.append(.string("$null"))
+            return objects.count - 1
+        }
+
+        mutating func fill(_ index: Int, className: String, superclasses: [String] = [], fields: [(String, Value)]) {
+            objects[index] = .dictionary([("$class", .uid(classIndex(className, superclasses)))] + fields)
+        }
+
+        /// A new object; the reference to it.
+        mutating func object(_ className: String, superclasses: [String] = [], _ fields: [(String, Value)]) -> Value {
+            let index = reserve()
+            fill(index, className: className, superclasses: superclasses, fields: fields)
+            return .uid(index)
+        }
+
+        /// A string stored as an object, as the archiver stores strings; the reference to it.
+        mutating func string(_ text: String) -> Value {
+            objects.append(.string(text))
+            return .uid(objects.count - 1)
+        }
+
+        /// Data stored as an object of its own, as the archiver stores `NSData`; the reference to it.
+        mutating func bytes(_ data: Data) -> Value {
+            objects.append(.data(data))
+            return .uid(objects.count - 1)
+        }
+
+        mutating func array(_ items: [Value], className: String = "NSArray") -> Value {
+            object(className, [("NS.objects", .array(items))])
+        }
+
+        mutating func dictionary(_ entries: [(String, Value)]) -> Value {
+            let keys = entries.map { string($0.0) }
+            return object("NSDictionary", [("NS.keys", .array(keys)), ("NS.objects", .array(entries.map(\.1)))])
+        }
+
+        private mutating func classIndex(_ name: String, _ superclasses: [String]) -> Int {
+            if let index = classes[name] { return index }
+            let chain = ([name] + superclasses + ["NSObject"]).map(Value.string)
+            objects.append(.dictionary([("$classname", .string(name)), ("$classes", .array(chain))]))
+            classes[name] = objects.count - 1
+            return objects.count - 1
+        }
+
+        /// The archive: `$archiver`, `$version`, `$top` (root: object 1) and `$objects`, in binary form.
+        func data() -> Data {
+            BinaryPropertyList.encode(.dictionary([
+                ("$version", .integer(100_000)), ("$archiver", .string("NSKeyedArchiver")),
+                ("$top", .dictionary([("root", .uid(1))])), ("$objects", .array(objects)),
+            ]))
+        }
+    }
+
+    private struct Writer {
+        typealias Value = BinaryPropertyList.Value
+        let file: URL
+        var builder = Builder()
+        var entityIndexes: [ObjectIdentifier: Int] = [:]
+        var propertyIndexes: [ObjectIdentifier: Int] = [:]
+
+        init(file: URL) { self.file = file }
+
+        func unsupported(_ entity: String?, _ property: String?, _ reason: String) -> NSError {
+            CoreDataError.unsupportedModelFormat(.init(file: file, entity: entity, property: property), reason: reason)
+        }
+
+        /// `unsupported(entity, property, _:)` as a closure that does not hold the writer, for the builder's calls.
+        func failure(_ entity: String?, _ property: String?, prefix: String = "") -> (String) -> NSError {
+            let file = self.file
+            return { CoreDataError.unsupportedModelFormat(.init(file: file, entity: entity, property: property), reason: prefix + $0) }
+        }
+
+        mutating func writeModel(_ model: NSManagedObjectModel) throws {
+            let root = builder.reserve()
+            let entities = model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
+            for entity in entities {
+                entityIndexes[ObjectIdentifier(entity)] = builder.reserve()
+                for property in entity.properties { propertyIndexes[ObjectIdentifier(property)] = builder.reserve() }
+            }
+            for entity in entities { try writeEntity(entity, model: root) }
+            var fields: [(String, Value)] = [
+                ("NSEntities", builder.dictionary(entities.map { ($0.name ?? "", .uid(entityIndexes[ObjectIdentifier($0)] ?? 0)) })),
+            ]
+            let identifiers = try model.versionIdentifiers.map { try plain($0.base, entity: nil, property: nil) }
+            fields.append(("NSVersionIdentifiers", builder.array(identifiers, className: "NSSet")))
+            let configurations = model.configurations.filter { $0 != "PF_DEFAULT_CONFIGURATION_NAME" }.sorted()
+            fields.append(("NSConfigurations", builder.dictionary(configurations.map { name in
+                (name, builder.array((model.entities(forConfigurationName: name) ?? []).compactMap { reference(to: $0) }))
+            })))
+            var templates: [(String, Value)] = []
+            for (name, request) in model.fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
+                let format = model.fetchRequestTemplatePredicateFormats[name] ?? request.predicate?.predicateFormat
+                let fail = failure(request.entityName, nil, prefix: "fetch request template \"\(name)\": ")
+                let predicate = try format.map { text in try builder.predicate(format: text, fail: fail) }
+                templates.append((name, fetchRequest(request, entity: request.entityName.flatMap { model.entitiesByName[$0] }, predicate: predicate)))
+            }
+            fields.append(("NSFetchRequestTemplates", builder.dictionary(templates)))
+            builder.fill(root, className: "NSManagedObjectModel", fields: fields)
+        }
+
+        func reference(to entity: NSEntityDescription) -> Value? {
+            entityIndexes[ObjectIdentifier(entity)].map(Value.uid)
+        }
+
+        mutating func fetchRequest(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription?, predicate: Value?) -> Value {
+            var flags = 0
+            if request.includesSubentities { flags |= 0x2 }
+            if request.includesPropertyValues { flags |= 0x4 }
+            if request.returnsObjectsAsFaults { flags |= 0x8 }
+            if request.includesPendingChanges { flags |= 0x10 }
+            if request.returnsDistinctResults { flags |= 0x20 }
+            var fields: [(String, Value)] = [
+                ("NSFetchLimit", .integer(Int64(request.fetchLimit))), ("NSFetchOffset", .integer(Int64(request.fetchOffset))),
+                ("NSBatchSize", .integer(Int64(request.fetchBatchSize))), ("NSResultType", .integer(Int64(request.resultType.rawValue))),
+                ("NSHasFetchRequestFlags", .bool(true)), ("NSFetchRequestFlags", .integer(Int64(flags))),
+            ]
+            if let entity, let reference = reference(to: entity) {
+                fields.append(("NSEntity", reference))
+            } else if let name = request.entityName {
+                fields.append(("NSEntityName", builder.string(name)))
+            }
+            if let predicate { fields.append(("NSPredicate", predicate)) }
+            return builder.object("NSFetchRequest", superclasses: ["NSPersistentStoreRequest"], fields)
+        }
+
+        mutating func writeEntity(_ entity: NSEntityDescription, model: Int) throws {
+            let name = entity.name ?? ""
+            var fields: [(String, Value)] = [
+                ("NSEntityName", builder.string(name)),
+                ("NSClassNameForEntity", builder.string(entity.managedObjectClassName ?? "NSManagedObject")),
+                ("NSIsAbstract", .bool(entity.isAbstract)),
+                ("NSManagedObjectModel", .uid(model)),
+                ("NSRenamingIdentifier", builder.string(entity.renamingIdentifier ?? name)),
+            ]
+            if let modifier = entity.versionHashModifier { fields.append(("NSVersionHashModifier", builder.string(modifier))) }
+            if let info = entity.userInfo, !info.isEmpty { fields.append(("NSUserInfo", try plain(info, entity: name, property: nil))) }
+            if let parent = entity.superentity, let reference = reference(to: parent) { fields.append(("NSSuperentity", reference)) }
+            let subentities = entity.subentities.sorted { ($0.name ?? "") < ($1.name ?? "") }
+            fields.append(("NSSubentities", builder.dictionary(subentities.compactMap { sub in reference(to: sub).map { (sub.name ?? "", $0) } })))
+            fields.append(("NSUniqueTuples", nameLists(entity.uniquenessConstraints)))
+            fields.append(("NSCompoundIndexes", nameLists(entity.compoundIndexes)))
+            var indexes: [Value] = []
+            for index in entity.indexes {
+                let elements = index.elements.map { element in
+                    builder.object("NSFetchIndexElementDescription", [
+                        ("NSPropertyName", builder.string(element.propertyName ?? element.property?.name ?? "")),
+                        ("NSAscending", .bool(element.isAscending)),
+                        ("NSFetchIndexElementType", .integer(element.collationType == .rTree ? 1 : 0)),
+                    ])
+                }
+                indexes.append(builder.object("NSFetchIndexDescription", [("NSIndexName", builder.string(index.name)),
+                                                                          ("NSIndexElements", builder.array(elements))]))
+            }
+            fields.append(("NSFetchIndexDescriptions", builder.array(indexes)))
+            var properties: [(String, Value)] = []
+            for property in entity.properties.sorted(by: { $0.name < $1.name }) {
+                guard let index = propertyIndexes[ObjectIdentifier(property)] else { continue }
+                try writeProperty(property, at: index, entity: entity)
+                properties.append((property.name, .uid(index)))
+            }
+            fields.append(("NSProperties", builder.dictionary(properties)))
+            builder.fill(entityIndexes[ObjectIdentifier(entity)] ?? 0, className: "NSEntityDescription", fields: fields)
+        }
+
+        /// Uniqueness constraints or compound indexes: arrays of arrays of property names.
+        mutating func nameLists(_ lists: [[Any]]) -> Value {
+            let groups = lists.map { group in
+                builder.array(group.map { item in
+                    builder.string((item as? NSPropertyDescription)?.name ?? (item as? String) ?? "\(item)")
+                })
+            }
+            return builder.array(groups)
+        }
+
+        mutating func writeProperty(_ property: NSPropertyDescription, at index: Int, entity: NSEntityDescription) throws {
+            let entityName = entity.name ?? ""
+            let formats = property.validationPredicateFormats.isEmpty ? property.validationPredicates.map(\.predicateFormat)
+                : property.validationPredicateFormats
+            var flags = 0
+            if property.isOptional { flags |= 0x2 }
+            if property.isReadOnly { flags |= 0x4 }
+            if property.isTransient { flags |= 0x8 }
+            var fields: [(String, Value)] = [
+                ("NSPropertyName", builder.string(property.name)),
+                ("NSEntity", reference(to: entity) ?? .uid(0)),
+                ("NSIsOptional", .bool(property.isOptional)),
+                ("NSIsTransient", .bool(property.isTransient)),
+                ("NSIsIndexed", .bool(property.isIndexed)),
+                ("_P", .integer(Int64(flags))),
+                ("NSRenamingIdentifier", builder.string(property.renamingIdentifier ?? property.name)),
+            ]
+            if let modifier = property.versionHashModifier { fields.append(("NSVersionHashModifier", builder.string(modifier))) }
+            if let info = property.userInfo, !info.isEmpty { fields.append(("NSUserInfo", try plain(info, entity: entityName, property: property.name))) }
+            if !formats.isEmpty {
+                let fail = failure(entityName, property.name)
+                let predicates = try formats.map { text in try builder.predicate(format: text, fail: fail) }
+                let warnings = property.validationPredicateFormats.isEmpty ? property.validationWarnings.map { "\($0)" }
+                    : property.validationPredicateFormatWarnings
+                fields.append(("NSValidationPredicates", builder.array(predicates)))
+                fields.append(("NSValidationWarnings", builder.array(warnings.map { builder.string($0) })))
+            }
+            switch property {
+            case is NSDerivedAttributeDescription:
+                throw unsupported(entityName, property.name, "derived attributes are not written by the .mom writer yet")
+            case let attribute as NSAttributeDescription:
+                fields.append(("NSAttributeType", .integer(Int64(attribute.attributeType.rawValue))))
+                if let name = attribute.attributeValueClassName { fields.append(("NSAttributeValueClassName", builder.string(name))) }
+                if let name = attribute.valueTransformerName { fields.append(("NSValueTransformerName", builder.string(name))) }
+                var attributeFlags = 0
+                if attribute.allowsExternalBinaryDataStorage { attributeFlags |= 0x1 }
+                if attribute.preservesValueInHistoryOnDeletion { attributeFlags |= 0x10 }
+                fields.append(("NSFlagsKey", .integer(Int64(attributeFlags))))
+                if let value = attribute.defaultValue {
+                    fields.append(("NSDefaultValue", try plain(value, entity: entityName, property: property.name)))
+                }
+                builder.fill(index, className: "NSAttributeDescription", superclasses: ["NSPropertyDescription"], fields: fields)
+            case let relationship as NSRelationshipDescription:
+                fields += [("NSMinCount", .integer(Int64(relationship.minCount))), ("NSMaxCount", .integer(Int64(relationship.maxCount))),
+                           ("NSDeleteRule", .integer(Int64(relationship.deleteRule.rawValue))), ("NSIsOrdered", .bool(relationship.isOrdered))]
+                if let destination = relationship.destinationEntity {
+                    fields.append(("_NSDestinationEntityName", builder.string(destination.name ?? "")))
+                    if let reference = reference(to: destination) { fields.append(("NSDestinationEntity", reference)) }
+                }
+                if let inverse = relationship.inverseRelationship {
+                    fields.append(("_NSInverseRelationshipName", builder.string(inverse.name)))
+                    if let index = propertyIndexes[ObjectIdentifier(inverse)] { fields.append(("NSInverseRelationship", .uid(index))) }
+                }
+                builder.fill(index, className: "NSRelationshipDescription", superclasses: ["NSPropertyDescription"], fields: fields)
+            case let fetched as NSFetchedPropertyDescription:
+                let format = fetched.fetchPredicateFormat ?? fetched.fetchRequest?.predicate?.predicateFormat
+                let fail = failure(entityName, property.name)
+                let predicate = try format.map { text in try builder.predicate(format: text, fail: fail) }
+                let request = NSFetchRequest<NSFetchRequestResult>(entityName: fetched.destinationEntityName ?? "")
+                let destination = fetched.destinationEntityName.flatMap { entity.managedObjectModel?.entitiesByName[$0] }
+                fields.append(("NSFetchRequest", fetchRequest(request, entity: destination, predicate: predicate)))
+                if let name = fetched.destinationEntityName { fields.append(("_NSFetchRequestEntityName", builder.string(name))) }
+                builder.fill(index, className: "NSFetchedPropertyDescription", superclasses: ["NSPropertyDescription"], fields: fields)
+            default:
+                throw unsupported(entityName, property.name, "a property of class \(type(of: property)) is not written by the .mom writer")
+            }
+        }
+
+        /// A default or userInfo value as the archiver stores it.
+        /// - Throws: `unsupportedModelFormat` for a value of another kind.
+        mutating func plain(_ value: Any, entity: String?, property: String?) throws -> Value {
+            switch value {
+            case let text as String: return builder.string(text)
+            case let flag as Bool: return .bool(flag)
+            case let number as Int: return .integer(Int64(number))
+            case let number as Int16: return .integer(Int64(number))
+            case let number as Int32: return .integer(Int64(number))
+            case let number as Int64: return .integer(number)
+            case let number as Double: return .real(number)
+            case let number as Float: return .real(Double(number))
+            case let date as Date:
+                return builder.object("NSDate", [("NS.time", .real(date.timeIntervalSinceReferenceDate))])
+            case let bytes as Data: return builder.bytes(bytes)
+            case let uuid as UUID:
+                let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
+                return builder.object("NSUUID", [("NS.uuidbytes", .data(bytes))])
+            case let url as URL:
+                return builder.object("NSURL", [("NS.base", .uid(0)), ("NS.relative", builder.string(url.absoluteString))])
+            case let decimal as Decimal:
+                guard let mantissa = UInt64(exactly: NSDecimalNumber(decimal: decimal.significand.magnitude).doubleValue) else {
+                    throw unsupported(entity, property, "the decimal \(decimal) has more digits than the .mom writer writes")
+                }
+                return builder.object("NSDecimalNumber", superclasses: ["NSNumber", "NSValue"], [
+                    ("NS.exponent", .integer(Int64(decimal.exponent))), ("NS.length", .integer(4)),
+                    ("NS.negative", .bool(decimal.sign == .minus && !decimal.isZero)), ("NS.compact", .bool(true)),
+                    ("NS.mantissa.bo", .integer(1)),
+                    ("NS.mantissa", .data(Data((0..<8).map { UInt8(truncatingIfNeeded: mantissa >> (8 * UInt64($0))) }))),
+                ])
+            case let number as NSNumber:
+                let double = number.doubleValue
+                if let integer = Int64(exactly: double) { return .integer(integer) }
+                return .real(double)
+            case let list as [Any]:
+                return builder.array(try list.map { try plain($0, entity: entity, property: property) })
+            case let dictionary as [AnyHashable: Any]:
+                var entries: [(Value, Value)] = []
+                for (key, item) in dictionary.sorted(by: { "\($0.key.base)" < "\($1.key.base)" }) {
+                    entries.append((try plain(key.base, entity: entity, property: property), try plain(item, entity: entity, property: property)))
+                }
+                return builder.object("NSDictionary", [("NS.keys", .array(entries.map(\.0))), ("NS.objects", .array(entries.map(\.1)))])
+            default:
+                throw unsupported(entity, property, "a value of type \(type(of: value)) is not written by the .mom writer")
+            }
+        }
+    }
+}
