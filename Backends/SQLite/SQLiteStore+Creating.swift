@@ -50,17 +50,21 @@ extension SQLiteStore {
     }
 
     /// Moves the finished database at `temporary` to `url` in one step and flushes the directory. A missing
-    /// `url` is linked without replacing (so two processes creating one store cannot overwrite each other's);
-    /// an empty file at `url` is renamed over. Stale companions of the old, empty `url` are removed first, so
+    /// `url` is linked without replacing (so two processes creating one store cannot overwrite each other's;
+    /// on a file system without hard links it is renamed); an empty file at `url` is renamed over. Stale companions of the old, empty `url` are removed first, so
     /// no old log is ever replayed onto the new file.
     /// - Throws: 134080 when the file cannot be moved and no other process created the store meanwhile.
     private static func placeNewFile(_ temporary: URL, at url: URL) throws {
         try AtomicFileReplacement.flush(temporary.path, directory: false)
         guard (fileSize(url.path) ?? 0) == 0 else { return }
         for suffix in companionSuffixes { unlink(url.path + suffix) }
-        let moved: Bool
+        var moved: Bool
         if fileSize(url.path) == nil {
             moved = link(temporary.path, url.path) == 0
+            // A file system without hard links: rename, which replaces a store only if one appeared just now.
+            if !moved, [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(errno), fileSize(url.path) == nil {
+                moved = rename(temporary.path, url.path) == 0
+            }
         } else {
             moved = rename(temporary.path, url.path) == 0
         }
