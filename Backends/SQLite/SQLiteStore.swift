@@ -214,7 +214,8 @@ public final class SQLiteStore: PersistentStoreBackend {
         }
         var metadata: [String: Any] = [:]
         if let plist, !plist.isEmpty {
-            guard let decoded = try? PropertyListSerialization.propertyList(from: plist, options: [], format: nil) as? [String: Any] else {
+            guard BinaryPropertyListCheck.isWellFormed(plist),
+                  let decoded = try? PropertyListSerialization.propertyList(from: plist, options: [], format: nil) as? [String: Any] else {
                 throw CoreDataError.corruptStore(url, type: NSSQLiteStoreType, reason: "Z_METADATA.Z_PLIST is not a property list dictionary")
             }
             metadata = decoded
