@@ -62,6 +62,8 @@ struct BinaryStoreDecoder {
         let plist = try reader.blob()
         if !plist.isEmpty {
             let value: Any
+            // Foundation's decoder can crash on a damaged binary property list: check its structure first.
+            guard BinaryPropertyListCheck.isWellFormed(Data(plist)) else { throw corrupt("its metadata is not a binary property list") }
             do {
                 value = try PropertyListSerialization.propertyList(from: Data(plist), options: [], format: nil)
             } catch {

@@ -12,6 +12,8 @@ import CoreDataStoreKit
 /// - Each save is one `BEGIN IMMEDIATE` transaction; `Z_OPT` is checked for every update and deletion, so
 ///   two coordinators (or processes) on one file never silently overwrite each other.
 /// - Values are always bound as parameters; identifiers come from the model and are quoted when needed.
+/// - A new store is created whole: built under a temporary name and moved into place, so a crash leaves no
+///   store or a complete one; an open that may write removes the temporary files such a crash left.
 public final class SQLiteStore: PersistentStoreBackend {
     /// The request the store was opened with.
     public let openRequest: StoreOpenRequest
@@ -48,7 +50,12 @@ public final class SQLiteStore: PersistentStoreBackend {
         isReadOnly = request.isReadOnly
         schema = SQLiteSchema(model: request.model, entities: request.entities)
         let path = url.path
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+        if !Self.isInMemoryDatabase(url) && !request.isReadOnly {
+            Self.removeCreationLeftovers(of: url)
+            // A new store is built beside the file and moved into place whole (SQLiteStore+Creating.swift).
+            if (Self.fileSize(path) ?? 0) == 0 { try Self.createFile(at: url, request: request, schema: schema) }
+        }
+        let size = Self.fileSize(path)
         if Self.isInMemoryDatabase(url) {
             connection = try Self.openConnection(path: ":memory:", readOnly: false, options: request.options, creating: true)
             metadata = ModelCompatibility.metadata(storeType: NSSQLiteStoreType, uuid: UUID().uuidString,
@@ -69,19 +76,8 @@ public final class SQLiteStore: PersistentStoreBackend {
                                                           model: request.model)
             connection = try Self.openConnection(path: path, readOnly: request.isReadOnly, options: request.options)
         } else {
-            guard !request.isReadOnly else {
-                throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no store file at \(path) to open read-only.",
-                                         userInfo: [NSFilePathErrorKey: path])
-            }
-            do {
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            } catch {
-                throw CoreDataError.openFailed(url, reason: "its directory could not be created (\(error.localizedDescription))")
-            }
-            connection = try Self.openConnection(path: path, readOnly: false, options: request.options, creating: true)
-            metadata = ModelCompatibility.metadata(storeType: NSSQLiteStoreType, uuid: UUID().uuidString,
-                                                   entities: request.entities, model: request.model)
-            try createSchema()
+            throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no store file at \(path) to open read-only.",
+                                     userInfo: [NSFilePathErrorKey: path])
         }
         for entity in model.entitiesInStoreOrder {
             if let table = schema.table(for: entity) { plans[entity.entityNumber] = SQLiteRowPlan(entity: entity, table: table) }
@@ -226,7 +222,8 @@ public final class SQLiteStore: PersistentStoreBackend {
         }
         var metadata: [String: Any] = [:]
         if let plist, !plist.isEmpty {
-            guard let decoded = try? PropertyListSerialization.propertyList(from: plist, options: [], format: nil) as? [String: Any] else {
+            guard BinaryPropertyListCheck.isWellFormed(plist),
+                  let decoded = try? PropertyListSerialization.propertyList(from: plist, options: [], format: nil) as? [String: Any] else {
                 throw CoreDataError.corruptStore(url, type: NSSQLiteStoreType, reason: "Z_METADATA.Z_PLIST is not a property list dictionary")
             }
             metadata = decoded

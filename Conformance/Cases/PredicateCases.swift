@@ -33,7 +33,111 @@ enum PredicateCases {
             try env.expect(failures.isEmpty, "\(failures.count) of \(total) predicates fetch other objects than evaluate(with:) selects:\n"
                            + failures.prefix(15).joined(separator: "\n"))
         },
+        ConformanceCase("fetch/mutated-predicates-never-trap") { env in
+            let coordinator = try env.openCoordinator()
+            let seeding = env.context(coordinator)
+            try PredicateData.populate(seeding)
+            try seeding.save()
+            let context = try env.reopenedContext(or: coordinator)
+            let differential = try PredicateDifferential(context: context)
+            var generator = PredicateGenerator(seed: 0x0517_0017, objects: differential.arguments)
+            var mutator = PredicateMutator(seed: 0x0517_0018)
+            var failures: [String] = []
+            var outcomes: [PredicateDifferential.MutatedOutcome: Int] = [:]
+            for index in 0..<mutatedPredicateCount {
+                let target: PredicateGenerator.Target = index % 3 == 2 ? .owner : .item
+                let generated = generator.predicate(for: target)
+                let mutated = (mutator.mutate(generated.format), generated.arguments)
+                let (outcome, failure) = differential.checkMutated(mutated, entity: target == .owner ? "Owner" : "Item")
+                outcomes[outcome, default: 0] += 1
+                failures += failure.map { [$0] } ?? []
+            }
+            try env.expect(failures.isEmpty, "\(failures.count) of \(mutatedPredicateCount) mutated predicates fetch other objects than evaluate(with:) selects, or fail without a Cocoa error:\n"
+                           + failures.prefix(15).joined(separator: "\n"))
+            // The mutations must leave enough formats that parse for the fetches to be exercised.
+            try env.expect((outcomes[.fetched] ?? 0) > mutatedPredicateCount / 10, "too few mutated predicates were fetched: \(outcomes)")
+        },
     ]
+
+    /// How many mutated predicates `fetch/mutated-predicates-never-trap` tries per store: 300, or the number in
+    /// `COREDATA_FUZZ_ITERATIONS` for a longer run.
+    static var mutatedPredicateCount: Int {
+        ProcessInfo.processInfo.environment["COREDATA_FUZZ_ITERATIONS"].flatMap { Int($0) }.map { max(1, $0) } ?? 300
+    }
+}
+
+/// Random damage to a predicate format: characters removed, swapped or repeated, and fragments of the
+/// predicate language (operators, keys of the conformance model, quotes, brackets, aggregates, numbers)
+/// inserted or substituted. Deterministic for a seed.
+struct PredicateMutator {
+    static let fragments = [
+        "(", ")", "{", "}", "[", "]", ",", ".", "==", "=", "<", ">=", "!=", "!", "&&", "||", "AND", "OR", "NOT", "ANY",
+        "ALL", "NONE", "IN", "BETWEEN", "LIKE", "MATCHES", "CONTAINS", "BEGINSWITH", "[cd]", "[c]", "@count", "@sum",
+        "@avg", "@max", ".@min", "%@", "%K", "'", "\"", "\\", "*", "?", "-", "/", "+", "1e999", "-9223372036854775808",
+        "0x10", "SUBQUERY(items, $i, $i.rank > 1)", "$i", "SELF", "nil", "NULL", "TRUEPREDICATE", "FALSEPREDICATE",
+        " ", "é", "name", "string", "rank", "int16", "decimal", "double", "date", "uuid", "data", "uri", "owner",
+        "items", "tags", "label", "chapters", "profile", "bio", "FIRST", "LAST", "SIZE", "CAST(", "'NSDate')", "0",
+        "1.5", "''", "'a*'", "nosuchkey", "owner.nosuchkey", "items.nosuchkey",
+    ]
+
+    private var random: SplitMix
+    init(seed: UInt64) { random = SplitMix(seed: seed) }
+
+    private mutating func below(_ count: Int) -> Int { count <= 0 ? 0 : Int(random.next() % UInt64(count)) }
+
+    /// Words that can stand for each other and keep a format parseable (mostly): operators, quantifiers,
+    /// keys of the conformance model, compound operators.
+    static let exchangeable: [[String]] = [
+        ["==", "!=", "<", "<=", ">", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "IN", "=", "<>",
+         "LIKE[c]", "==[cd]", "CONTAINS[d]", "BEGINSWITH[cd]"],
+        ["ANY", "ALL", "NONE", "SOME"],
+        ["name", "string", "rank", "int16", "int32", "int64", "decimal", "double", "float", "flag", "date", "uuid",
+         "data", "uri", "owner", "owner.name", "tags", "tags.label", "items", "items.rank", "nosuchkey", "SELF"],
+        ["AND", "OR", "&&", "||"],
+        ["TRUEPREDICATE", "FALSEPREDICATE"],
+    ]
+
+    /// `format` with one or two random changes: half the time a word exchanged for one of its kind (a
+    /// predicate that still parses but compares other things), otherwise characters damaged.
+    mutating func mutate(_ format: String) -> String {
+        random.next() % 2 == 0 ? exchangeWords(format) : damageCharacters(format)
+    }
+
+    private mutating func exchangeWords(_ format: String) -> String {
+        var words = format.components(separatedBy: " ")
+        for _ in 0...below(2) {
+            let candidates = words.indices.filter { index in Self.exchangeable.contains { $0.contains(words[index]) } }
+            guard !candidates.isEmpty else { break }
+            let index = candidates[below(candidates.count)]
+            guard let kind = Self.exchangeable.first(where: { $0.contains(words[index]) }) else { break }
+            words[index] = kind[below(kind.count)]
+        }
+        return words.joined(separator: " ")
+    }
+
+    private mutating func damageCharacters(_ format: String) -> String {
+        var characters = Array(format)
+        for _ in 0...below(2) {
+            let position = below(characters.count + 1)
+            let fragment = Array(Self.fragments[below(Self.fragments.count)])
+            switch random.next() % 5 {
+            case 0 where !characters.isEmpty:
+                let end = min(characters.count, position + 1 + below(4))
+                if position < end { characters.removeSubrange(position..<end) }
+            case 1:
+                characters.insert(contentsOf: fragment, at: position)
+            case 2 where characters.count > 1 && position < characters.count:
+                characters.swapAt(position, below(characters.count))
+            case 3 where position < characters.count:
+                let end = min(characters.count, position + below(8))
+                characters.insert(contentsOf: characters[position..<end], at: position)
+            default:
+                if position < characters.count { characters.replaceSubrange(position...position, with: fragment) }
+                else { characters.append(contentsOf: fragment) }
+            }
+        }
+        return String(characters)
+    }
 }
 
 /// Fetches predicates and compares the result with in-memory evaluation on the objects fetched without one.
@@ -80,6 +184,42 @@ struct PredicateDifferential {
             failures.append("\(shown): evaluate(with:) selects \(expected.count), count(for:) says \(counted)")
         }
         return failures
+    }
+
+    /// What became of a mutated format.
+    enum MutatedOutcome: Hashable { case unparsed, fetched, refused }
+
+    /// Checks a mutated, possibly invalid format: it either fails to parse (with a parse error), or its fetch
+    /// throws a Cocoa error (a key the entity lacks, an operator the store cannot run), or the fetch and
+    /// `count(for:)` return exactly what `evaluate(with:)` selects. A description of the failure, if any.
+    func checkMutated(_ mutated: (format: String, arguments: [Any]), entity: String) -> (MutatedOutcome, String?) {
+        let predicate = NSPredicate(format: mutated.format, argumentArray: mutated.arguments)
+        let shown = "\(entity) [\(mutated.format)] \(mutated.arguments.map { "\($0)" })"
+        guard predicate.parseError == nil else { return (.unparsed, nil) }
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+        request.predicate = predicate
+        let fetched: Set<NSManagedObjectID>
+        do {
+            fetched = Set(try context.fetch(request).map(\.objectID))
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            if let counted = try? context.count(for: request) {
+                return (.refused, "\(shown): the fetch threw \(error.code) but count(for:) returned \(counted)")
+            }
+            return (.refused, nil)
+        } catch {
+            return (.refused, "\(shown): the fetch threw \(error), not a Cocoa error")
+        }
+        let expected = Set((objects[entity] ?? []).filter { predicate.evaluate(with: $0) }.map(\.objectID))
+        if fetched != expected {
+            return (.fetched, "\(shown): evaluate(with:) selects \(names(expected)), the fetch returns \(names(fetched))")
+        }
+        do {
+            let counted = try context.count(for: request)
+            if counted != expected.count { return (.fetched, "\(shown): evaluate(with:) selects \(expected.count), count(for:) says \(counted)") }
+        } catch {
+            return (.fetched, "\(shown): the fetch succeeded but count(for:) threw \(error)")
+        }
+        return (.fetched, nil)
     }
 
     private func names(_ ids: Set<NSManagedObjectID>) -> String {

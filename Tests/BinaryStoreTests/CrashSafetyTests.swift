@@ -87,6 +87,8 @@ import StoreTestSupport
             #expect(consistent, "round \(round): generation \(generation) must be complete")
             #expect(generation == lastReported || generation == lastReported + 1,
                     "round \(round): the store holds generation \(generation); the child last reported \(lastReported)")
+            let remaining = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".tmp") }
+            #expect(remaining.isEmpty, "round \(round): opening the store must remove the killed save's temporary file: \(remaining)")
             lastReported = generation
         }
         // Kills land at random in the save loop: while the context applies changes, while the store encodes the
@@ -115,6 +117,127 @@ import StoreTestSupport
                 try context.save()
                 FileHandle.standardOutput.write(Data("\(Self.savedPrefix)\(generation)\n".utf8))
             }
+        }
+    }
+
+    // MARK: Creation and saves on every file store
+
+    static let directoryVariable = "COREDATA_CRASH_CHILD_DIRECTORY"
+    static let startVariable = "COREDATA_CRASH_CHILD_START"
+    static let createdPrefix = "CRASH-CHILD-CREATED "
+    static let creationRounds = 24
+    static let creationItems = 20
+    static let savesPerStore = 3
+
+    static func creationStoreURL(_ directory: URL, _ index: Int, _ typeName: String) -> URL {
+        directory.appendingPathComponent("store-\(index).\(typeName.lowercased())")
+    }
+
+    /// The generation a store of the creation test holds (0 when it has no owner) and its item count.
+    static func creationState(_ type: NSPersistentStore.StoreType, at url: URL) throws -> (generation: Int, items: Int) {
+        let context = try openStore(type, at: url, model: everyTypeModel())
+        return try context.performAndWait {
+            let owners = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Owner"))
+            let items = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item"))
+            return (owners.count == 1 ? Int(owners[0].value(forKey: "name") as? String ?? "") ?? -1 : owners.isEmpty ? 0 : -1, items)
+        }
+    }
+
+    /// A process killed while it creates stores and saves to them (`crashChildCreatesAndSaves`) leaves, for
+    /// each store, no file or a complete store: every later open succeeds, with the last completed save or
+    /// the one in progress, and removes the temporary files the killed process left.
+    @Test(arguments: [NSSQLiteStoreType, NSXMLStoreType, NSBinaryStoreType])
+    func killedCreationsAndSavesLeaveNoStoreOrACompleteOne(_ typeName: String) throws {
+        let type = NSPersistentStore.StoreType(rawValue: typeName)
+        let directory = TemporaryDirectory(prefix: "crash-creation")
+        let executable = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        var random = SplitMix64(seed: UInt64(typeName.utf8.count) &* 0x9E37)
+        var start = 0
+        var killsDuringCreation = 0
+        let began = Date()
+        for round in 0..<Self.creationRounds {
+            let child = Process()
+            child.executableURL = executable
+            child.arguments = ["--testing-library", "swift-testing", "--filter", "CrashSafetyTests/crashChildCreatesAndSaves"]
+            var environment = ProcessInfo.processInfo.environment
+            environment[Self.directoryVariable] = directory.url.path
+            environment[Self.typeVariable] = typeName
+            environment[Self.startVariable] = String(start)
+            child.environment = environment
+            let output = Pipe()
+            child.standardOutput = output
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            defer { if child.isRunning { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() } }
+
+            // Wait until the child has created its first store, then kill it a random while later.
+            var text = ""
+            while !text.contains(Self.createdPrefix) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            try #require(text.contains(Self.createdPrefix), "round \(round): the child never created a store: \(text.suffix(400))")
+            usleep(UInt32.random(in: 0..<120_000, using: &random))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+
+            let lines = text.components(separatedBy: "\n")
+            let created = lines.compactMap { Self.number(after: Self.createdPrefix, in: $0) }.max() ?? start
+            let saved = lines.compactMap { Self.number(after: Self.savedPrefix, in: $0) }
+                .filter { $0 / 10 == created }.map { $0 % 10 }.max() ?? 0
+            let next = Self.creationStoreURL(directory.url, created + 1, typeName)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasPrefix("." + next.lastPathComponent + ".") }
+            if saved == Self.savesPerStore, !leftovers.isEmpty || FileManager.default.fileExists(atPath: next.path) { killsDuringCreation += 1 }
+
+            // The store last created: the last save it reported, or the one in progress when it was killed.
+            let (generation, items) = try Self.creationState(type, at: Self.creationStoreURL(directory.url, created, typeName))
+            #expect(generation == saved || generation == saved + 1, "round \(round): store \(created) holds generation \(generation); the child reported \(saved)")
+            #expect(items == (generation == 0 ? 0 : Self.creationItems), "round \(round): store \(created) holds \(items) items at generation \(generation)")
+            // The store it may have been creating: no store (the open makes an empty one) or a complete, empty one.
+            let (nextGeneration, nextItems) = try Self.creationState(type, at: next)
+            #expect(nextGeneration == 0 && nextItems == 0, "round \(round): store \(created + 1) must be empty")
+            let remaining = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains(".tmp") }
+            #expect(remaining.isEmpty, "round \(round): the opens must remove the killed process's temporary files: \(remaining)")
+            start = created + 2
+        }
+        print("\(typeName): \(Self.creationRounds) kills, \(killsDuringCreation) while creating a store, in \(Int(Date().timeIntervalSince(began) * 1000)) ms")
+    }
+
+    static func number(after prefix: String, in line: String) -> Int? {
+        guard let range = line.range(of: prefix) else { return nil }
+        return Int(line[range.upperBound...].trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The child side: creates store after store, each with an owner and some items over `savesPerStore`
+    /// saves, printing each creation and each completed save (`store * 10 + save`). Runs only when started by
+    /// `killedCreationsAndSavesLeaveNoStoreOrACompleteOne`.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[directoryVariable] != nil, "runs only as a child process"))
+    func crashChildCreatesAndSaves() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let directory = URL(fileURLWithPath: try #require(environment[Self.directoryVariable]))
+        let typeName = try #require(environment[Self.typeVariable])
+        let type = NSPersistentStore.StoreType(rawValue: typeName)
+        var index = Int(environment[Self.startVariable] ?? "") ?? 0
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let context = try openStore(type, at: Self.creationStoreURL(directory, index, typeName), model: everyTypeModel())
+            FileHandle.standardOutput.write(Data("\(Self.createdPrefix)\(index)\n".utf8))
+            try context.performAndWait { () throws -> Void in
+                let owner = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+                for number in 0..<Self.creationItems {
+                    let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+                    item.setValue("item \(number)", forKey: "title")
+                    item.setValue(owner, forKey: "owner")
+                }
+                for generation in 1...Self.savesPerStore {
+                    owner.setValue(String(generation), forKey: "name")
+                    try context.save()
+                    FileHandle.standardOutput.write(Data("\(Self.savedPrefix)\(index * 10 + generation)\n".utf8))
+                }
+            }
+            index += 1
         }
     }
 }

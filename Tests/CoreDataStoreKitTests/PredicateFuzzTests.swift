@@ -2,6 +2,9 @@ import Testing
 @testable import CoreDataStoreKit
 import StoreTestSupport
 
+/// Mutated formats and odd arguments parse and evaluate in memory without trapping. The same kind of
+/// mutation run as fetches on every store, with fetch and `evaluate(with:)` compared, is the conformance case
+/// `fetch/mutated-predicates-never-trap` (Conformance/Cases/PredicateCases.swift; Docs/Testing.md).
 @Suite struct PredicateFuzzTests {
     static let fragments = [
         "(", ")", "{", "}", "[", "]", ",", ".", "==", "=", "<", ">=", "!", "&&", "||", "AND", "OR", "NOT", "ANY",

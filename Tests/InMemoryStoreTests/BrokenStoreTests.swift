@@ -23,6 +23,16 @@ final class ForgetfulStore: InMemoryStore {
     }
 }
 
+/// An in-memory store that ignores fetch predicates: the predicate cases, mutated formats included, must catch it.
+final class UnfilteredStore: InMemoryStore {
+    override class var storeTypeName: String { "UnfilteredTest" }
+    override func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult {
+        var unfiltered = request
+        unfiltered.predicate = nil
+        return try super.fetch(unfiltered)
+    }
+}
+
 @Suite struct BrokenStoreTests {
     static func failures(of storeClass: AnyClass, type: String) -> [String] {
         NSPersistentStoreCoordinator.registerStoreClass(storeClass, forStoreType: type)
@@ -43,6 +53,13 @@ final class ForgetfulStore: InMemoryStore {
         let failed = Self.failures(of: UnsortedStore.self, type: "UnsortedTest")
         #expect(failed.contains("fetch/sort-limit-offset"))
         #expect(failed.contains("fetch/key-paths-through-relationships"))
+        #expect(!failed.contains("save/insert-update-delete"))
+    }
+
+    @Test func suiteCatchesAStoreThatIgnoresPredicates() {
+        let failed = Self.failures(of: UnfilteredStore.self, type: "UnfilteredTest")
+        #expect(failed.contains("fetch/predicates-agree-with-evaluate"))
+        #expect(failed.contains("fetch/mutated-predicates-never-trap"))
         #expect(!failed.contains("save/insert-update-delete"))
     }
 

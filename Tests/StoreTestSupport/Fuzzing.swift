@@ -36,3 +36,9 @@ public func mutate(_ data: Data, _ random: inout SplitMix64) -> Data {
     }
     return Data(bytes)
 }
+
+/// How many cases a bounded fuzz test runs: `normal` in the ordinary `swift test`, or the number in the
+/// environment variable `COREDATA_FUZZ_ITERATIONS` for a longer run (Docs/Testing.md, "Fuzzing").
+public func fuzzIterations(normal: Int) -> Int {
+    ProcessInfo.processInfo.environment["COREDATA_FUZZ_ITERATIONS"].flatMap { Int($0) }.map { max(1, $0) } ?? normal
+}

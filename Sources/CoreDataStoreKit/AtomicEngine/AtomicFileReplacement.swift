@@ -8,19 +8,16 @@ import Darwin
 ///
 /// The new contents are written to a temporary file in the same directory, flushed to disk, renamed over the
 /// old file (an atomic step on POSIX file systems), and the directory is flushed so the rename itself lasts.
+/// The temporary file is named `.<file name>.<UUID>.tmp`; a process killed while writing leaves it behind,
+/// and `removeLeftovers(of:companionSuffixes:)` (called when a store is opened) removes exactly those files.
 public enum AtomicFileReplacement {
     /// Calls `write` with a temporary URL beside `url`, then moves what it wrote into place.
     /// - Throws: 134030 when any step fails; the old file is then untouched and the temporary file removed.
     public static func replace(_ url: URL, write: (URL) throws -> Void) throws {
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let temporary = temporaryURL(for: url)
         do {
             try write(temporary)
-            try flush(temporary.path, directory: false)
-            guard rename(temporary.path, url.path) == 0 else {
-                throw CoreDataError.saveFailed("could not move the new file over \(url.path): \(String(cString: strerror(errno)))")
-            }
-            try flush(directory.path, directory: true)
+            try moveIntoPlace(temporary, at: url)
         } catch {
             unlink(temporary.path)
             if let error = error as NSError?, error.domain == NSCocoaErrorDomain, error.code == NSPersistentStoreSaveError { throw error }
@@ -33,7 +30,55 @@ public enum AtomicFileReplacement {
         try replace(url) { temporary in try data.write(to: temporary) }
     }
 
-    private static func flush(_ path: String, directory: Bool) throws {
+    /// A fresh temporary path beside `url`: `.<file name>.<UUID>.tmp` in the same directory, so the final
+    /// rename stays on one file system.
+    public static func temporaryURL(for url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+    }
+
+    /// Flushes the complete file at `temporary`, renames it over `url` and flushes the directory, so after a
+    /// crash `url` is either what it was or all of `temporary`.
+    /// - Throws: 134030 when a step fails (`temporary` is then left for the caller to remove).
+    public static func moveIntoPlace(_ temporary: URL, at url: URL) throws {
+        try flush(temporary.path, directory: false)
+        guard rename(temporary.path, url.path) == 0 else {
+            throw CoreDataError.saveFailed("could not move the new file over \(url.path): \(String(cString: strerror(errno)))")
+        }
+        try flush(url.deletingLastPathComponent().path, directory: true)
+    }
+
+    /// Removes the temporary files a killed writer left beside `url`: exactly the names `temporaryURL(for:)`
+    /// makes for this file name (`.<file name>.<UUID>.tmp`), each optionally followed by one of
+    /// `companionSuffixes` (a SQLite store's `-journal`, `-wal`, `-shm`). Every other file is left alone, and
+    /// a file that cannot be removed is skipped (it is garbage, not data).
+    /// - Returns: the names removed.
+    @discardableResult
+    public static func removeLeftovers(of url: URL, companionSuffixes: [String] = []) -> [String] {
+        let directory = url.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        var removed: [String] = []
+        for name in names where isLeftover(name, of: url.lastPathComponent, companionSuffixes: companionSuffixes) {
+            if unlink(directory.appendingPathComponent(name).path) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+
+    /// Whether `name` is a temporary file `temporaryURL(for:)` makes for `fileName`, or one of its companions.
+    static func isLeftover(_ name: String, of fileName: String, companionSuffixes: [String]) -> Bool {
+        let prefix = "." + fileName + "."
+        guard name.hasPrefix(prefix) else { return false }
+        let rest = name.dropFirst(prefix.count)
+        let uuidLength = 36
+        guard rest.count >= uuidLength + 4, UUID(uuidString: String(rest.prefix(uuidLength))) != nil else { return false }
+        let tail = rest.dropFirst(uuidLength)
+        guard tail.hasPrefix(".tmp") else { return false }
+        let suffix = String(tail.dropFirst(4))
+        return suffix.isEmpty || companionSuffixes.contains(suffix)
+    }
+
+    /// Flushes a file's (or, with `directory`, a directory's) contents to disk with `fsync`.
+    /// - Throws: 134030 when the file cannot be opened or flushed.
+    public static func flush(_ path: String, directory: Bool) throws {
         let descriptor = open(path, directory ? O_RDONLY | O_DIRECTORY : O_RDONLY)
         guard descriptor >= 0 else {
             throw CoreDataError.saveFailed("could not open \(path) to flush it: \(String(cString: strerror(errno)))")

@@ -5,6 +5,11 @@
 /// without a file (the in-memory store) implements neither. A save applies the change set in memory, checks the
 /// uniqueness constraints (`AtomicUniqueness`), writes the whole file with `AtomicFileReplacement`, and undoes
 /// the in-memory changes when a constraint or the write fails.
+///
+/// A file store's first write (when the store is created) goes through `AtomicFileReplacement` too, so a
+/// crash while creating leaves no file or a complete one. Opening a store that is not read-only first removes
+/// the temporary files killed saves left beside it (`AtomicFileReplacement.removeLeftovers(of:)`); a save of
+/// the same file in progress in another coordinator at that moment then fails with 134030 instead of landing.
 open class AtomicStore: PersistentStoreBackend {
     /// The store type name written into the metadata (`NSStoreType`). Subclasses override it.
     open class var storeTypeName: String { "Atomic" }
@@ -47,6 +52,10 @@ open class AtomicStore: PersistentStoreBackend {
     public required init(_ request: StoreOpenRequest) throws {
         openRequest = request
         let typeName = Self.storeTypeName
+        if let url = request.url, !request.isReadOnly {
+            // Temporary files of saves that were killed part-way (never the store itself, never other files).
+            AtomicFileReplacement.removeLeftovers(of: url)
+        }
         if let url = request.url, FileManager.default.fileExists(atPath: url.path) {
             let snapshot = try Self.matchNames(in: Self.readSnapshot(from: url), to: request)
             if let storedType = snapshot.metadata[NSStoreTypeKey] as? String, storedType != typeName {

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CoreDataStoreKit
+
+/// Creating a new store file atomically.
+///
+/// A new store is built under a temporary name beside the final one (`.<name>.<UUID>.tmp`, the name
+/// `AtomicFileReplacement` uses), in rollback-journal mode so that closing it leaves no `-wal` or `-shm`, then
+/// flushed and moved into place in one step; the first real open switches it to WAL. A crash at any moment
+/// therefore leaves either no store (nothing, or the empty file a destroyed store keeps) or a complete one,
+/// and the temporary files a crash leaves are removed by the next open (`removeCreationLeftovers(of:)`).
+extension SQLiteStore {
+    /// The files SQLite keeps beside a database: rollback journal, write-ahead log, shared-memory index.
+    static let companionSuffixes = ["-journal", "-wal", "-shm"]
+
+    /// Makes a complete, empty store at `url` (a missing or empty file), so that the open that follows finds an
+    /// existing store. When another process creates the store first, its store is kept and ours dropped.
+    /// - Throws: 134080 when the directory or the file cannot be made; SQLite errors (134180) from building it.
+    static func createFile(at url: URL, request: StoreOpenRequest, schema: SQLiteSchema) throws {
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw CoreDataError.openFailed(url, reason: "its directory could not be created (\(error.localizedDescription))")
+        }
+        let temporary = AtomicFileReplacement.temporaryURL(for: url)
+        defer { removeDatabase(at: temporary.path) }
+        try buildNewFile(at: temporary, request: request, schema: schema)
+        try placeNewFile(temporary, at: url)
+    }
+
+    /// Writes Core Data's tables, the model's schema and the metadata into a new database at `temporary`, in
+    /// one transaction, and closes it. The journal mode is `DELETE` whatever the options ask, so nothing but
+    /// the database file is left once it is closed.
+    private static func buildNewFile(at temporary: URL, request: StoreOpenRequest, schema: SQLiteSchema) throws {
+        var options = request.options
+        var pragmas = (options[NSSQLitePragmasOption] as? [AnyHashable: Any]) ?? [:]
+        pragmas = pragmas.filter { ($0.key as? String)?.lowercased() != "journal_mode" }
+        pragmas["journal_mode"] = "DELETE"
+        options[NSSQLitePragmasOption] = pragmas
+        let connection = try openConnection(path: temporary.path, readOnly: false, options: options, creating: true)
+        defer { connection.close() }
+        let metadata = ModelCompatibility.metadata(storeType: NSSQLiteStoreType, uuid: UUID().uuidString,
+                                                   entities: request.entities, model: request.model)
+        try connection.transaction {
+            try createSchema(on: connection, schema: schema, model: request.model, metadata: metadata)
+        }
+    }
+
+    /// Moves the finished database at `temporary` to `url` in one step and flushes the directory. A missing
+    /// `url` is linked without replacing (so two processes creating one store cannot overwrite each other's;
+    /// on a file system without hard links it is renamed); an empty file at `url` is renamed over. Stale companions of the old, empty `url` are removed first, so
+    /// no old log is ever replayed onto the new file.
+    /// - Throws: 134080 when the file cannot be moved and no other process created the store meanwhile.
+    private static func placeNewFile(_ temporary: URL, at url: URL) throws {
+        try AtomicFileReplacement.flush(temporary.path, directory: false)
+        guard (fileSize(url.path) ?? 0) == 0 else { return }
+        for suffix in companionSuffixes { unlink(url.path + suffix) }
+        var moved: Bool
+        if fileSize(url.path) == nil {
+            moved = link(temporary.path, url.path) == 0
+            // A file system without hard links: rename, which replaces a store only if one appeared just now.
+            if !moved, [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(errno), fileSize(url.path) == nil {
+                moved = rename(temporary.path, url.path) == 0
+            }
+        } else {
+            moved = rename(temporary.path, url.path) == 0
+        }
+        let reason = String(cString: strerror(errno))
+        // Another process's store won the race (ours may also have been removed as its leftover): open that one.
+        if !moved, (fileSize(url.path) ?? 0) > 0 { return }
+        guard moved else { throw CoreDataError.openFailed(url, reason: "the new store file could not be moved into place (\(reason))") }
+        try AtomicFileReplacement.flush(url.deletingLastPathComponent().path, directory: true)
+    }
+
+    /// Removes the temporary databases (and their journals) a process killed while creating this store left
+    /// beside `url`, and nothing else.
+    static func removeCreationLeftovers(of url: URL) {
+        AtomicFileReplacement.removeLeftovers(of: url, companionSuffixes: companionSuffixes)
+    }
+
+    /// The size of the file at `path`, or nil when there is none.
+    static func fileSize(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+    }
+
+    private static func removeDatabase(at path: String) {
+        for suffix in [""] + companionSuffixes { unlink(path + suffix) }
+    }
+}
