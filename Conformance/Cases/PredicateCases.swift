@@ -13,14 +13,19 @@ enum PredicateCases {
     static let itemPredicateCount = 2200
     static let ownerPredicateCount = 1100
 
+    /// Saves the fixed data set and returns a differential on a context that reads it back (after a reopen
+    /// where the store keeps a file).
+    static func seededDifferential(_ env: ConformanceEnvironment) throws -> PredicateDifferential {
+        let coordinator = try env.openCoordinator()
+        let seeding = env.context(coordinator)
+        try PredicateData.populate(seeding)
+        try seeding.save()
+        return try PredicateDifferential(context: try env.reopenedContext(or: coordinator))
+    }
+
     static let all: [ConformanceCase] = [
         ConformanceCase("fetch/predicates-agree-with-evaluate") { env in
-            let coordinator = try env.openCoordinator()
-            let seeding = env.context(coordinator)
-            try PredicateData.populate(seeding)
-            try seeding.save()
-            let context = try env.reopenedContext(or: coordinator)
-            let differential = try PredicateDifferential(context: context)
+            let differential = try seededDifferential(env)
             var generator = PredicateGenerator(seed: 0x0517_0003, objects: differential.arguments)
             var failures: [String] = []
             for _ in 0..<itemPredicateCount {
@@ -34,12 +39,7 @@ enum PredicateCases {
                            + failures.prefix(15).joined(separator: "\n"))
         },
         ConformanceCase("fetch/mutated-predicates-never-trap") { env in
-            let coordinator = try env.openCoordinator()
-            let seeding = env.context(coordinator)
-            try PredicateData.populate(seeding)
-            try seeding.save()
-            let context = try env.reopenedContext(or: coordinator)
-            let differential = try PredicateDifferential(context: context)
+            let differential = try seededDifferential(env)
             var generator = PredicateGenerator(seed: 0x0517_0017, objects: differential.arguments)
             var mutator = PredicateMutator(seed: 0x0517_0018)
             var failures: [String] = []
