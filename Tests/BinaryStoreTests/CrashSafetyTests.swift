@@ -49,31 +49,11 @@ import StoreTestSupport
         var lastReported: Int64 = 0
         var killsDuringWrite = 0
         for round in 0..<Self.rounds {
-            let child = Process()
-            child.executableURL = executable
-            child.arguments = ["--testing-library", "swift-testing", "--filter", "CrashSafetyTests/crashChildSaves"]
-            var environment = ProcessInfo.processInfo.environment
-            environment[Self.storeVariable] = url.path
-            environment[Self.typeVariable] = typeName
-            child.environment = environment
-            let output = Pipe()
-            child.standardOutput = output
-            child.standardError = FileHandle.nullDevice
-            try child.run()
-            defer { if child.isRunning { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() } }
-
             // Wait for the child's first completed save, then let it run a random while and kill it.
-            var text = ""
-            while !text.contains(Self.savedPrefix) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            try #require(text.contains(Self.savedPrefix), "round \(round): the child never saved: \(text.suffix(400))")
-            usleep(UInt32.random(in: 0..<400_000, using: &random))
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-            text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let text = try Self.runChildUntilKilled(executable, test: "crashChildSaves",
+                                                    environment: [Self.storeVariable: url.path, Self.typeVariable: typeName],
+                                                    after: Self.savedPrefix, within: 400_000, random: &random,
+                                                    round: round)
             let reported = text.components(separatedBy: "\n").compactMap { line -> Int64? in
                 guard let range = line.range(of: Self.savedPrefix) else { return nil }
                 return Int64(line[range.upperBound...].trimmingCharacters(in: .whitespaces))
@@ -143,6 +123,33 @@ import StoreTestSupport
         }
     }
 
+    /// Runs this test binary as a child running `test` with `environment` added, waits until it prints
+    /// `marker`, lets it run for a random time under `within` microseconds, kills it with SIGKILL and returns
+    /// everything it printed.
+    static func runChildUntilKilled(_ executable: URL, test: String, environment: [String: String], after marker: String,
+                                    within microseconds: UInt32, random: inout SplitMix64, round: Int) throws -> String {
+        let child = Process()
+        child.executableURL = executable
+        child.arguments = ["--testing-library", "swift-testing", "--filter", "CrashSafetyTests/\(test)"]
+        child.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        child.standardOutput = output
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        defer { if child.isRunning { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() } }
+        var text = ""
+        while !text.contains(marker) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        try #require(text.contains(marker), "round \(round): the child never printed \"\(marker)\": \(text.suffix(400))")
+        usleep(UInt32.random(in: 0..<microseconds, using: &random))
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        return text + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
     /// A process killed while it creates stores and saves to them (`crashChildCreatesAndSaves`) leaves, for
     /// each store, no file or a complete store: every later open succeeds, with the last completed save or
     /// the one in progress, and removes the temporary files the killed process left.
@@ -156,32 +163,12 @@ import StoreTestSupport
         var killsDuringCreation = 0
         let began = Date()
         for round in 0..<Self.creationRounds {
-            let child = Process()
-            child.executableURL = executable
-            child.arguments = ["--testing-library", "swift-testing", "--filter", "CrashSafetyTests/crashChildCreatesAndSaves"]
-            var environment = ProcessInfo.processInfo.environment
-            environment[Self.directoryVariable] = directory.url.path
-            environment[Self.typeVariable] = typeName
-            environment[Self.startVariable] = String(start)
-            child.environment = environment
-            let output = Pipe()
-            child.standardOutput = output
-            child.standardError = FileHandle.nullDevice
-            try child.run()
-            defer { if child.isRunning { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() } }
-
             // Wait until the child has created its first store, then kill it a random while later.
-            var text = ""
-            while !text.contains(Self.createdPrefix) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            try #require(text.contains(Self.createdPrefix), "round \(round): the child never created a store: \(text.suffix(400))")
-            usleep(UInt32.random(in: 0..<120_000, using: &random))
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-            text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let text = try Self.runChildUntilKilled(executable, test: "crashChildCreatesAndSaves",
+                                                    environment: [Self.directoryVariable: directory.url.path, Self.typeVariable: typeName,
+                                                                  Self.startVariable: String(start)],
+                                                    after: Self.createdPrefix, within: 120_000, random: &random,
+                                                    round: round)
 
             let lines = text.components(separatedBy: "\n")
             let created = lines.compactMap { Self.number(after: Self.createdPrefix, in: $0) }.max() ?? start
