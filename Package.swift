@@ -4,8 +4,8 @@ import PackageDescription
 /// swift-coredata: Apple's Core Data API for Linux.
 ///
 /// Layout (see Docs/Architecture.md): the store contract lives in `CoreDataStoreKit`, each built-in store
-/// in `Backends/<Name>`, Apple's public classes in `CoreData`, and the shared conformance suite in
-/// `Conformance/`.
+/// in `Backends/<Name>` (the SQL stores share the schema and predicate compiler in `Backends/SQL`), Apple's
+/// public classes in `CoreData`, and the shared conformance suite in `Conformance/`.
 let package = Package(
     name: "swift-coredata",
     platforms: [.macOS(.v13)],
@@ -20,7 +20,8 @@ let package = Package(
         .target(name: "CoreDataStoreKit", path: "Sources/CoreDataStoreKit"),
         .target(name: "CoreDataInMemory", dependencies: ["CoreDataStoreKit"], path: "Backends/InMemory"),
         .systemLibrary(name: "CSQLite", path: "Backends/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "CoreDataSQLite", dependencies: ["CoreDataStoreKit", "CSQLite"], path: "Backends/SQLite"),
+        .target(name: "CoreDataSQL", dependencies: ["CoreDataStoreKit"], path: "Backends/SQL"),
+        .target(name: "CoreDataSQLite", dependencies: ["CoreDataStoreKit", "CoreDataSQL", "CSQLite"], path: "Backends/SQLite"),
         .systemLibrary(name: "CLibXML2", path: "Backends/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "CoreDataXML", dependencies: ["CoreDataStoreKit", "CLibXML2"], path: "Backends/XML"),
         .target(name: "CoreDataBinary", dependencies: ["CoreDataStoreKit"], path: "Backends/Binary"),
@@ -44,7 +45,7 @@ let package = Package(
         .testTarget(name: "CoreDataToolTests", dependencies: ["coredata", "CoreData"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataInMemory", "CoreDataConformance"]),
         .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CSQLite", "StoreTestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CoreDataSQL", "CSQLite", "StoreTestSupport"]),
         .executableTarget(name: "coredata-benchmark", dependencies: ["CoreData", "CoreDataSQLite", "CSQLite"], path: "Benchmarks"),
         .testTarget(name: "XMLStoreTests", dependencies: ["CoreData", "CoreDataConformance", "StoreTestSupport"]),
         .testTarget(name: "BinaryStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CoreDataBinary", "CoreDataXML", "StoreTestSupport"]),

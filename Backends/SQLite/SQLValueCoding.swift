@@ -1,4 +1,5 @@
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// Apple's encodings of attribute values in SQLite columns, both ways.
@@ -9,7 +10,7 @@ import CoreDataStoreKit
 /// an unexpected storage class is converted when it can be and read as nil otherwise.
 enum SQLValueCoding {
     /// The value to bind for an attribute value, or nil when the value cannot be stored in that type.
-    static func encode(_ value: Any?, as type: NSAttributeType, externalStorage: Bool = false) -> SQLiteValue? {
+    static func encode(_ value: Any?, as type: NSAttributeType, externalStorage: Bool = false) -> SQLValue? {
         guard let value, !(value is NSNull) else { return .null }
         switch (type, value) {
         case (.integer64AttributeType, let v as Int64): return .integer(v)

@@ -1,4 +1,5 @@
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// One connection to a SQLite database file, with a cache of prepared statements keyed by SQL text.
@@ -75,7 +76,7 @@ final class SQLiteConnection {
     }
 
     /// The rows of a query, each read by `body`.
-    func query<T>(_ sql: String, _ bindings: [SQLiteValue] = [], cached: Bool = true, _ body: (SQLiteStatement) throws -> T) throws -> [T] {
+    func query<T>(_ sql: String, _ bindings: [SQLValue] = [], cached: Bool = true, _ body: (SQLiteStatement) throws -> T) throws -> [T] {
         let statement = cached ? try statement(sql) : try prepare(sql)
         defer { cached ? statement.reset() : statement.finalize() }
         try statement.bind(bindings)
@@ -85,7 +86,7 @@ final class SQLiteConnection {
     }
 
     /// Calls `body` on each row of a query (for callers that keep only some rows, without an array of all).
-    func forEachRow(_ sql: String, _ bindings: [SQLiteValue] = [], _ body: (SQLiteStatement) throws -> Void) throws {
+    func forEachRow(_ sql: String, _ bindings: [SQLValue] = [], _ body: (SQLiteStatement) throws -> Void) throws {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(bindings)
@@ -94,7 +95,7 @@ final class SQLiteConnection {
 
     /// Runs a statement that returns no rows, and returns the number of rows it changed.
     @discardableResult
-    func run(_ sql: String, _ bindings: [SQLiteValue] = [], cached: Bool = true) throws -> Int {
+    func run(_ sql: String, _ bindings: [SQLValue] = [], cached: Bool = true) throws -> Int {
         let statement = cached ? try statement(sql) : try prepare(sql)
         defer { cached ? statement.reset() : statement.finalize() }
         try statement.bind(bindings)
@@ -148,15 +149,6 @@ final class SQLiteConnection {
     }
 }
 
-/// A value bound to a statement parameter.
-enum SQLiteValue {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob(Data)
-}
-
 /// A prepared statement; owned by its connection's cache or by the caller that prepared it.
 final class SQLiteStatement {
     private(set) var handle: OpaquePointer?
@@ -181,12 +173,12 @@ final class SQLiteStatement {
     }
 
     /// Binds values to parameters 1…n.
-    func bind(_ values: [SQLiteValue]) throws {
+    func bind(_ values: [SQLValue]) throws {
         for (index, value) in values.enumerated() { try bind(value, at: Int32(index + 1)) }
     }
 
     /// Binds one value to a 1-based parameter index.
-    func bind(_ value: SQLiteValue, at index: Int32) throws {
+    func bind(_ value: SQLValue, at index: Int32) throws {
         guard let handle else { throw SQLiteConnection.closedError() }
         let result: Int32
         switch value {

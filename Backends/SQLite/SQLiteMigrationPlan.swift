@@ -1,3 +1,4 @@
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// How the rows of a store saved with another model become rows of the new model's schema (Apple's inferred
@@ -10,7 +11,7 @@ struct SQLiteMigrationPlan {
     /// One SQL statement with its values, bound to numbered parameters (`?1`, `?2`, …).
     struct Statement {
         var sql: String
-        var bindings: [SQLiteValue]
+        var bindings: [SQLValue]
     }
 
     /// A required property that must have a value in every row once the data is copied.
@@ -348,10 +349,10 @@ struct SQLiteMigrationPlan {
 
 /// SQL text with its values, each bound to a numbered parameter so text can be assembled in any order.
 private struct SQLBuilder {
-    private(set) var bindings: [SQLiteValue] = []
+    private(set) var bindings: [SQLValue] = []
 
     /// The parameter (`?n`) that will carry `value`.
-    mutating func bind(_ value: SQLiteValue) -> String {
+    mutating func bind(_ value: SQLValue) -> String {
         bindings.append(value)
         return "?\(bindings.count)"
     }

@@ -1,3 +1,4 @@
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// Comparisons of translated operands, with the evaluator's meaning: kinds that differ are never equal nor
@@ -177,7 +178,7 @@ extension SQLitePredicateCompiler {
     }
 
     /// A constant's SQL value, in the encoding its kind's columns use; nil when it has none.
-    func sqlValue(_ constant: PredicateConstant) -> SQLiteValue? {
+    func sqlValue(_ constant: PredicateConstant) -> SQLValue? {
         switch constant {
         case .null: return .null
         case .object(let object):

@@ -1,3 +1,4 @@
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// Translates predicate trees and sort descriptors into SQL over Apple's schema, with every value bound as a
@@ -89,7 +90,7 @@ final class SQLitePredicateCompiler {
     }
 
     let schema: SQLiteSchema
-    private(set) var bindings: [SQLiteValue] = []
+    private(set) var bindings: [SQLValue] = []
     private var aliasCounter = 0
     /// The scopes `SUBQUERY` variables range over, while their subquery is compiled.
     var variables: [String: Scope] = [:]
@@ -102,7 +103,7 @@ final class SQLitePredicateCompiler {
     }
 
     /// A numbered parameter holding `value`.
-    func bind(_ value: SQLiteValue) -> String {
+    func bind(_ value: SQLValue) -> String {
         bindings.append(value)
         return "?\(bindings.count)"
     }

@@ -1,4 +1,5 @@
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// How rows of one concrete entity are read from and written to its table, computed once per store.
@@ -136,7 +137,7 @@ final class SQLiteRowPlan {
     }
 
     /// The values bound to one field's column(s), in the order of `insertSQL`.
-    func bindings(for field: Field, value: Any?) throws -> [SQLiteValue] {
+    func bindings(for field: Field, value: Any?) throws -> [SQLValue] {
         switch field.kind {
         case .attribute(let type, let external):
             guard let encoded = SQLValueCoding.encode(value, as: type, externalStorage: external) else {
@@ -145,7 +146,7 @@ final class SQLiteRowPlan {
             return [encoded]
         case .toOne(let entityColumn, _):
             let key = value as? ObjectKey
-            var result: [SQLiteValue] = [key.map { .integer($0.primaryKey) } ?? .null]
+            var result: [SQLValue] = [key.map { .integer($0.primaryKey) } ?? .null]
             if entityColumn != nil { result.append(key.map { .integer(Int64($0.entityNumber)) } ?? .null) }
             return result
         }

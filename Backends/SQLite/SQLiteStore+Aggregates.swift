@@ -1,4 +1,5 @@
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 import Foundation
 

@@ -1,4 +1,5 @@
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 
 extension SQLiteStore {
@@ -75,7 +76,7 @@ extension SQLiteStore {
             }
             let doomedOf = "(SELECT Z_PK FROM temp.Z_BATCHDELETE WHERE Z_ROOT = ?1)"
             for table in schema.orderedTables {
-                let root: [SQLiteValue] = [.integer(Int64(table.root.entityNumber))]
+                let root: [SQLValue] = [.integer(Int64(table.root.entityNumber))]
                 // Nullify every to-one that points into this table.
                 for source in schema.orderedTables {
                     for entity in SQLiteSchema.hierarchy(of: source.root) {

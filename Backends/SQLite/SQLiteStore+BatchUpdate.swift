@@ -1,4 +1,5 @@
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 
 extension SQLiteStore {
@@ -29,7 +30,7 @@ extension SQLiteStore {
                         return try connection.query(sql, bindings, cached: true, key)
                     }
                     guard case .keys(let keys) = try fetch(request.fetch), !keys.isEmpty else { return [] }
-                    var bindings: [SQLiteValue] = []
+                    var bindings: [SQLValue] = []
                     let set = try assignments(request, plan: plan, bindings: &bindings)
                     let sql = "UPDATE \(table) SET \(set) WHERE Z_PK = ?\(bindings.count + 1)"
                     var updated: [ObjectKey] = []
@@ -50,7 +51,7 @@ extension SQLiteStore {
 
     /// The `SET` list: each attribute's column bound to a new parameter appended to `bindings`, then
     /// `Z_OPT = Z_OPT + 1`.
-    private func assignments(_ request: StoreBatchUpdateRequest, plan: SQLiteRowPlan, bindings: inout [SQLiteValue]) throws -> String {
+    private func assignments(_ request: StoreBatchUpdateRequest, plan: SQLiteRowPlan, bindings: inout [SQLValue]) throws -> String {
         var parts: [String] = []
         for assignment in request.assignments {
             guard let slot = plan.entity.layout.slotByName[assignment.attribute.name], let field = plan.fieldBySlot[slot] else {

@@ -1,4 +1,5 @@
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// One fetch request compiled to SQL: the FROM clause with its joins, the WHERE clause, the ORDER BY, and
@@ -7,7 +8,7 @@ struct SQLiteCompiledFetch {
     var from: String
     var whereSQL: String
     var orderBy: [String]?
-    var bindings: [SQLiteValue]
+    var bindings: [SQLValue]
     /// The part of the predicate evaluated in memory, or nil.
     var residual: NSPredicate?
     /// Whether limit and offset can be applied by SQL (nothing is left for memory).

@@ -1,3 +1,4 @@
+import CoreDataSQL
 import CoreDataStoreKit
 import Foundation
 
@@ -98,7 +99,7 @@ extension SQLiteStore: PersistentHistoryBackend {
     }
 
     /// The `ATRANSACTIONSTRING` key of a name, adding it when new; NULL for nil.
-    private func stringKey(_ name: String?) throws -> SQLiteValue {
+    private func stringKey(_ name: String?) throws -> SQLValue {
         guard let name else { return .null }
         if let existing = try connection.query("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", [.text(name)], { $0.int64(at: 0) }).first {
             return .integer(existing)
@@ -182,7 +183,7 @@ extension SQLiteStore: PersistentHistoryBackend {
     /// The SQL condition on `ATRANSACTION` for transactions after a position, or up to it. A transaction
     /// position is the point just after that transaction (a token's meaning): fetching after it leaves the
     /// transaction out, deleting up to it takes it too.
-    private static func condition(_ position: StoreHistoryPosition, after: Bool) -> (String, [SQLiteValue]) {
+    private static func condition(_ position: StoreHistoryPosition, after: Bool) -> (String, [SQLValue]) {
         switch position {
         case .start: return (after ? "1" : "0", [])
         case .date(let date): return (after ? "ZTIMESTAMP > ?" : "ZTIMESTAMP < ?", [.real(date.timeIntervalSinceReferenceDate)])

@@ -1,4 +1,5 @@
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// The shape of an UPDATE statement: which entity, which slots, whether `Z_OPT` is checked.
@@ -31,7 +32,7 @@ extension SQLiteStore {
             // a real duplicate still fails when the new values are written.
             for deletion in changes.deleted {
                 guard let plan = plan(for: deletion.key.entityNumber) else { continue }
-                var bindings: [SQLiteValue] = [.integer(deletion.key.primaryKey)]
+                var bindings: [SQLValue] = [.integer(deletion.key.primaryKey)]
                 var sql = "DELETE FROM \(q(plan.table.name)) WHERE Z_PK = ?1"
                 if let expected = deletion.expectedVersion {
                     sql += " AND Z_OPT = ?2"
@@ -116,7 +117,7 @@ extension SQLiteStore {
             }
             guard !columns.isEmpty else { continue }
             var sql = "UPDATE \(q(plan.table.name)) SET \(columns.map { "\($0) = NULL" }.joined(separator: ", ")) WHERE Z_PK = ?1"
-            var bindings: [SQLiteValue] = [.integer(update.row.key.primaryKey)]
+            var bindings: [SQLValue] = [.integer(update.row.key.primaryKey)]
             if let expected = update.expectedVersion {
                 sql += " AND Z_OPT = ?2"
                 bindings.append(.integer(expected))

@@ -1,4 +1,5 @@
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// The SQLite store (`NSSQLiteStoreType`): rows kept in Apple's own schema, read and written row by row.
@@ -294,7 +295,7 @@ public final class SQLiteStore: PersistentStoreBackend {
         guard let table = schema.table(for: root) else {
             throw CoreDataError.operation("The entity \(entity.name.orEmpty) is not in this store's configuration.")
         }
-        let number: SQLiteValue = .integer(Int64(root.entityNumber))
+        let number: SQLValue = .integer(Int64(root.entityNumber))
         return try connection.transaction {
             let recorded = try connection.query("SELECT Z_MAX, typeof(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT = ?1", [number]) {
                 ($0.string(at: 1) == "null" ? 0 : $0.int64(at: 0), $0.string(at: 1))
