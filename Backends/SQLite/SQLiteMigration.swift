@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// Automatic lightweight migration of a SQLite store saved with another model, as Apple's inferred mapping
@@ -22,7 +23,7 @@ enum SQLiteMigration {
     /// - Throws: 134190 (`NSInferredMappingModelError`) for a change the inferred mapping cannot make,
     ///   naming the entity and property; 134110 (`NSMigrationError`) when the data does not fit the new model
     ///   (a required value missing) or a step fails.
-    static func migrate(url: URL, request: StoreOpenRequest, schema: SQLiteSchema) throws {
+    static func migrate(url: URL, request: StoreOpenRequest, schema: SQLSchema) throws {
         // A rollback journal left by an interrupted transaction (stores opened with journal_mode=DELETE) must be
         // rolled back by SQLite before the file can be read as a whole, and must never outlive a file swap.
         let journal = url.path + "-journal"
@@ -51,7 +52,7 @@ enum SQLiteMigration {
 
     /// Writes the migrated store into `temporary` and closes it, leaving no `-wal` beside it.
     private static func build(_ temporary: URL, from url: URL, plan: SQLiteMigrationPlan, source: SQLiteMigrationSource,
-                              request: StoreOpenRequest, schema: SQLiteSchema) throws {
+                              request: StoreOpenRequest, schema: SQLSchema) throws {
         let connection = try SQLiteConnection(path: temporary.standardizedFileURL.absoluteString,
                                               flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, uri: true)
         defer { connection.close() }

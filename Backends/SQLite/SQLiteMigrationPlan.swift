@@ -31,9 +31,9 @@ struct SQLiteMigrationPlan {
     private(set) var largestKeys: [Int32: Int64] = [:]
 
     private let source: SQLiteMigrationSource
-    private let schema: SQLiteSchema
+    private let schema: SQLSchema
     /// The old model's schema, for the store's entities, when the source knows the old model.
-    private let sourceSchema: SQLiteSchema?
+    private let sourceSchema: SQLSchema?
     /// The old `Z_ENT` of each new entity that continues an old one.
     private var oldNumbers: [ObjectIdentifier: Int64] = [:]
     /// What is added to an old key, by old table and new table ("old|new").
@@ -42,11 +42,11 @@ struct SQLiteMigrationPlan {
     /// Plans the migration of `source` into `schema`.
     /// - Throws: 134190 for a change that cannot be inferred (a column whose type changed, a relationship
     ///   that moved between a foreign key and a join table), 134110 for a store that cannot be read as expected.
-    init(source: SQLiteMigrationSource, schema: SQLiteSchema) throws {
+    init(source: SQLiteMigrationSource, schema: SQLSchema) throws {
         self.source = source
         self.schema = schema
         sourceSchema = source.model.map { model in
-            SQLiteSchema(model: model, entities: model.entities.filter { source.entities[Int64($0.entityNumber)] != nil })
+            SQLSchema(model: model, entities: model.entities.filter { source.entities[Int64($0.entityNumber)] != nil }, dialect: schema.dialect)
         }
         mapEntities()
         try computeOffsets()
@@ -58,7 +58,7 @@ struct SQLiteMigrationPlan {
     // MARK: Entities and keys
 
     private mutating func mapEntities() {
-        let entities = schema.orderedTables.flatMap { SQLiteSchema.hierarchy(of: $0.root) }
+        let entities = schema.orderedTables.flatMap { SQLSchema.hierarchy(of: $0.root) }
         var used = Set<Int64>()
         // Renamed entities first, so a new entity that takes a renamed entity's old name starts empty.
         for byRenaming in [true, false] {
@@ -76,7 +76,7 @@ struct SQLiteMigrationPlan {
     private mutating func computeOffsets() throws {
         for table in schema.orderedTables {
             var oldTables: [String] = []
-            for entity in SQLiteSchema.hierarchy(of: table.root) {
+            for entity in SQLSchema.hierarchy(of: table.root) {
                 if let old = oldTable(of: entity), !oldTables.contains(old) { oldTables.append(old) }
             }
             var next: Int64 = 0
@@ -93,7 +93,7 @@ struct SQLiteMigrationPlan {
     /// For each new entity that takes an old entity's rows (matched by renaming identifier, then by name): the
     /// old `Z_ENT`, the new one, and what is added to the old keys.
     var entityMapping: [(old: Int64, new: Int64, keyOffset: Int64)] {
-        schema.orderedTables.flatMap { SQLiteSchema.hierarchy(of: $0.root) }.compactMap { entity in
+        schema.orderedTables.flatMap { SQLSchema.hierarchy(of: $0.root) }.compactMap { entity in
             oldNumbers[ObjectIdentifier(entity)].map { ($0, Int64(entity.entityNumber), keyOffset(of: entity)) }
         }
     }
@@ -112,9 +112,9 @@ struct SQLiteMigrationPlan {
 
     // MARK: Entity rows
 
-    private mutating func planRows(of table: SQLiteSchema.Table) throws {
+    private mutating func planRows(of table: SQLSchema.Table) throws {
         var groups: [(old: String, pairs: [(old: Int64, new: NSEntityDescription)])] = []
-        for entity in SQLiteSchema.hierarchy(of: table.root) {
+        for entity in SQLSchema.hierarchy(of: table.root) {
             guard let number = oldNumbers[ObjectIdentifier(entity)], let old = source.table(of: number) else { continue }
             if let index = groups.firstIndex(where: { $0.old == old }) {
                 groups[index].pairs.append((number, entity))
@@ -125,7 +125,7 @@ struct SQLiteMigrationPlan {
         for group in groups { try planCopy(from: group.old, pairs: group.pairs, into: table) }
     }
 
-    private mutating func planCopy(from old: String, pairs: [(old: Int64, new: NSEntityDescription)], into table: SQLiteSchema.Table) throws {
+    private mutating func planCopy(from old: String, pairs: [(old: Int64, new: NSEntityDescription)], into table: SQLSchema.Table) throws {
         for column in ["Z_PK", "Z_ENT", "Z_OPT"] where source.columnType(column, in: old) == nil {
             throw CoreDataError.migrationFailed("table \(old) has no \(column) column")
         }
@@ -140,7 +140,7 @@ struct SQLiteMigrationPlan {
             names.append(column)
             values.append(having.count == pairs.count ? expression : "CASE WHEN o.Z_ENT IN (\(sql.list(having))) THEN \(expression) END")
         }
-        for entity in SQLiteSchema.hierarchy(of: table.root) {
+        for entity in SQLSchema.hierarchy(of: table.root) {
             for property in entity.properties where !property.isTransient {
                 let relationship = property as? NSRelationshipDescription
                 guard relationship?.isToMany != true, let index = table.columnByProperty[ObjectIdentifier(property)] else { continue }
@@ -180,7 +180,7 @@ struct SQLiteMigrationPlan {
                 guard let expression else { continue }
                 add(column.name, expression, for: having)
                 if let relationship, let orderIndex = table.orderColumnByRelationship[ObjectIdentifier(relationship)], let oldColumn {
-                    let oldOrder = "Z_FOK_" + SQLiteSchema.upper(Self.oldName(relationship))
+                    let oldOrder = "Z_FOK_" + SQLSchema.upper(Self.oldName(relationship))
                     let order = source.columnType(oldOrder, in: old) != nil ? "o.\(q(oldOrder))"
                         : "CASE WHEN o.\(q(oldColumn)) IS NOT NULL THEN (ROW_NUMBER() OVER (PARTITION BY o.\(q(oldColumn)) ORDER BY o.Z_PK) + 1) * 1024 END"
                     add(table.columns[orderIndex].name, order, for: having)
@@ -207,7 +207,7 @@ struct SQLiteMigrationPlan {
         }
         let names = [property.renamingIdentifier, property.name].compactMap { $0 }
         for name in names {
-            let base = "Z" + SQLiteSchema.upper(name)
+            let base = "Z" + SQLSchema.upper(name)
             let numbered = (source.columns[table] ?? [:]).keys.contains { column in
                 column.count > base.count && column.hasPrefix(base) && column.dropFirst(base.count).allSatisfy(\.isNumber)
             }
@@ -218,8 +218,8 @@ struct SQLiteMigrationPlan {
             }
         }
         var candidates: [String] = []
-        if let old = property.renamingIdentifier, old != property.name { candidates.append("Z" + SQLiteSchema.upper(old)) }
-        candidates += [newColumn, "Z" + SQLiteSchema.upper(property.name)]
+        if let old = property.renamingIdentifier, old != property.name { candidates.append("Z" + SQLSchema.upper(old)) }
+        candidates += [newColumn, "Z" + SQLSchema.upper(property.name)]
         return candidates.first { source.columnType($0, in: table) != nil }
     }
 
@@ -238,9 +238,9 @@ struct SQLiteMigrationPlan {
     /// turned to-one), which the inferred mapping does not convert.
     private func checkStorageKept(_ relationship: NSRelationshipDescription, entity: NSEntityDescription) throws {
         var joinNames: [String] = []
-        if let number = oldNumbers[ObjectIdentifier(entity)] { joinNames.append("Z_\(number)" + SQLiteSchema.upper(Self.oldName(relationship))) }
+        if let number = oldNumbers[ObjectIdentifier(entity)] { joinNames.append("Z_\(number)" + SQLSchema.upper(Self.oldName(relationship))) }
         if let inverse = relationship.inverseRelationship, let inverseEntity = inverse.entity, let number = oldNumbers[ObjectIdentifier(inverseEntity)] {
-            joinNames.append("Z_\(number)" + SQLiteSchema.upper(Self.oldName(inverse)))
+            joinNames.append("Z_\(number)" + SQLSchema.upper(Self.oldName(inverse)))
         }
         if let name = joinNames.first(where: { source.columns[$0] != nil }) {
             throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: relationship.name,
@@ -250,17 +250,17 @@ struct SQLiteMigrationPlan {
 
     // MARK: Join tables
 
-    private mutating func planJoinRows(_ join: SQLiteSchema.JoinTable) throws {
+    private mutating func planJoinRows(_ join: SQLSchema.JoinTable) throws {
         let relationship = join.relationship
         guard let entity = relationship.entity, let destination = relationship.destinationEntity,
               let sourceNumber = oldNumbers[ObjectIdentifier(entity)], let destinationNumber = oldNumbers[ObjectIdentifier(destination)] else { return }
-        let name = SQLiteSchema.upper(Self.oldName(relationship))
-        let inverseName = join.inverse.map { SQLiteSchema.upper(Self.oldName($0)) }
+        let name = SQLSchema.upper(Self.oldName(relationship))
+        let inverseName = join.inverse.map { SQLSchema.upper(Self.oldName($0)) }
         // The old table is named after this relationship, or after its inverse (then its columns are swapped).
         var found: (table: String, sourceKeys: String, destinationKeys: String)?
         if source.columns["Z_\(sourceNumber)" + name] != nil {
             let keys = "Z_\(destinationNumber)" + name
-            var owners = "Z_\(sourceNumber)" + (inverseName ?? SQLiteSchema.upper(source.entities[sourceNumber]?.name ?? ""))
+            var owners = "Z_\(sourceNumber)" + (inverseName ?? SQLSchema.upper(source.entities[sourceNumber]?.name ?? ""))
             if owners == keys { owners += "1" }
             found = ("Z_\(sourceNumber)" + name, owners, keys)
         } else if let inverseName, source.columns["Z_\(destinationNumber)" + inverseName] != nil {
@@ -306,12 +306,12 @@ struct SQLiteMigrationPlan {
 
     /// The `Z_ENT` numbers of an entity and its subentities.
     private static func numbers(of entity: NSEntityDescription) -> [Int64] {
-        SQLiteSchema.hierarchy(of: entity).map { Int64($0.entityNumber) }
+        SQLSchema.hierarchy(of: entity).map { Int64($0.entityNumber) }
     }
 
     private mutating func planRepairsAndChecks() {
         for table in schema.orderedTables {
-            for entity in SQLiteSchema.hierarchy(of: table.root) {
+            for entity in SQLSchema.hierarchy(of: table.root) {
                 for property in entity.properties where !property.isTransient {
                     guard let index = table.columnByProperty[ObjectIdentifier(property)] else { continue }
                     let column = q(table.columns[index].name)

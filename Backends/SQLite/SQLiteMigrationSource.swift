@@ -1,3 +1,4 @@
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// What an existing store file holds, read without the model it was saved with: its entities
@@ -89,7 +90,7 @@ struct SQLiteMigrationSource {
     /// The table that holds an entity's rows (`Z` + its root's uppercased name), when the file has it.
     func table(of number: Int64) -> String? {
         guard let root = root(of: number) else { return nil }
-        let name = "Z" + SQLiteSchema.upper(root.name)
+        let name = "Z" + SQLSchema.upper(root.name)
         return columns[name] == nil ? nil : name
     }
 

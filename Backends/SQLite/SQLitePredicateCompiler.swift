@@ -89,13 +89,13 @@ final class SQLitePredicateCompiler {
         var isConstant = false
     }
 
-    let schema: SQLiteSchema
+    let schema: SQLSchema
     private(set) var bindings: [SQLValue] = []
     private var aliasCounter = 0
     /// The scopes `SUBQUERY` variables range over, while their subquery is compiled.
     var variables: [String: Scope] = [:]
 
-    init(schema: SQLiteSchema) { self.schema = schema }
+    init(schema: SQLSchema) { self.schema = schema }
 
     func newAlias() -> String {
         aliasCounter += 1

@@ -21,7 +21,7 @@ final class SQLiteRowPlan {
     }
 
     let entity: NSEntityDescription
-    let table: SQLiteSchema.Table
+    let table: SQLSchema.Table
     let fields: [Field]
     let slotCount: Int
     /// Every column of the table, `Z_PK, Z_ENT, Z_OPT` first, qualified with `alias`.
@@ -33,7 +33,7 @@ final class SQLiteRowPlan {
     /// Whether the fields are one attribute per slot, in slot order (a row is then read by appending).
     let attributesFillEverySlot: Bool
 
-    init(entity: NSEntityDescription, table: SQLiteSchema.Table, alias: String = "t0") {
+    init(entity: NSEntityDescription, table: SQLSchema.Table, alias: String = "t0") {
         self.entity = entity
         self.table = table
         let layout = entity.layout

@@ -1,3 +1,4 @@
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// Checks an existing store's schema against the model, after its version hashes (which say the store was
@@ -9,7 +10,7 @@ enum SQLiteSchemaCheck {
     /// an entity by its renaming identifier: Apple's lightweight migration renames an entity without
     /// changing its row there (SampleModel_V2 keeps `ExpensiveSportCar` for the renamed `LuxuryCar`).
     /// - Throws: 134100 naming the first difference.
-    static func check(_ connection: SQLiteConnection, schema: SQLiteSchema, model: NSManagedObjectModel, url: URL) throws {
+    static func check(_ connection: SQLiteConnection, schema: SQLSchema, model: NSManagedObjectModel, url: URL) throws {
         let stored = try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") { ($0.int64(at: 0), $0.string(at: 1).orEmpty) }
         var names: [Int64: String] = [:]
         for (number, name) in stored { names[number] = name }
@@ -22,7 +23,7 @@ enum SQLiteSchemaCheck {
             throw CoreDataError.incompatibleModel(url, reason: "the store has entity \(name) (Z_ENT \(number)), which the model lacks")
         }
         for table in schema.orderedTables {
-            for entity in SQLiteSchema.hierarchy(of: table.root) {
+            for entity in SQLSchema.hierarchy(of: table.root) {
                 guard let name = names[Int64(entity.entityNumber)] else {
                     throw CoreDataError.incompatibleModel(url, reason: "the store has no entity \(entity.name.orEmpty)")
                 }

@@ -79,7 +79,7 @@ extension SQLiteStore {
                 let root: [SQLValue] = [.integer(Int64(table.root.entityNumber))]
                 // Nullify every to-one that points into this table.
                 for source in schema.orderedTables {
-                    for entity in SQLiteSchema.hierarchy(of: source.root) {
+                    for entity in SQLSchema.hierarchy(of: source.root) {
                         for case let relationship as NSRelationshipDescription in entity.properties
                         where !relationship.isToMany && !relationship.isTransient && relationship.destinationEntity?.rootEntity === table.root {
                             guard let index = source.columnByProperty[ObjectIdentifier(relationship)] else { continue }
@@ -115,7 +115,7 @@ extension SQLiteStore {
 
     /// Whether any relationship of the model (or any join table) refers to rows of this table, or any
     /// entity stored in it has a relationship: then a delete needs the general path.
-    private func isReferenced(_ table: SQLiteSchema.Table) -> Bool {
+    private func isReferenced(_ table: SQLSchema.Table) -> Bool {
         for entity in model.entitiesInStoreOrder {
             for case let relationship as NSRelationshipDescription in entity.properties where !relationship.isTransient {
                 if relationship.destinationEntity?.rootEntity === table.root || entity.rootEntity === table.root { return true }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// Creating a new store file atomically.
@@ -19,7 +20,7 @@ extension SQLiteStore {
     /// Makes a complete, empty store at `url` (a missing or empty file), so that the open that follows finds an
     /// existing store. When another process creates the store first, its store is kept and ours dropped.
     /// - Throws: 134080 when the directory or the file cannot be made; SQLite errors (134180) from building it.
-    static func createFile(at url: URL, request: StoreOpenRequest, schema: SQLiteSchema) throws {
+    static func createFile(at url: URL, request: StoreOpenRequest, schema: SQLSchema) throws {
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
@@ -34,7 +35,7 @@ extension SQLiteStore {
     /// Writes Core Data's tables, the model's schema and the metadata into a new database at `temporary`, in
     /// one transaction, and closes it. The journal mode is `DELETE` whatever the options ask, so nothing but
     /// the database file is left once it is closed.
-    private static func buildNewFile(at temporary: URL, request: StoreOpenRequest, schema: SQLiteSchema) throws {
+    private static func buildNewFile(at temporary: URL, request: StoreOpenRequest, schema: SQLSchema) throws {
         var options = request.options
         var pragmas = (options[NSSQLitePragmasOption] as? [AnyHashable: Any]) ?? [:]
         pragmas = pragmas.filter { ($0.key as? String)?.lowercased() != "journal_mode" }

@@ -26,7 +26,7 @@ extension SQLiteStore {
         let scope = SQLitePredicateCompiler.Scope(alias: "t0", entity: request.entity)
         var conditions: [String] = []
         let entity = request.entity
-        let descendants = SQLiteSchema.hierarchy(of: entity).count - 1
+        let descendants = SQLSchema.hierarchy(of: entity).count - 1
         if !(entity.superentity == nil && (descendants == 0 || request.includesSubentities)) {
             let first = compiler.bind(.integer(Int64(entity.entityNumber)))
             if request.includesSubentities && descendants > 0 {

@@ -31,7 +31,7 @@ public final class SQLiteStore: PersistentStoreBackend {
 
     let url: URL
     let model: NSManagedObjectModel
-    let schema: SQLiteSchema
+    let schema: SQLSchema
     var connection: SQLiteConnection
     let isReadOnly: Bool
     /// Per concrete entity: how its rows are read and written.
@@ -49,7 +49,7 @@ public final class SQLiteStore: PersistentStoreBackend {
         self.url = url
         model = request.model
         isReadOnly = request.isReadOnly
-        schema = SQLiteSchema(model: request.model, entities: request.entities)
+        schema = SQLSchema(model: request.model, entities: request.entities, dialect: SQLiteDialect())
         let path = url.path
         if !Self.isInMemoryDatabase(url) && !request.isReadOnly {
             Self.removeCreationLeftovers(of: url)
@@ -188,7 +188,7 @@ public final class SQLiteStore: PersistentStoreBackend {
 
     /// Checks an existing file through a read-only connection: Core Data's tables, the metadata, the model
     /// (by version hash, and by schema), and returns the metadata.
-    private static func validate(url: URL, request: StoreOpenRequest, schema: SQLiteSchema) throws -> [String: Any] {
+    private static func validate(url: URL, request: StoreOpenRequest, schema: SQLSchema) throws -> [String: Any] {
         let connection = try SQLiteFileCheck.readOnlyConnection(url: url)
         defer { connection.close() }
         let metadata = try readMetadata(connection, url: url)
@@ -244,7 +244,7 @@ public final class SQLiteStore: PersistentStoreBackend {
 
     /// Creates Core Data's tables, the schema's tables and indexes, one `Z_PRIMARYKEY` row per entity and the
     /// metadata row, inside the caller's transaction.
-    static func createSchema(on connection: SQLiteConnection, schema: SQLiteSchema, model: NSManagedObjectModel,
+    static func createSchema(on connection: SQLiteConnection, schema: SQLSchema, model: NSManagedObjectModel,
                              metadata: [String: Any]) throws {
         try connection.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         try connection.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
@@ -326,4 +326,9 @@ public final class SQLiteStore: PersistentStoreBackend {
     }
 
     func plan(for entityNumber: Int32) -> SQLiteRowPlan? { plans[entityNumber] }
+}
+
+extension Optional where Wrapped == String {
+    /// The string, or "" for nil.
+    var orEmpty: String { self ?? "" }
 }

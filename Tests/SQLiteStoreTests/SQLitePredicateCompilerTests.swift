@@ -1,6 +1,7 @@
 import CoreData
 import Foundation
 import Testing
+import CoreDataSQL
 @testable import CoreDataSQLite
 
 /// The SQL compiler translates a predicate whole or leaves it whole to memory: a translated condition uses
@@ -24,7 +25,7 @@ import Testing
 
     func compile(_ format: String, on entityName: String = "Author") throws -> Compiled {
         let entity = try #require(Self.model.entitiesByName[entityName])
-        let compiler = SQLitePredicateCompiler(schema: SQLiteSchema(model: Self.model, entities: Self.model.entities))
+        let compiler = SQLitePredicateCompiler(schema: SQLSchema(model: Self.model, entities: Self.model.entities, dialect: SQLiteDialect()))
         let scope = SQLitePredicateCompiler.Scope(alias: "t0", entity: entity)
         let node = try #require(NSPredicate(format: format).parsedExpression)
         let sql = compiler.compile(node, in: scope)

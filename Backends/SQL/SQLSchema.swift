@@ -1,25 +1,27 @@
 import CoreDataStoreKit
 
-/// Where a model's entities live in Apple's SQLite schema: one table per root entity (`Z<NAME>`), one column
+/// Where a model's entities live in Apple's table layout: one table per root entity (`Z<NAME>`), one column
 /// per stored property, join tables for many-to-many and inverse-less to-many relationships, and the
 /// indexes Apple creates.
 ///
-/// Built once per store from the model, and deterministic: the same model always gives the same tables,
-/// columns (names, types, order) and indexes, matching what Apple's Core Data writes for it
-/// (`../shared/fixtures/APPLE_FORMATS.md`). Identifiers come from the model; they are emitted bare when they
-/// are plain ASCII words (as Apple writes them; every generated name starts with `Z`, so none is an SQL
-/// keyword) and double-quoted otherwise.
-final class SQLiteSchema {
+/// Built once per store from the model, and deterministic: the same model and dialect always give the same
+/// tables, columns (names, types, order) and indexes. With `SQLiteDialect` that is what Apple's Core Data
+/// writes for the model (`../shared/fixtures/APPLE_FORMATS.md`); another dialect changes only the type
+/// names and index collations (`SQLDialect.columnType(of:)`, `keyColumnType`, `primaryKeyColumnType`,
+/// `indexKey(_:type:ascending:)`), never a name or the column order. Identifiers are written by `quote(_:)`.
+public final class SQLSchema {
     /// One column of an entity table, after `Z_PK`, `Z_ENT`, `Z_OPT`.
-    struct Column {
-        var name: String
-        var type: String
+    public struct Column {
+        /// The column's name, unquoted (`ZNAME`, `ZTITLE1`, `Z2_OWNER`, `Z_FOK_BOOKS`).
+        public internal(set) var name: String
+        /// The column's type in `CREATE TABLE`, from the dialect.
+        public internal(set) var type: String
         /// Apple's column-order group: integers, then timestamps/floats/decimals, then text, then blobs.
-        var rank: Int
+        public internal(set) var rank: Int
     }
 
     /// How a to-many relationship is stored.
-    enum ToManyStorage {
+    public enum ToManyStorage {
         /// Through the inverse to-one's foreign key in the destination table.
         case inverseForeignKey(inverse: NSRelationshipDescription)
         /// Through a join table; `ownerColumn` holds this side's keys, `destinationColumn` the other side's.
@@ -27,19 +29,21 @@ final class SQLiteSchema {
     }
 
     /// A many-to-many (or inverse-less to-many) join table.
-    final class JoinTable {
-        let name: String
+    public final class JoinTable {
+        /// The table's name, unquoted (`Z_<n><REL>`).
+        public let name: String
         /// The relationship the table is named after (source entity with the lower `Z_ENT`).
-        let relationship: NSRelationshipDescription
-        let inverse: NSRelationshipDescription?
+        public let relationship: NSRelationshipDescription
+        /// `relationship`'s inverse (a to-many), or nil when it has none.
+        public let inverse: NSRelationshipDescription?
         /// Holds the keys of `relationship`'s source objects.
-        let sourceColumn: String
+        public let sourceColumn: String
         /// Holds the keys of `relationship`'s destination objects.
-        let destinationColumn: String
+        public let destinationColumn: String
         /// Order of destinations within a source, when `relationship` is ordered.
-        let destinationOrderColumn: String?
+        public let destinationOrderColumn: String?
         /// Order of sources within a destination, when the inverse is ordered.
-        let sourceOrderColumn: String?
+        public let sourceOrderColumn: String?
 
         init(name: String, relationship: NSRelationshipDescription, inverse: NSRelationshipDescription?, sourceColumn: String,
              destinationColumn: String, destinationOrderColumn: String?, sourceOrderColumn: String?) {
@@ -52,62 +56,75 @@ final class SQLiteSchema {
             self.sourceOrderColumn = sourceOrderColumn
         }
 
-        var createSQL: String {
-            var columns = ["\(q(sourceColumn)) INTEGER", "\(q(destinationColumn)) INTEGER"]
-            if let destinationOrderColumn { columns.append("\(q(destinationOrderColumn)) INTEGER") }
-            if let sourceOrderColumn { columns.append("\(q(sourceOrderColumn)) INTEGER") }
+        /// `CREATE TABLE`, with the dialect's key column type.
+        func createSQL(_ dialect: any SQLDialect) -> String {
+            let integer = dialect.keyColumnType
+            var columns = ["\(q(sourceColumn)) \(integer)", "\(q(destinationColumn)) \(integer)"]
+            if let destinationOrderColumn { columns.append("\(q(destinationOrderColumn)) \(integer)") }
+            if let sourceOrderColumn { columns.append("\(q(sourceOrderColumn)) \(integer)") }
             columns.append("PRIMARY KEY (\(q(sourceColumn)), \(q(destinationColumn)))")
             return "CREATE TABLE \(q(name)) ( \(columns.joined(separator: ", ")) )"
         }
 
+        /// The index on the reverse pair of columns.
         var indexSQL: String {
             "CREATE INDEX \(q(name + "_" + destinationColumn + "_INDEX")) ON \(q(name)) (\(q(destinationColumn)), \(q(sourceColumn)))"
         }
     }
 
     /// One root entity's table.
-    final class Table {
-        let root: NSEntityDescription
-        let name: String
-        var columns: [Column] = []
+    public final class Table {
+        /// The root entity of the hierarchy whose rows the table holds.
+        public let root: NSEntityDescription
+        /// The table's name, unquoted (`Z` + the root entity's uppercased name).
+        public let name: String
+        /// The columns after `Z_PK`, `Z_ENT`, `Z_OPT`, in Apple's order.
+        public internal(set) var columns: [Column] = []
         /// Column index (into `columns`) of each stored attribute and to-one relationship.
-        var columnByProperty: [ObjectIdentifier: Int] = [:]
+        public internal(set) var columnByProperty: [ObjectIdentifier: Int] = [:]
         /// The `Z<n>_<REL>` column of a to-one whose destination has subentities.
-        var entityColumnByRelationship: [ObjectIdentifier: Int] = [:]
+        public internal(set) var entityColumnByRelationship: [ObjectIdentifier: Int] = [:]
         /// The `Z_FOK_<REL>` column of a to-one whose inverse is an ordered to-many.
-        var orderColumnByRelationship: [ObjectIdentifier: Int] = [:]
+        public internal(set) var orderColumnByRelationship: [ObjectIdentifier: Int] = [:]
         /// `CREATE INDEX` statements for this table.
-        var indexes: [(name: String, sql: String)] = []
+        public internal(set) var indexes: [(name: String, sql: String)] = []
         /// Whether the table holds several entities (it has a `Z_ENT` index).
-        var hasSubentities: Bool { !root.subentities.isEmpty }
+        public var hasSubentities: Bool { !root.subentities.isEmpty }
 
         init(root: NSEntityDescription) {
             self.root = root
-            name = "Z" + root.name.map(SQLiteSchema.upper).orEmpty
+            name = "Z" + SQLSchema.upper(root.name ?? "")
         }
 
-        var createSQL: String {
-            let parts = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + columns.map { "\(q($0.name)) \($0.type)" }
+        /// `CREATE TABLE`, with the dialect's key column types.
+        func createSQL(_ dialect: any SQLDialect) -> String {
+            let keys = ["Z_PK \(dialect.primaryKeyColumnType)", "Z_ENT \(dialect.keyColumnType)", "Z_OPT \(dialect.keyColumnType)"]
+            let parts = keys + columns.map { "\(q($0.name)) \($0.type)" }
             return "CREATE TABLE \(q(name)) ( \(parts.joined(separator: ", ")) )"
         }
 
         /// The quoted column name of a property's column, or nil when the property has none.
-        func column(for property: NSPropertyDescription) -> String? {
+        public func column(for property: NSPropertyDescription) -> String? {
             columnByProperty[ObjectIdentifier(property)].map { q(columns[$0].name) }
         }
     }
 
-    let model: NSManagedObjectModel
+    /// The model whose entities the tables hold.
+    public let model: NSManagedObjectModel
+    /// How the tables and the SQL compiled against them are spelled.
+    public let dialect: any SQLDialect
     /// Tables by root entity.
-    private(set) var tables: [ObjectIdentifier: Table] = [:]
+    private var tables: [ObjectIdentifier: Table] = [:]
     /// Tables in root-entity `Z_ENT` order.
-    private(set) var orderedTables: [Table] = []
-    private(set) var joinTables: [JoinTable] = []
+    public private(set) var orderedTables: [Table] = []
+    /// Join tables, in the order they are created.
+    public private(set) var joinTables: [JoinTable] = []
     private var toMany: [ObjectIdentifier: ToManyStorage] = [:]
 
-    /// Builds the schema of `entities` (a configuration's, or the whole model).
-    init(model: NSManagedObjectModel, entities: [NSEntityDescription]) {
+    /// Builds the schema of `entities` (a configuration's, or the whole model), spelled in `dialect`.
+    public init(model: NSManagedObjectModel, entities: [NSEntityDescription], dialect: any SQLDialect) {
         self.model = model
+        self.dialect = dialect
         let wanted = Set(entities.map { ObjectIdentifier($0.rootEntity) })
         for entity in model.entitiesInStoreOrder where entity.superentity == nil && wanted.contains(ObjectIdentifier(entity)) {
             let table = Table(root: entity)
@@ -120,20 +137,22 @@ final class SQLiteSchema {
     }
 
     /// The table that holds an entity's rows.
-    func table(for entity: NSEntityDescription) -> Table? { tables[ObjectIdentifier(entity.rootEntity)] }
+    public func table(for entity: NSEntityDescription) -> Table? { tables[ObjectIdentifier(entity.rootEntity)] }
 
     /// How a to-many relationship is stored, or nil for a transient one or one outside this store.
-    func storage(of relationship: NSRelationshipDescription) -> ToManyStorage? { toMany[ObjectIdentifier(relationship)] }
+    public func storage(of relationship: NSRelationshipDescription) -> ToManyStorage? { toMany[ObjectIdentifier(relationship)] }
 
-    /// Every `CREATE` statement, tables first, in Apple's order.
-    var createStatements: [String] {
+    /// Every `CREATE` statement of the entity and join tables and their indexes, in Apple's order: each
+    /// entity table followed by its indexes, then each join table followed by its index. (The store's own
+    /// tables, such as `Z_PRIMARYKEY` and `Z_METADATA`, are the store's to create.)
+    public var createStatements: [String] {
         var statements: [String] = []
         for table in orderedTables {
-            statements.append(table.createSQL)
+            statements.append(table.createSQL(dialect))
             statements.append(contentsOf: table.indexes.map(\.sql))
         }
         for join in joinTables {
-            statements.append(join.createSQL)
+            statements.append(join.createSQL(dialect))
             statements.append(join.indexSQL)
         }
         return statements
@@ -141,44 +160,47 @@ final class SQLiteSchema {
 
     // MARK: Building
 
-    static func upper(_ name: String) -> String { name.uppercased() }
+    /// A model name as it appears in table and column names: uppercased (`Z` + `upper("title")` is `ZTITLE`).
+    public static func upper(_ name: String) -> String { name.uppercased() }
 
     /// The entities of a hierarchy, root first, in `Z_ENT` (pre-)order.
-    static func hierarchy(of root: NSEntityDescription) -> [NSEntityDescription] {
+    public static func hierarchy(of root: NSEntityDescription) -> [NSEntityDescription] {
         var result = [root]
         for sub in root.subentities.sorted(by: { $0.entityNumber < $1.entityNumber }) { result += hierarchy(of: sub) }
         return result
     }
 
-    static func columnType(of type: NSAttributeType) -> (String, Int)? {
+    /// Apple's column-order group of attributes of `type` (integers 0; dates, floating-point numbers and
+    /// decimals 1; text 2; blobs 3), or nil for a type that has no column.
+    static func rank(of type: NSAttributeType) -> Int? {
         switch type {
-        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType: return ("INTEGER", 0)
-        case .dateAttributeType: return ("TIMESTAMP", 1)
-        case .doubleAttributeType, .floatAttributeType: return ("FLOAT", 1)
-        case .decimalAttributeType: return ("DECIMAL", 1)
-        case .stringAttributeType, .URIAttributeType, .objectIDAttributeType: return ("VARCHAR", 2)
-        case .binaryDataAttributeType, .UUIDAttributeType, .transformableAttributeType: return ("BLOB", 3)
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType: return 0
+        case .dateAttributeType, .doubleAttributeType, .floatAttributeType, .decimalAttributeType: return 1
+        case .stringAttributeType, .URIAttributeType, .objectIDAttributeType: return 2
+        case .binaryDataAttributeType, .UUIDAttributeType, .transformableAttributeType: return 3
         default: return nil
         }
     }
 
     private func buildColumns(_ table: Table) {
         // Each column with the property (or role) it serves, in declaration order, then grouped by type.
+        let key = dialect.keyColumnType
         enum Role { case value(NSPropertyDescription), entity(NSRelationshipDescription), order(NSRelationshipDescription) }
         var pending: [(column: Column, role: Role)] = []
         for entity in Self.hierarchy(of: table.root) {
             for case let attribute as NSAttributeDescription in entity.properties where !attribute.isTransient {
-                guard let (type, rank) = Self.columnType(of: attribute.attributeType) else { continue }
+                guard let rank = Self.rank(of: attribute.attributeType) else { continue }
+                let type = dialect.columnType(of: attribute.attributeType)
                 pending.append((Column(name: "Z" + Self.upper(attribute.name), type: type, rank: rank), .value(attribute)))
             }
             for case let relationship as NSRelationshipDescription in entity.properties
             where !relationship.isTransient && !relationship.isToMany {
-                pending.append((Column(name: "Z" + Self.upper(relationship.name), type: "INTEGER", rank: 0), .value(relationship)))
+                pending.append((Column(name: "Z" + Self.upper(relationship.name), type: key, rank: 0), .value(relationship)))
                 if let destination = relationship.destinationEntity, !destination.subentities.isEmpty {
-                    pending.append((Column(name: "Z\(destination.entityNumber)_" + Self.upper(relationship.name), type: "INTEGER", rank: 0), .entity(relationship)))
+                    pending.append((Column(name: "Z\(destination.entityNumber)_" + Self.upper(relationship.name), type: key, rank: 0), .entity(relationship)))
                 }
                 if let inverse = relationship.inverseRelationship, inverse.isToMany, inverse.isOrdered, !inverse.isTransient {
-                    pending.append((Column(name: "Z_FOK_" + Self.upper(relationship.name), type: "INTEGER", rank: 0), .order(relationship)))
+                    pending.append((Column(name: "Z_FOK_" + Self.upper(relationship.name), type: key, rank: 0), .order(relationship)))
                 }
             }
         }
@@ -235,7 +257,7 @@ final class SQLiteSchema {
                     if let count = usedNames[name], count > 1 { name += String(count - 1) }
                     let destinationColumn = "Z_\(ownerDestination.entityNumber)" + Self.upper(owner.name)
                     var sourceColumn = other.map { "Z_\(ownerEntity.entityNumber)" + Self.upper($0.name) }
-                        ?? "Z_\(ownerEntity.entityNumber)" + Self.upper(ownerEntity.name.orEmpty)
+                        ?? "Z_\(ownerEntity.entityNumber)" + Self.upper(ownerEntity.name ?? "")
                     if sourceColumn == destinationColumn { sourceColumn += "1" }
                     let join = JoinTable(name: name, relationship: owner, inverse: other, sourceColumn: sourceColumn,
                                          destinationColumn: destinationColumn,
@@ -274,12 +296,12 @@ final class SQLiteSchema {
                 guard let column = table.columnByProperty[ObjectIdentifier(attribute)].map({ table.columns[$0].name }) else { continue }
                 add("\(tableName)_\(column)_INDEX", "CREATE INDEX \(q("\(tableName)_\(column)_INDEX")) ON \(q(tableName)) (\(q(column)))")
             }
-            let entityName = entity.name.orEmpty
+            let entityName = entity.name ?? ""
             for index in entity.indexes {
                 let columns = index.elements.compactMap { element -> String? in
                     let property = element.property ?? element.propertyName.flatMap { entity.propertiesByName[$0] }
                     guard let property, let column = table.column(for: property) else { return nil }
-                    return "\(column) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")"
+                    return indexKey(column, property, ascending: element.isAscending)
                 }
                 guard !columns.isEmpty else { continue }
                 let name = "Z_\(entityName)_\(index.name)"
@@ -287,26 +309,36 @@ final class SQLiteSchema {
             }
             for constraint in entity.uniquenessConstraints {
                 let names = constraint.compactMap { $0 as? String }
-                let columns = names.compactMap { entity.propertiesByName[$0].flatMap(table.column(for:)) }
-                guard !columns.isEmpty, columns.count == names.count else { continue }
+                let keys = names.compactMap { name in
+                    entity.propertiesByName[name].flatMap { property in
+                        table.column(for: property).map { indexKey($0, property, ascending: true) }
+                    }
+                }
+                guard !keys.isEmpty, keys.count == names.count else { continue }
                 let name = "Z_\(entityName)_UNIQUE_" + names.joined(separator: "_")
-                add(name, "CREATE UNIQUE INDEX \(q(name)) ON \(q(tableName)) (\(columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ")))")
+                add(name, "CREATE UNIQUE INDEX \(q(name)) ON \(q(tableName)) (\(keys.joined(separator: ", ")))")
             }
         }
         table.indexes = indexes
     }
 
+    /// One key of a fetch or uniqueness index, spelled by the dialect.
+    private func indexKey(_ column: String, _ property: NSPropertyDescription, ascending: Bool) -> String {
+        dialect.indexKey(column, type: (property as? NSAttributeDescription)?.attributeType, ascending: ascending)
+    }
+
+    // MARK: Identifiers
+
+    /// An SQL identifier: bare when it is a plain ASCII word starting with `Z` (every name the schema makes
+    /// is, as Apple writes them, and no SQL keyword starts with Z), double-quoted with inner quotes doubled
+    /// otherwise. A pure function of the name, so one name is written the same way everywhere (a database
+    /// that folds bare identifiers, as PostgreSQL folds them to lower case, folds it everywhere alike).
+    public static func quote(_ identifier: String) -> String {
+        let plain = identifier.hasPrefix("Z")
+            && identifier.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 95 }
+        return plain ? identifier : "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
 }
 
-/// An SQL identifier: bare when it is a plain ASCII word starting with `Z` (every name the schema makes
-/// does, and no SQL keyword starts with Z), double-quoted with inner quotes doubled otherwise.
-func q(_ identifier: String) -> String {
-    let plain = identifier.hasPrefix("Z")
-        && identifier.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 95 }
-    return plain ? identifier : "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-}
-
-extension Optional where Wrapped == String {
-    /// The string, or "" for nil.
-    var orEmpty: String { self ?? "" }
-}
+/// Shorthand for `SQLSchema.quote(_:)` in the SQL this module writes.
+func q(_ identifier: String) -> String { SQLSchema.quote(identifier) }
