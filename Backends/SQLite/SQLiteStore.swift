@@ -15,7 +15,7 @@ import CoreDataStoreKit
 /// - Values are always bound as parameters; identifiers come from the model and are quoted when needed.
 /// - A new store is created whole: built under a temporary name and moved into place, so a crash leaves no
 ///   store or a complete one; an open that may write removes the temporary files such a crash left.
-public final class SQLiteStore: PersistentStoreBackend {
+public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
     /// The request the store was opened with.
     public let openRequest: StoreOpenRequest
     public internal(set) var metadata: [String: Any]
@@ -30,7 +30,8 @@ public final class SQLiteStore: PersistentStoreBackend {
     static func isInMemoryDatabase(_ url: URL) -> Bool { url.standardizedFileURL.path == "/dev/null" }
 
     let url: URL
-    let model: NSManagedObjectModel
+    /// The model the store was opened with.
+    public let model: NSManagedObjectModel
     let schema: SQLSchema
     var connection: SQLiteConnection
     let isReadOnly: Bool

@@ -1,19 +1,19 @@
-import CoreDataSQL
 import CoreDataStoreKit
 
 /// Comparisons of translated operands, with the evaluator's meaning: kinds that differ are never equal nor
 /// ordered, nil is equal only to nil, an empty string is never a prefix, suffix or part, `[c]`/`[d]` fold
 /// strings only.
-extension SQLitePredicateCompiler {
+extension SQLPredicateCompiler {
     typealias Operator = PredicateComparison.Operator
     typealias Options = PredicateComparison.Options
 
     /// `lhs op rhs` for a translated left side, with the right side read in `scope`; nil when it does not
-    /// translate exactly. A result that is a constant ("0" or "1") keeps none of the values bound on the way.
+    /// translate exactly. A result that is a constant (`TRUE` or `FALSE`) keeps none of the values bound on the
+    /// way.
     func compare(_ lhs: Expression, _ op: Operator, _ rhs: PredicateOperand, _ options: Options, in scope: Scope) -> String? {
         let start = mark(scope)
         let sql = comparison(lhs, op, rhs, options, in: scope)
-        if sql == "0" || sql == "1" { rollBack(to: start, in: scope) }
+        if Self.isConstant(sql) { rollBack(to: start, in: scope) }
         return sql
     }
 
@@ -29,30 +29,31 @@ extension SQLitePredicateCompiler {
         case .equalTo, .notEqualTo: return equality(lhs, right, options, negated: op == .notEqualTo)
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             guard let kind = lhs.kind, let rightKind = right.kind else { return nil }
-            guard kind == rightKind, kind.isOrdered else { return "0" }
-            return "(\(fold(lhs, options)) \(op.rawValue) \(fold(right, options)))"
+            guard kind == rightKind, kind.isOrdered else { return Self.falseSQL }
+            guard let left = ordered(lhs, options), let right = ordered(right, options) else { return nil }
+            return "(\(left) \(op.rawValue) \(right))"
         default:
             guard let kind = lhs.kind, let rightKind = right.kind else { return nil }
-            guard kind == .string, rightKind == .string else { return "0" }
+            guard kind == .string, rightKind == .string else { return Self.falseSQL }
             return text(lhs, op, right, options)
         }
     }
 
     /// `==` and `!=`: nil equals only nil, values of two kinds are never equal, objects by key.
     private func equality(_ lhs: Expression, _ rhs: Expression, _ options: Options, negated: Bool) -> String? {
-        let operation = negated ? "IS NOT" : "IS"
         if rhs.kind == .null || lhs.kind == .null {
-            if rhs.kind == .null && lhs.kind == .null { return negated ? "0" : "1" }
-            return "(\(rhs.kind == .null ? lhs.sql : rhs.sql) \(operation) NULL)"
+            if rhs.kind == .null && lhs.kind == .null { return Self.sql(!negated) }
+            return "(\(rhs.kind == .null ? lhs.sql : rhs.sql) \(negated ? "IS NOT" : "IS") NULL)"
         }
         guard let kind = lhs.kind, let rightKind = rhs.kind else { return nil }
         guard kind == rightKind, kind != .collection, sameTable(lhs, rhs) else {
             // Values of two kinds are never equal, but two nils are.
-            if lhs.isConstant || rhs.isConstant { return negated ? "1" : "0" }
+            if lhs.isConstant || rhs.isConstant { return Self.sql(negated) }
             let bothNil = "(\(lhs.sql) IS NULL AND \(rhs.sql) IS NULL)"
             return negated ? "(NOT \(bothNil))" : bothNil
         }
-        return "(\(fold(lhs, options)) \(operation) \(fold(rhs, options)))"
+        guard let left = fold(lhs, options), let right = fold(rhs, options) else { return nil }
+        return dialect.nullSafeEqual(left, right, negated: negated)
     }
 
     /// Whether two object expressions can name the same row: their entities share a table.
@@ -64,27 +65,29 @@ extension SQLitePredicateCompiler {
     /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and `MATCHES` on folded strings; an empty right side never matches
     /// (but an empty regular expression matches the empty string).
     private func text(_ lhs: Expression, _ op: Operator, _ rhs: Expression, _ options: Options) -> String? {
-        let left = fold(lhs, options), right = fold(rhs, options)
-        switch op {
-        case .beginsWith: return "(length(\(right)) > 0 AND substr(\(left), 1, length(\(right))) = \(right))"
-        case .endsWith: return "(length(\(right)) > 0 AND substr(\(left), -length(\(right))) = \(right))"
-        case .contains: return "(length(\(right)) > 0 AND instr(\(left), \(right)) > 0)"
-        case .matches:
+        if op == .matches {
             // The evaluator's own matching, options included (folding a pattern would change its meaning).
-            let flags = options.intersection([.caseInsensitive, .diacriticInsensitive]).rawValue
-            return "(NSCoreDataMatches(\(lhs.sql), \(rhs.sql), \(flags)) = 1)"
+            return dialect.matches(lhs.sql, pattern: rhs.sql, options.intersection([.caseInsensitive, .diacriticInsensitive]))
+        }
+        guard let left = fold(lhs, options), let right = fold(rhs, options) else { return nil }
+        let length = dialect.length(right)
+        switch op {
+        case .beginsWith: return "(\(length) > 0 AND \(dialect.prefix(left, length: length)) = \(right))"
+        case .endsWith: return "(\(length) > 0 AND \(dialect.suffix(left, length: length)) = \(right))"
+        case .contains: return "(\(length) > 0 AND \(dialect.position(of: right, in: left)) > 0)"
         default: return nil
         }
     }
 
-    /// `LIKE` as `GLOB` for a constant pattern without escapes (`*` and `?` mean the same in both).
+    /// `LIKE` for a constant pattern without escapes, through the dialect (SQLite: `GLOB`, where `*` and `?`
+    /// mean the same).
     private func like(_ lhs: Expression, _ rhs: PredicateOperand, _ options: Options) -> String? {
         guard let pattern = closedValue(rhs) else { return nil }
         guard lhs.kind != nil, Kind(pattern) != nil else { return nil }
-        guard lhs.kind == .string, case .string(let text) = pattern else { return "0" }
-        guard !text.contains("\\") else { return nil }
-        let glob = text.replacingOccurrences(of: "[", with: "[[]")
-        return "(\(fold(lhs, options)) GLOB \(bind(.text(SQLiteFunctions.fold(glob, foldingFlags(options))))))"
+        guard lhs.kind == .string, case .string(let text) = pattern else { return Self.falseSQL }
+        guard !text.contains("\\"), let left = fold(lhs, options) else { return nil }
+        let rewritten = PredicateStrings.fold(dialect.likePattern(text), foldingOptions(options))
+        return dialect.like(left, pattern: bind(.text(rewritten), type: .stringAttributeType))
     }
 
     /// `IN`: membership of a list (nil items match nil), or a substring of a string (never the empty one).
@@ -93,19 +96,20 @@ extension SQLitePredicateCompiler {
         if let constant = closedValue(rhs) {
             switch constant {
             case .collection(let items): return list(lhs, kind, items, options)
-            case .string(let text):
-                guard kind == .string else { return "0" }
-                let part = fold(lhs, options)
-                return "(length(\(part)) > 0 AND instr(\(fold(Expression(sql: bind(.text(text)), kind: .string), options)), \(part)) > 0)"
+            case .string:
+                guard kind == .string else { return Self.falseSQL }
+                guard let part = fold(lhs, options), let container = self.constant(constant, kind: .string),
+                      let whole = fold(container, options) else { return nil }
+                return "(\(dialect.length(part)) > 0 AND \(dialect.position(of: part, in: whole)) > 0)"
             case .opaque: return nil
-            default: return "0"  // not a collection nor a string: nothing is in it
+            default: return Self.falseSQL  // not a collection nor a string: nothing is in it
             }
         }
         guard let container = operand(rhs, in: scope), let containerKind = container.kind else { return nil }
-        guard containerKind == .string else { return "0" }
-        guard kind == .string else { return "0" }
-        let part = fold(lhs, options)
-        return "(length(\(part)) > 0 AND instr(\(fold(container, options)), \(part)) > 0)"
+        guard containerKind == .string else { return Self.falseSQL }
+        guard kind == .string else { return Self.falseSQL }
+        guard let part = fold(lhs, options), let whole = fold(container, options) else { return nil }
+        return "(\(dialect.length(part)) > 0 AND \(dialect.position(of: part, in: whole)) > 0)"
     }
 
     /// `lhs IN (…)` over the items of the left side's kind, or `lhs IS NULL` for a nil item.
@@ -117,45 +121,56 @@ extension SQLitePredicateCompiler {
             if itemKind == .null { matchesNil = true; continue }
             // An item of another kind (or an object of another table) equals nothing on the left.
             guard itemKind == kind, kind != .collection, sameTable(lhs, Expression(sql: "", kind: itemKind, entity: objectEntity(item))) else { continue }
-            guard let value = sqlValue(item) else { return nil }
-            parts.append(fold(Expression(sql: bind(value), kind: itemKind), options))
+            guard let value = constant(item, kind: itemKind), let folded = fold(value, options) else { return nil }
+            parts.append(folded)
         }
         var alternatives: [String] = []
-        if !parts.isEmpty { alternatives.append("\(fold(lhs, options)) IN (\(parts.joined(separator: ", ")))") }
+        if !parts.isEmpty {
+            guard let left = fold(lhs, options) else { return nil }
+            alternatives.append("\(left) IN (\(parts.joined(separator: ", ")))")
+        }
         if matchesNil { alternatives.append("\(lhs.sql) IS NULL") }
-        return alternatives.isEmpty ? "0" : "(" + alternatives.joined(separator: " OR ") + ")"
+        return alternatives.isEmpty ? Self.falseSQL : "(" + alternatives.joined(separator: " OR ") + ")"
     }
 
     /// `BETWEEN {low, high}`: both bounds of the left side's kind, else false.
     private func between(_ lhs: Expression, _ rhs: PredicateOperand, _ options: Options, in scope: Scope) -> String? {
         let bounds: [PredicateOperand]
         if let constant = closedValue(rhs) {
-            guard case .collection(let items) = constant else { return Kind(constant) == nil ? nil : "0" }
+            guard case .collection(let items) = constant else { return Kind(constant) == nil ? nil : Self.falseSQL }
             bounds = items.map { .constant($0) }
         } else if case .array(let items) = rhs {
             bounds = items
         } else {
             return nil
         }
-        guard bounds.count == 2 else { return "0" }
+        guard bounds.count == 2 else { return Self.falseSQL }
         guard let kind = lhs.kind, let low = operand(bounds[0], in: scope), let high = operand(bounds[1], in: scope),
               let lowKind = low.kind, let highKind = high.kind else { return nil }
-        guard kind.isOrdered, lowKind == kind, highKind == kind else { return "0" }
-        let value = fold(lhs, options)
-        return "(\(value) >= \(fold(low, options)) AND \(value) <= \(fold(high, options)))"
+        guard kind.isOrdered, lowKind == kind, highKind == kind else { return Self.falseSQL }
+        guard let value = ordered(lhs, options), let lower = ordered(low, options), let upper = ordered(high, options) else { return nil }
+        return "(\(value) >= \(lower) AND \(value) <= \(upper))"
     }
 
     // MARK: Values
 
-    /// `[c]`/`[d]` folding of a string expression; other kinds are compared as they are.
-    private func fold(_ expression: Expression, _ options: Options) -> String {
-        let flags = foldingFlags(options)
-        guard flags != 0, expression.kind == .string else { return expression.sql }
-        return "NSCoreDataFold(\(expression.sql), \(flags))"
+    /// `[c]`/`[d]` folding of a string expression; other kinds are compared as they are. nil when the
+    /// expression must fold and the dialect cannot.
+    private func fold(_ expression: Expression, _ options: Options) -> String? {
+        let folding = foldingOptions(options)
+        guard !folding.isEmpty, expression.kind == .string else { return expression.sql }
+        return dialect.fold(expression.sql, folding)
     }
 
-    private func foldingFlags(_ options: Options) -> Int {
-        options.intersection([.caseInsensitive, .diacriticInsensitive]).rawValue
+    /// A folded expression as `<`, `BETWEEN` and the like order it: strings and URLs by code point.
+    private func ordered(_ expression: Expression, _ options: Options) -> String? {
+        guard let sql = fold(expression, options) else { return nil }
+        return expression.kind?.isText == true ? dialect.orderedByCodePoint(sql) : sql
+    }
+
+    /// The options that fold strings: `[c]` and `[d]`.
+    private func foldingOptions(_ options: Options) -> Options {
+        options.intersection([.caseInsensitive, .diacriticInsensitive])
     }
 
     /// Whether an operand reads nothing from the object: a literal, an argument, or arithmetic, casts,
@@ -177,24 +192,31 @@ extension SQLitePredicateCompiler {
         return PredicateConstant(argument: operand.value(for: nil))
     }
 
-    /// A constant's SQL value, in the encoding its kind's columns use; nil when it has none.
-    func sqlValue(_ constant: PredicateConstant) -> SQLValue? {
+    /// A constant bound as a parameter, in the dialect's encoding of the constant's own type (see
+    /// `SQLDialect.encode(_:as:externalStorage:)`); nil when it has none. Saved objects bind their key.
+    func constant(_ constant: PredicateConstant, kind: Kind) -> Expression? {
+        let value: SQLValue?, type: NSAttributeType
         switch constant {
-        case .null: return .null
         case .object(let object):
             guard let key = (object.object as? StoredObjectReference)?.storedObjectKey else { return nil }
-            return .integer(key.primaryKey)
-        case .bool(let b): return .integer(b ? 1 : 0)
-        case .integer(let i): return .integer(i)
-        case .double(let d): return .real(d)
-        case .decimal(let d): return .real(NSDecimalNumber(decimal: d).doubleValue)
-        case .string(let s): return .text(s)
-        case .date(let d): return .real(d.timeIntervalSinceReferenceDate)
-        case .data(let d): return .blob(d)
-        case .uuid(let u): return SQLValueCoding.encode(u, as: .UUIDAttributeType)
-        case .url(let u): return .text(u.absoluteString)
-        case .collection, .opaque: return nil
+            (value, type) = (.integer(key.primaryKey), .integer64AttributeType)
+        case .bool(let b): (value, type) = (encode(Int64(b ? 1 : 0), .integer64AttributeType), .integer64AttributeType)
+        case .integer(let i): (value, type) = (encode(i, .integer64AttributeType), .integer64AttributeType)
+        case .double(let d): (value, type) = (encode(d, .doubleAttributeType), .doubleAttributeType)
+        case .decimal(let d): (value, type) = (encode(NSDecimalNumber(decimal: d).doubleValue, .doubleAttributeType), .doubleAttributeType)
+        case .string(let s): (value, type) = (encode(s, .stringAttributeType), .stringAttributeType)
+        case .date(let d): (value, type) = (encode(d, .dateAttributeType), .dateAttributeType)
+        case .data(let d): (value, type) = (encode(d, .binaryDataAttributeType), .binaryDataAttributeType)
+        case .uuid(let u): (value, type) = (encode(u, .UUIDAttributeType), .UUIDAttributeType)
+        case .url(let u): (value, type) = (encode(u, .URIAttributeType), .URIAttributeType)
+        case .null, .collection, .opaque: return nil
         }
+        guard let value else { return nil }
+        return Expression(sql: bind(value, type: type), kind: kind, entity: objectEntity(constant), isConstant: true)
+    }
+
+    private func encode(_ value: Any, _ type: NSAttributeType) -> SQLValue? {
+        dialect.encode(value, as: type, externalStorage: false)
     }
 
     /// The entity of an object constant's row, when the constant is a saved object.
@@ -211,8 +233,7 @@ extension SQLitePredicateCompiler {
             guard let kind = Kind(constant) else { return nil }
             if kind == .null { return Expression(sql: "NULL", kind: .null, isConstant: true) }
             if kind == .collection { return Expression(sql: "NULL", kind: .collection, isConstant: true) }
-            guard let value = sqlValue(constant) else { return nil }
-            return Expression(sql: bind(value), kind: kind, entity: objectEntity(constant), isConstant: true)
+            return self.constant(constant, kind: kind)
         }
         switch operand {
         case .evaluatedObject: return Expression(sql: "\(scope.alias).Z_PK", kind: .object, entity: scope.entity)

@@ -1,8 +1,7 @@
-import CoreDataSQL
 import CoreDataStoreKit
 
-/// Translates predicate trees and sort descriptors into SQL over Apple's schema, with every value bound as a
-/// numbered parameter.
+/// Translates predicate trees and sort descriptors into SQL over Apple's table layout (`SQLSchema`), spelled
+/// in the schema's dialect, with every value bound as a numbered parameter.
 ///
 /// Guarantee: one predicate, one meaning. A condition this compiler returns selects exactly the rows for which
 /// the in-memory evaluator (`NSPredicate.evaluate(with:)`) is true, and when it cannot promise that for some
@@ -12,9 +11,10 @@ import CoreDataStoreKit
 ///
 /// What translates: comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN` lists and `IN` substrings)
 /// of attributes and key paths through to-one relationships (as `LEFT JOIN`s), with constants on either side;
-/// string operators `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE` (as `GLOB`), `MATCHES` with `[c]`/`[d]`
-/// (through the registered `NSCoreDataFold` and `NSCoreDataMatches` functions, which call the evaluator's own
-/// string code); `ANY`/`ALL`/`NONE` over to-many key paths, `CONTAINS` on them and `IN` them as `EXISTS`
+/// string operators `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE` (SQLite: as `GLOB`), `MATCHES` with `[c]`/`[d]`
+/// (through the dialect's `fold` and `matches`, in SQLite the registered `NSCoreDataFold` and
+/// `NSCoreDataMatches` functions, which call the evaluator's own string code; a dialect without them leaves
+/// these to memory); `ANY`/`ALL`/`NONE` over to-many key paths, `CONTAINS` on them and `IN` them as `EXISTS`
 /// subqueries; `@count`, `@sum`, `@avg`, `@min`, `@max` and `SUBQUERY(…).@count` as scalar subqueries;
 /// comparisons with objects and `SELF`; `AND`, `OR`, `NOT`, `TRUEPREDICATE`; comparisons that read nothing
 /// from the object (evaluated once, here). Values of different kinds (a number and a string, a date and a
@@ -23,17 +23,25 @@ import CoreDataStoreKit
 ///
 /// What does not (evaluated in memory): block predicates, key paths through two to-manys or that are not
 /// stored properties, a to-many key path compared without a quantifier (it compares the collection itself),
-/// `LIKE` with a pattern that is not a constant or holds a backslash, operands of types it cannot encode.
-final class SQLitePredicateCompiler {
-    /// A table in scope: its alias and the entity its rows are.
-    final class Scope {
-        let alias: String
-        let entity: NSEntityDescription
-        /// `LEFT JOIN`s this scope needs, in order.
-        var joins: [String] = []
+/// `LIKE` with a pattern that is not a constant or holds a backslash, operands of types it cannot encode, and
+/// whatever the dialect declines (`SQLDialect.fold`, `matches`, `aggregate` returning nil).
+///
+/// Every condition it returns is a Boolean expression (`TRUE` and `FALSE` for constants), valid where SQL
+/// requires a condition. Parameters are numbered from 1 in the order of `bindings`.
+public final class SQLPredicateCompiler {
+    /// A table in scope: its alias and the entity its rows are, and the joins its key paths needed.
+    public final class Scope {
+        /// The table alias, such as `t0`.
+        public let alias: String
+        /// The entity whose rows the alias ranges over.
+        public let entity: NSEntityDescription
+        /// `LEFT JOIN`s this scope needs, in order; a FROM clause that uses the scope appends them.
+        public internal(set) var joins: [String] = []
         var joinAliases: [String: (alias: String, entity: NSEntityDescription)] = [:]
 
-        init(alias: String, entity: NSEntityDescription) {
+        /// A scope over the rows of `entity` under `alias`. The aliases the compiler makes are `t1`, `t2`, …,
+        /// so the outermost scope is usually `t0`.
+        public init(alias: String, entity: NSEntityDescription) {
             self.alias = alias
             self.entity = entity
         }
@@ -76,6 +84,9 @@ final class SQLitePredicateCompiler {
 
         /// Whether `<`, `>`, `BETWEEN` order values of this kind.
         var isOrdered: Bool { self != .object && self != .collection && self != .null }
+
+        /// Whether values of this kind are text in SQL, ordered through `SQLDialect.orderedByCodePoint(_:)`.
+        var isText: Bool { self == .string || self == .url }
     }
 
     /// A translated operand.
@@ -87,26 +98,41 @@ final class SQLitePredicateCompiler {
         var entity: NSEntityDescription?
         /// Whether it is a constant (a bound value or `NULL`) rather than read from rows.
         var isConstant = false
+        /// For an attribute read from a column: its type.
+        var attributeType: NSAttributeType?
     }
 
-    let schema: SQLSchema
-    private(set) var bindings: [SQLValue] = []
+    /// The tables compiled against; its dialect spells the SQL.
+    public let schema: SQLSchema
+    let dialect: any SQLDialect
+    /// The values of the parameters the SQL returned so far uses, in parameter order.
+    public private(set) var bindings: [SQLValue] = []
     private var aliasCounter = 0
     /// The scopes `SUBQUERY` variables range over, while their subquery is compiled.
     var variables: [String: Scope] = [:]
 
-    init(schema: SQLSchema) { self.schema = schema }
+    /// A compiler with no bindings yet, writing in `schema.dialect`.
+    public init(schema: SQLSchema) {
+        self.schema = schema
+        dialect = schema.dialect
+    }
 
     func newAlias() -> String {
         aliasCounter += 1
         return "t\(aliasCounter)"
     }
 
-    /// A numbered parameter holding `value`.
-    func bind(_ value: SQLValue) -> String {
+    /// A new parameter holding `value`, encoded as `type` (see `SQLDialect.placeholder(_:for:type:)`); returns
+    /// its placeholder.
+    public func bind(_ value: SQLValue, type: NSAttributeType?) -> String {
         bindings.append(value)
-        return "?\(bindings.count)"
+        return dialect.placeholder(bindings.count, for: value, type: type)
     }
+
+    /// The SQL constants for true and false, and whether a condition is one of them.
+    static let trueSQL = "TRUE", falseSQL = "FALSE"
+    static func sql(_ value: Bool) -> String { value ? trueSQL : falseSQL }
+    static func isConstant(_ sql: String?) -> Bool { sql == trueSQL || sql == falseSQL }
 
     /// What a fragment has added so far: bound values and the joins of its scope.
     struct Mark {
@@ -129,8 +155,9 @@ final class SQLitePredicateCompiler {
     // MARK: Predicates
 
     /// The SQL condition for `node`, or nil when some part of it does not translate exactly; then nothing of
-    /// it is left behind (no bound value, no join) and the caller evaluates the whole node in memory.
-    func compile(_ node: PredicateNode, in scope: Scope) -> String? {
+    /// it is left behind (no bound value, no join) and the caller evaluates the whole node in memory. The
+    /// condition's joins are added to `scope.joins`, its values to `bindings`.
+    public func compile(_ node: PredicateNode, in scope: Scope) -> String? {
         let start = mark(scope)
         guard let sql = translate(node, in: scope) else {
             rollBack(to: start, in: scope)
@@ -141,25 +168,25 @@ final class SQLitePredicateCompiler {
 
     private func translate(_ node: PredicateNode, in scope: Scope) -> String? {
         switch node {
-        case .constant(let value): return value ? "1" : "0"
+        case .constant(let value): return Self.sql(value)
         case .and(let items):
-            if items.isEmpty { return "1" }
+            if items.isEmpty { return Self.trueSQL }
             var parts: [String] = []
             for item in items { guard let sql = translate(item, in: scope) else { return nil }; parts.append(sql) }
             return "(" + parts.joined(separator: " AND ") + ")"
         case .or(let items):
-            if items.isEmpty { return "0" }
+            if items.isEmpty { return Self.falseSQL }
             var parts: [String] = []
             for item in items { guard let sql = translate(item, in: scope) else { return nil }; parts.append(sql) }
             return "(" + parts.joined(separator: " OR ") + ")"
         case .not(let inner):
             guard let sql = translate(inner, in: scope) else { return nil }
-            return "(NOT IFNULL(\(sql), 0))"
+            return "(NOT COALESCE(\(sql), FALSE))"
         case .comparison(let comparison):
             // A comparison that comes out constant uses none of the values it bound on the way.
             let start = mark(scope)
             guard let sql = translate(comparison, in: scope) else { return nil }
-            if sql == "0" || sql == "1" { rollBack(to: start, in: scope) }
+            if Self.isConstant(sql) { rollBack(to: start, in: scope) }
             return sql
         case .block: return nil
         }
@@ -168,7 +195,7 @@ final class SQLitePredicateCompiler {
     /// One comparison, routed by the shape of its operands.
     private func translate(_ c: PredicateComparison, in scope: Scope) -> String? {
         // Nothing read from the object: the comparison has one value for every row.
-        if isClosed(c.lhs) && isClosed(c.rhs) { return PredicateNode.comparison(c).evaluate(with: nil) ? "1" : "0" }
+        if isClosed(c.lhs) && isClosed(c.rhs) { return Self.sql(PredicateNode.comparison(c).evaluate(with: nil)) }
         if c.modifier != .direct { return quantified(c, in: scope) }
         if isToManyPath(c.lhs, in: scope) {
             // `items CONTAINS x`, `items.name CONTAINS x`: x is one of the collection's elements. Any other
@@ -217,7 +244,7 @@ final class SQLitePredicateCompiler {
         guard let condition = compare(element, c.operator, c.rhs, c.options, in: scope) else { return nil }
         let body = "SELECT 1 FROM \(from) \(inner.joins.joined(separator: " ")) WHERE \(link)"
         switch c.modifier {
-        case .all: return "(NOT EXISTS (\(body) AND NOT IFNULL(\(condition), 0)))"
+        case .all: return "(NOT EXISTS (\(body) AND NOT COALESCE(\(condition), FALSE)))"
         case .none: return "(NOT EXISTS (\(body) AND \(condition)))"
         default: return "(EXISTS (\(body) AND \(condition)))"
         }
@@ -233,7 +260,8 @@ final class SQLitePredicateCompiler {
             guard let property = entity.propertiesByName[name], !property.isTransient, let table = schema.table(for: entity) else { return nil }
             if let attribute = property as? NSAttributeDescription {
                 guard isLast, let column = table.column(for: attribute) else { return nil }
-                return Expression(sql: "\(alias).\(column)", kind: Kind(attribute.attributeType))
+                return Expression(sql: dialect.readExpression("\(alias).\(column)", type: attribute.attributeType),
+                                  kind: Kind(attribute.attributeType), attributeType: attribute.attributeType)
             }
             guard let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
                   let column = table.column(for: relationship), let destination = relationship.destinationEntity,
@@ -301,24 +329,19 @@ final class SQLitePredicateCompiler {
             // `@count` counts the elements, nils included, as the evaluator does; `@sum` and `@avg` take numbers
             // only (SQL would read numbers out of strings); `@min` and `@max` values of one known kind.
             var valueSQL = "*"
+            var valueType: NSAttributeType?
             var kind = Kind.number
             if aggregate == .count {
                 if !rest.isEmpty { guard keyPath(rest, in: subscope) != nil else { return nil } }
             } else {
                 guard !rest.isEmpty, let value = keyPath(rest, in: subscope), let valueKind = value.kind, valueKind.isOrdered else { return nil }
                 if aggregate == .sum || aggregate == .average { guard valueKind == .number else { return nil } }
-                valueSQL = value.sql
+                valueSQL = valueKind.isText ? dialect.orderedByCodePoint(value.sql) : value.sql
+                valueType = value.attributeType
                 kind = valueKind
             }
-            let function: String
-            switch aggregate {
-            case .count: function = "COUNT"
-            case .sum: function = "TOTAL"
-            case .average: function = "AVG"
-            case .min: function = "MIN"
-            case .max: function = "MAX"
-            }
-            return Expression(sql: "(SELECT \(function)(\(valueSQL)) FROM \(from) \(subscope.joins.joined(separator: " ")) WHERE \(link))", kind: kind)
+            guard let function = dialect.aggregate(aggregate, of: valueSQL, type: valueType) else { return nil }
+            return Expression(sql: "(SELECT \(function) FROM \(from) \(subscope.joins.joined(separator: " ")) WHERE \(link))", kind: kind)
         case .subquery(let collection, let variable, let predicate):
             guard aggregate == .count, case .keyPath(let path) = collection,
                   let (subscope, from, link, rest) = toManyScope(path, in: scope), rest.isEmpty else { return nil }
@@ -336,18 +359,23 @@ final class SQLitePredicateCompiler {
     // MARK: Sorting
 
     /// `ORDER BY` terms for sort descriptors, or nil when one of them must be sorted in memory (a comparator,
-    /// a localized comparison, a key that is not an attribute or to-one path).
-    func orderBy(_ descriptors: [NSSortDescriptor], in scope: Scope) -> [String]? {
+    /// a localized comparison, a key that is not an attribute or to-one path, a case-insensitive comparison
+    /// in a dialect that cannot fold). Joins the key paths need are added to `scope.joins`.
+    public func orderBy(_ descriptors: [NSSortDescriptor], in scope: Scope) -> [String]? {
         var terms: [String] = []
         for descriptor in descriptors {
             guard !descriptor.usesCustomComparator, let key = descriptor.key else { return nil }
             guard let expression = keyPath(key.split(separator: ".").map(String.init), in: scope) else { return nil }
-            let direction = descriptor.ascending ? "ASC" : "DESC"
+            var sql: String
             switch descriptor.comparison {
-            case .compare: terms.append("\(expression.sql) \(direction)")
-            case .caseInsensitiveCompare: terms.append("NSCoreDataFold(\(expression.sql), 1) \(direction)")
+            case .compare: sql = expression.sql
+            case .caseInsensitiveCompare:
+                guard let folded = dialect.fold(expression.sql, .caseInsensitive) else { return nil }
+                sql = folded
             default: return nil
             }
+            if expression.kind?.isText == true { sql = dialect.orderedByCodePoint(sql) }
+            terms.append(dialect.orderTerm(sql, ascending: descriptor.ascending))
         }
         return terms
     }
