@@ -15,6 +15,8 @@ public final class ConformanceEnvironment {
     /// What the store under test can do.
     let capabilities: StoreCapabilities
     private var coordinators: [NSPersistentStoreCoordinator] = []
+    /// Store URLs made with `newStoreURL()`.
+    private var extraURLs: [URL] = []
 
     init(configuration: ConformanceConfiguration, caseName: String) throws {
         self.configuration = configuration
@@ -28,12 +30,15 @@ public final class ConformanceEnvironment {
     /// What stores of the configuration can do, found by adding a probe store at a fresh URL.
     static func capabilities(of configuration: ConformanceConfiguration, model: NSManagedObjectModel) throws -> StoreCapabilities {
         let probeURL = configuration.makeURL()
-        defer { removeFiles(at: probeURL) }
+        defer { removeStore(at: probeURL, type: configuration.storeType) }
         let probe = NSPersistentStoreCoordinator(managedObjectModel: model)
         let store = try probe.addPersistentStore(ofType: configuration.storeType, configurationName: nil, at: probeURL,
                                                  options: configuration.options)
         defer { try? probe.remove(store) }
-        return store.capabilities
+        var capabilities = store.capabilities
+        // A file store is persistent whether or not it says so (stores written before `persistent` existed).
+        if capabilities.contains(.persistsToFile) { capabilities.insert(.persistent) }
+        return capabilities
     }
 
     /// The capabilities, or nil when no probe store could be added.
@@ -41,18 +46,32 @@ public final class ConformanceEnvironment {
         try? capabilities(of: configuration, model: ConformanceModel.make())
     }
 
-    /// Removes the store files the case made.
+    /// Removes the stores the case made: its folder, and the stores at URLs that are not files (on a
+    /// database server), destroyed through the store type.
     func cleanUp() {
         for coordinator in coordinators {
             for store in coordinator.persistentStores { try? coordinator.remove(store) }
         }
         try? FileManager.default.removeItem(at: directory)
+        for other in [url] + extraURLs where !other.isFileURL { Self.removeStore(at: other, type: configuration.storeType) }
     }
 
-    /// Removes the folder of a store URL that `makeURL` gave (a folder nothing else uses).
-    private static func removeFiles(at url: URL) {
-        guard let folder = ownFolder(of: url) else { return }
-        try? FileManager.default.removeItem(at: folder)
+    /// Another fresh store URL from the configuration, removed with the case.
+    func newStoreURL() -> URL {
+        let made = configuration.makeURL()
+        extraURLs.append(made)
+        return made
+    }
+
+    /// Removes the store at a URL that `makeURL` gave: the folder of a file URL (a folder nothing else uses), or
+    /// for any other URL the store itself, destroyed through its type.
+    private static func removeStore(at url: URL, type: String) {
+        if let folder = ownFolder(of: url) {
+            try? FileManager.default.removeItem(at: folder)
+        } else if !url.isFileURL {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
+            try? coordinator.destroyPersistentStore(at: url, ofType: type)
+        }
     }
 
     /// The folder of a store URL from `makeURL`, or nil for a URL whose folder is not the configuration's:
@@ -88,7 +107,7 @@ public final class ConformanceEnvironment {
     /// A context on a new coordinator: on the same store when the store keeps its data in a file (a reopen),
     /// otherwise on `fallback`'s store.
     func reopenedContext(or fallback: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
-        guard capabilities.contains(.persistsToFile) else { return context(fallback) }
+        guard capabilities.contains(.persistent) else { return context(fallback) }
         for coordinator in coordinators where coordinator === fallback {
             for store in coordinator.persistentStores { try coordinator.remove(store) }
         }

@@ -96,6 +96,7 @@ extension StoreCapabilities {
     var names: [String] {
         var result: [String] = []
         if contains(.persistsToFile) { result.append("persistsToFile") }
+        if contains(.persistent) { result.append("persistent") }
         if contains(.sharedBetweenCoordinators) { result.append("sharedBetweenCoordinators") }
         if contains(.batchUpdate) { result.append("batchUpdate") }
         if contains(.batchInsert) { result.append("batchInsert") }
@@ -127,7 +128,7 @@ public struct ConformancePlan: Sendable {
 
     public init(_ configuration: ConformanceConfiguration) {
         self.configuration = configuration
-        let capabilities = ConformanceEnvironment.probeCapabilities(configuration) ?? [.persistsToFile, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration]
+        let capabilities = ConformanceEnvironment.probeCapabilities(configuration) ?? [.persistsToFile, .persistent, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration]
         self.capabilities = capabilities
         applicable = ConformanceSuite.cases.filter { $0.requires.isSubset(of: capabilities) }
         skipped = ConformanceSuite.cases.filter { !$0.requires.isSubset(of: capabilities) }

@@ -21,7 +21,7 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
     public internal(set) var metadata: [String: Any]
     public var capabilities: StoreCapabilities {
         isInMemoryDatabase ? [.batchUpdate, .batchInsert]
-            : [.persistsToFile, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration]
+            : [.persistsToFile, .persistent, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration]
     }
     /// Whether the store's URL is `/dev/null`: the database then lives in memory, private to this store, and
     /// nothing is written to any file (Apple's convention for in-memory SQLite stores in tests and previews).

@@ -28,7 +28,7 @@ enum AddStoreCases {
             let context = env.context(coordinator)
             _ = Fixtures.owner(context, "Metadata")
             try context.save()
-            guard env.capabilities.contains(.persistsToFile) else { return }
+            guard env.capabilities.contains(.persistent) else { return }
             let reopened = try env.reopenedContext(or: coordinator)
             guard let reopenedStore = reopened.persistentStoreCoordinator?.persistentStores.first else {
                 return try env.expect(false, "the reopened coordinator has a store")
@@ -50,7 +50,7 @@ enum AddStoreCases {
                 }
             }
             try check(coordinator.metadata(for: coordinator.persistentStores[0]), "a new store")
-            guard env.capabilities.contains(.persistsToFile) else { return }
+            guard env.capabilities.contains(.persistent) else { return }
             let context = env.context(coordinator)
             _ = Fixtures.owner(context, "Hashes")
             try context.save()
@@ -61,7 +61,7 @@ enum AddStoreCases {
             try check(again.metadata(for: store), "after a reopen")
             try check(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: env.configuration.storeType, at: env.url), "metadataForPersistentStore")
         },
-        ConformanceCase("add-store/reopen", requires: .persistsToFile) { env in
+        ConformanceCase("add-store/reopen", requires: .persistent) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
             for index in 0..<5 { _ = Fixtures.item(context, "item \(index)", rank: Int64(index)) }
@@ -110,14 +110,14 @@ enum AddStoreCases {
             try context.save()
             try env.expect(FileManager.default.fileExists(atPath: nested.path), "the store file exists in the created directory")
         },
-        ConformanceCase("add-store/same-url-twice", requires: .persistsToFile) { env in
+        ConformanceCase("add-store/same-url-twice", requires: .persistent) { env in
             let coordinator = try env.openCoordinator()
             try env.expectError([NSPersistentStoreOperationError], "adding the same URL twice to one coordinator") {
                 try coordinator.addPersistentStore(ofType: env.configuration.storeType, configurationName: nil, at: env.url, options: env.configuration.options)
             }
             try env.expectEqual(coordinator.persistentStores.count, 1, "stores after the refused add")
         },
-        ConformanceCase("add-store/read-only", requires: .persistsToFile) { env in
+        ConformanceCase("add-store/read-only", requires: .persistent) { env in
             let writer = try env.openCoordinator()
             let context = env.context(writer)
             _ = Fixtures.owner(context, "Before")
@@ -141,7 +141,7 @@ enum AddStoreCases {
                 try coordinator.addPersistentStore(ofType: "NoSuchStoreType", configurationName: nil, at: env.url, options: nil)
             }
         },
-        ConformanceCase("add-store/lightweight-migration", requires: [.persistsToFile, .lightweightMigration]) { env in
+        ConformanceCase("add-store/lightweight-migration", requires: [.persistent, .lightweightMigration]) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
             let owner = Fixtures.owner(context, "Kept")
@@ -178,7 +178,7 @@ enum AddStoreCases {
             try env.expectEqual(try Fixtures.byName(reopened, "Owner")["Kept"]?.value(forKey: "nickname") as? String, "K", "new attribute saved after migration")
             try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Shelf")), 1, "new entity saved after migration")
         },
-        ConformanceCase("add-store/incompatible-model", requires: .persistsToFile) { env in
+        ConformanceCase("add-store/incompatible-model", requires: .persistent) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
             _ = Fixtures.owner(context, "Old")

@@ -279,7 +279,7 @@ enum BatchRequestCases {
         },
     ]
 
-    static let readOnly = ConformanceCase("batch-update/read-only", requires: [.batchUpdate, .batchInsert, .persistsToFile]) { env in
+    static let readOnly = ConformanceCase("batch-update/read-only", requires: [.batchUpdate, .batchInsert, .persistent]) { env in
         let writer = try env.openCoordinator()
         let context = env.context(writer)
         _ = Fixtures.item(context, "kept", rank: 1)

@@ -8,10 +8,12 @@ extension NSManagedObjectContext {
     public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
         for context in contexts {
             context.performAndWait {
+                // Objects, IDs or URIs under Apple's keys, or IDs under the `…ObjectIDs` keys (a remote-change
+                // notification's, or a history transaction's `objectIDNotification()`).
                 context.mergeIDs(
-                    inserted: context.objectIDs(in: changeNotificationData[NSInsertedObjectsKey]),
-                    updated: context.objectIDs(in: changeNotificationData[NSUpdatedObjectsKey]),
-                    deleted: context.objectIDs(in: changeNotificationData[NSDeletedObjectsKey]))
+                    inserted: context.objectIDs(in: changeNotificationData[NSInsertedObjectsKey]) + context.objectIDs(in: changeNotificationData[NSInsertedObjectIDsKey]),
+                    updated: context.objectIDs(in: changeNotificationData[NSUpdatedObjectsKey]) + context.objectIDs(in: changeNotificationData[NSUpdatedObjectIDsKey]),
+                    deleted: context.objectIDs(in: changeNotificationData[NSDeletedObjectsKey]) + context.objectIDs(in: changeNotificationData[NSDeletedObjectIDsKey]))
             }
         }
     }

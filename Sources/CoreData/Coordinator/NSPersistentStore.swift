@@ -18,6 +18,9 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         public static let binary = StoreType(rawValue: NSBinaryStoreType)
         /// The in-memory store (`NSInMemoryStoreType`).
         public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+        /// ➕ The PostgreSQL store (`NSPostgreSQLStoreType`): its URL is a connection URI,
+        /// `postgresql://user@host:port/database?schema=name`. Not Apple's.
+        public static let postgreSQL = StoreType(rawValue: NSPostgreSQLStoreType)
     }
 
     /// The backend holding the store's data.

@@ -30,26 +30,31 @@ extension NSPersistentStoreCoordinator {
     // MARK: Replacing
 
     /// Makes the store at `destinationURL` a copy of the store at `sourceURL` (both of `type`): every file of
-    /// the source is copied over, and the destination's files the source lacks are deleted.
+    /// the source is copied over, and the destination's files the source lacks are deleted. A store type with no
+    /// files (➕ PostgreSQL) copies the store itself (`StoreReplacing`).
     /// - Throws: 134000 for an unregistered type or a source that is not a store of `type`, 260 when there is
     ///   no source, 134070 when the destination is added to this coordinator.
     public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
                                      withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
                                      type: NSPersistentStore.StoreType) throws {
-        try replaceStore(at: destinationURL, from: sourceURL, sourceOptions: sourceOptions, type: type.rawValue)
+        try replaceStore(at: destinationURL, destinationOptions: destinationOptions, from: sourceURL, sourceOptions: sourceOptions, type: type.rawValue)
     }
 
     /// Apple's older spelling of `replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)`.
     public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
                                      withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
                                      ofType storeType: String) throws {
-        try replaceStore(at: destinationURL, from: sourceURL, sourceOptions: sourceOptions, type: storeType)
+        try replaceStore(at: destinationURL, destinationOptions: destinationOptions, from: sourceURL, sourceOptions: sourceOptions, type: storeType)
     }
 
-    private func replaceStore(at destination: URL, from source: URL, sourceOptions: [AnyHashable: Any]?, type: String) throws {
+    private func replaceStore(at destination: URL, destinationOptions: [AnyHashable: Any]?, from source: URL,
+                              sourceOptions: [AnyHashable: Any]?, type: String) throws {
         let backendType = try StoreRegistry.shared.backendType(for: type)
         if persistentStore(for: destination) != nil || (!backendType.storeFiles(at: destination).isEmpty && OpenStoreFiles.shared.isOpen(destination)) {
             throw CoreDataError.operation("The store at \(destination.path) is added to a coordinator; remove it before replacing it.")
+        }
+        if let copier = backendType as? StoreReplacing.Type {
+            return try copier.replaceStore(at: destination, destinationOptions: destinationOptions, withStoreFrom: source, sourceOptions: sourceOptions)
         }
         _ = try backendType.metadataForStore(at: source, options: sourceOptions)
         let fileManager = FileManager.default
@@ -102,6 +107,10 @@ extension NSPersistentStoreCoordinator {
         if backendType.storeFiles(at: url).contains(where: { FileManager.default.fileExists(atPath: $0.path) }) {
             throw CoreDataError.operation("A file already exists at \(url.path); migrating a store never overwrites one.")
         }
+        // A store that is not files (a database server's) exists when its metadata can be read.
+        if backendType.storeFiles(at: url).isEmpty, !url.isFileURL, (try? backendType.metadataForStore(at: url, options: options)) != nil {
+            throw CoreDataError.operation("A store already exists at \(url.absoluteString); migrating a store never overwrites one.")
+        }
         let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
         let target = try addPersistentStore(ofType: type, configurationName: configuration, at: url, options: options)
         do {
@@ -109,6 +118,7 @@ extension NSPersistentStoreCoordinator {
         } catch {
             try? remove(target)
             for file in backendType.storeFiles(at: url) { try? FileManager.default.removeItem(at: file) }
+            if backendType.storeFiles(at: url).isEmpty, !url.isFileURL { try? backendType.destroyStore(at: url) }
             throw error
         }
         try remove(store)

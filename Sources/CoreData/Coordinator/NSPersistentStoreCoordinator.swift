@@ -75,10 +75,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        // A store type that keeps no files at `url` (in-memory, SQLite at /dev/null) may be added there twice.
-        if let url, !backendType.storeFiles(at: url).isEmpty,
-           stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
-            throw CoreDataError.operation("The store at \(url.path) is already added to this coordinator.")
+        // A store type that keeps no files at a file URL (in-memory, SQLite at /dev/null) may be added there
+        // twice; a URL that is not a file's names a place of its own (a database server's store), which may not.
+        if let url, !backendType.storeFiles(at: url).isEmpty || !url.isFileURL,
+           stores.contains(where: { $0.url.map { Self.sameLocation($0, url) } ?? false }) {
+            throw CoreDataError.operation("The store at \(url.isFileURL ? url.path : url.absoluteString) is already added to this coordinator.")
         }
         let request = StoreOpenRequest(model: managedObjectModel, configurationName: configuration, url: url, options: options ?? [:])
         let backend = try backendType.init(request)
@@ -110,7 +111,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open func persistentStore(for url: URL) -> NSPersistentStore? {
         lock.lock()
         defer { lock.unlock() }
-        return stores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+        return stores.first { $0.url.map { Self.sameLocation($0, url) } ?? false }
+    }
+
+    /// Whether two store URLs name one place: file URLs after standardizing their paths, others as written.
+    static func sameLocation(_ first: URL, _ second: URL) -> Bool {
+        guard first.isFileURL, second.isFileURL else { return first.absoluteString == second.absoluteString }
+        return first.standardizedFileURL == second.standardizedFileURL
     }
 
     // MARK: Metadata

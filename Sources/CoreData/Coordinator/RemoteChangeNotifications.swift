@@ -5,7 +5,9 @@ extension Notification.Name {
     /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey` when another connection changed its file
     /// (another coordinator of this process, or another process). The object is the store's coordinator;
     /// userInfo holds `NSPersistentStoreURLKey`, `NSStoreUUIDKey` and, when the store records history,
-    /// `NSPersistentHistoryTokenKey`. It is posted on a private queue.
+    /// `NSPersistentHistoryTokenKey`. A store that knows which objects changed (➕ the PostgreSQL store) adds
+    /// their IDs under `NSInsertedObjectIDsKey`, `NSUpdatedObjectIDsKey` and `NSDeletedObjectIDsKey`, so
+    /// `mergeChanges(fromContextDidSave:)` brings a context up to date. It is posted on a private queue.
     public static let NSPersistentStoreRemoteChange = Notification.Name("NSPersistentStoreRemoteChangeNotification")
 }
 
@@ -58,6 +60,11 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         var info: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier as Any]
         if let url = store.url { info[NSPersistentStoreURLKey] = url }
         if let token = coordinator.currentPersistentHistoryToken(fromStores: [store]) { info[NSPersistentHistoryTokenKey] = token }
+        if let changes = try? coordinator.externalChanges(of: store) {
+            info[NSInsertedObjectIDsKey] = changes.inserted.compactMap { store.objectID(for: $0) }
+            info[NSUpdatedObjectIDsKey] = changes.updated.compactMap { store.objectID(for: $0) }
+            info[NSDeletedObjectIDsKey] = changes.deleted.compactMap { store.objectID(for: $0) }
+        }
         NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: info)
     }
 }
@@ -70,5 +77,15 @@ extension NSPersistentStoreCoordinator {
         defer { lock.unlock() }
         guard store.persistentStoreCoordinator === self, let backend = store.backend as? ExternalChangeDetecting else { return nil }
         return try backend.externalChangeCount()
+    }
+
+    /// The objects other connections changed since the last call, for a store that can list them; nil
+    /// otherwise, or when some change was announced without its objects.
+    func externalChanges(of store: NSPersistentStore) throws -> ExternalChanges? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard store.persistentStoreCoordinator === self, let backend = store.backend as? ExternalChangeListing else { return nil }
+        let changes = try backend.takeExternalChanges()
+        return changes.isIncomplete ? nil : changes
     }
 }

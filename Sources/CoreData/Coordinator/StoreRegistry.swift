@@ -1,4 +1,5 @@
 import CoreDataInMemory
+import CoreDataPostgreSQL
 import CoreDataSQLite
 import CoreDataXML
 import CoreDataBinary
@@ -14,6 +15,7 @@ final class StoreRegistry: @unchecked Sendable {
         NSSQLiteStoreType: SQLiteStore.self,
         NSXMLStoreType: XMLStore.self,
         NSBinaryStoreType: BinaryStore.self,
+        NSPostgreSQLStoreType: PostgreSQLStore.self,
     ]
 
     func register(_ storeClass: AnyClass?, for type: String) {

@@ -42,7 +42,7 @@ open class AtomicStore: PersistentStoreBackend {
     public private(set) var metadata: [String: Any]
     open var capabilities: StoreCapabilities {
         openRequest.url == nil ? [.batchUpdate, .batchInsert, .rowsInMemory]
-            : [.persistsToFile, .batchUpdate, .batchInsert, .lightweightMigration, .rowsInMemory]
+            : [.persistsToFile, .persistent, .batchUpdate, .batchInsert, .lightweightMigration, .rowsInMemory]
     }
 
     private var records: [ObjectKey: AtomicRecord] = [:]

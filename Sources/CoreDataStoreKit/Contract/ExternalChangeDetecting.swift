@@ -9,3 +9,23 @@ public protocol ExternalChangeDetecting: PersistentStoreBackend {
     /// - Throws: the store's error when the file cannot be read.
     func externalChangeCount() throws -> Int64
 }
+
+/// A store that can also tell which objects other connections changed (the PostgreSQL store, through
+/// `LISTEN`/`NOTIFY`). The coordinator puts them in `NSPersistentStoreRemoteChange`'s userInfo as object IDs,
+/// so `mergeChanges(fromContextDidSave:)` can bring contexts up to date.
+public protocol ExternalChangeListing: ExternalChangeDetecting {
+    /// What other connections changed since the last call (called with the coordinator's lock held, after
+    /// `externalChangeCount()` reported a change).
+    func takeExternalChanges() throws -> ExternalChanges
+}
+
+/// The objects other connections' saves changed, by key.
+public struct ExternalChanges {
+    public var inserted: [ObjectKey] = []
+    public var updated: [ObjectKey] = []
+    public var deleted: [ObjectKey] = []
+    /// Whether some save did not list its objects (too many to announce): then the lists are incomplete.
+    public var isIncomplete = false
+
+    public init() {}
+}

@@ -4,8 +4,12 @@ public struct StoreCapabilities: OptionSet, Sendable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// The store keeps its data in a file at its URL, so it survives a new coordinator.
+    /// The store keeps its data in a file at its URL, so it survives a new coordinator (a store with this
+    /// capability is `persistent` too, whether or not it says so).
     public static let persistsToFile = StoreCapabilities(rawValue: 1 << 0)
+    /// The store's data outlives its coordinator: a new coordinator adding a store at the same URL sees it
+    /// (a file store, or a database server such as the PostgreSQL store's).
+    public static let persistent = StoreCapabilities(rawValue: 1 << 6)
     /// Several coordinators (or processes) can use one file at once and see each other's saves.
     public static let sharedBetweenCoordinators = StoreCapabilities(rawValue: 1 << 1)
     /// `NSBatchUpdateRequest` is supported.

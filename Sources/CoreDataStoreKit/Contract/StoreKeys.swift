@@ -8,6 +8,14 @@ public let NSXMLStoreType = "XML"
 public let NSBinaryStoreType = "Binary"
 /// The in-memory store's type name.
 public let NSInMemoryStoreType = "InMemory"
+/// ➕ The PostgreSQL store's type name (not Apple's).
+public let NSPostgreSQLStoreType = "PostgreSQL"
+/// ➕ Option: the PostgreSQL schema (namespace) that holds a PostgreSQL store's tables, a lowercase
+/// identifier; the store URL's `schema` query parameter says the same, and the option wins. Default `public`.
+public let NSPostgreSQLSchemaOption = "NSPostgreSQLSchemaOption"
+/// ➕ Option: the password for a PostgreSQL store's server, a string. Without it libpq takes one from the URL,
+/// `PGPASSWORD` or `~/.pgpass`, as it always does. Never logged or put in an error message.
+public let NSPostgreSQLPasswordOption = "NSPostgreSQLPasswordOption"
 
 /// Metadata: the store's type name.
 public let NSStoreTypeKey = "NSStoreType"

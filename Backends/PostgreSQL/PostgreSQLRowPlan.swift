@@ -1,0 +1,110 @@
+import CoreDataSQL
+import CoreDataStoreKit
+
+/// How rows of one concrete entity are read from and written to its table, computed once per store.
+///
+/// Reads select every column of the table (`selectList`), so one statement serves every entity of a
+/// hierarchy; each row is then decoded with the plan of its own `Z_ENT`.
+final class PostgreSQLRowPlan {
+    enum Kind {
+        case attribute(NSAttributeType)
+        /// A to-one: the destination's `Z_ENT` is read from `entityColumn`, or is always `destination`.
+        case toOne(entityColumn: Int?, destination: Int32)
+    }
+
+    struct Field {
+        var slot: Int
+        /// Index into the table's columns (add 3 for the position in `selectList`).
+        var column: Int
+        var kind: Kind
+    }
+
+    let entity: NSEntityDescription
+    let table: SQLSchema.Table
+    let fields: [Field]
+    let slotCount: Int
+    /// Every column of the table, `Z_PK, Z_ENT, Z_OPT` first, qualified with `t0`.
+    let selectList: String
+    /// `INSERT` of a new row of this entity; its parameters are `insertParameters(for:)`.
+    let insertSQL: String
+    /// Fields by slot, for updates.
+    let fieldBySlot: [Int: Field]
+
+    init(entity: NSEntityDescription, table: SQLSchema.Table) {
+        self.entity = entity
+        self.table = table
+        let layout = entity.layout
+        slotCount = layout.slotCount
+        var fields: [Field] = []
+        for slot in layout.storedSlots {
+            let property = layout.allProperties[slot]
+            guard let column = table.columnByProperty[ObjectIdentifier(property)] else { continue }
+            if let attribute = property as? NSAttributeDescription {
+                fields.append(Field(slot: slot, column: column, kind: .attribute(attribute.attributeType)))
+            } else if let relationship = property as? NSRelationshipDescription {
+                fields.append(Field(slot: slot, column: column,
+                                    kind: .toOne(entityColumn: table.entityColumnByRelationship[ObjectIdentifier(relationship)],
+                                                 destination: relationship.destinationEntity?.entityNumber ?? 0)))
+            }
+        }
+        self.fields = fields
+        fieldBySlot = Dictionary(fields.map { ($0.slot, $0) }, uniquingKeysWith: { first, _ in first })
+        selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { SQLSchema.quote($0.name) }).map { "t0.\($0)" }.joined(separator: ", ")
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        for field in fields {
+            columns.append(SQLSchema.quote(table.columns[field.column].name))
+            if case .toOne(let entityColumn?, _) = field.kind { columns.append(SQLSchema.quote(table.columns[entityColumn].name)) }
+        }
+        insertSQL = "INSERT INTO \(SQLSchema.quote(table.name)) (\(columns.joined(separator: ", "))) VALUES (\(columns.indices.map { "$\($0 + 1)" }.joined(separator: ", ")))"
+    }
+
+    /// The row at `index` of `result`, whose first columns are `selectList`.
+    /// - Throws: 259 when `Z_OPT` is not an integer up to `StoreNumberLimits.largestStoredNumber`.
+    func row(_ result: PostgreSQLResult, _ index: Int, storeURL: URL?) throws -> StoreRow {
+        let version = result.isNull(index, 2) ? 0 : result.int64(index, 2)
+        guard let version, version <= StoreNumberLimits.largestStoredNumber, let primaryKey = result.int64(index, 0) else {
+            throw CoreDataError.corruptStore(storeURL, type: PostgreSQLStore.storeType,
+                                             reason: "row \(result.text(index, 0) ?? "NULL") of \(entity.name ?? "") has Z_OPT \(result.text(index, 2) ?? "NULL")")
+        }
+        var values = [Any?](repeating: nil, count: slotCount)
+        for field in fields {
+            let column = field.column + 3
+            switch field.kind {
+            case .attribute(let type):
+                values[field.slot] = PostgreSQLValueCoding.decode(result.text(index, column), as: type)
+            case .toOne(let entityColumn, let destination):
+                guard let key = result.int64(index, column) else { continue }
+                let number = entityColumn.flatMap { result.int64(index, $0 + 3) }.map { Int32(truncatingIfNeeded: $0) } ?? destination
+                values[field.slot] = ObjectKey(entityNumber: number == 0 ? destination : number, primaryKey: key)
+            }
+        }
+        return StoreRow(key: ObjectKey(entityNumber: entity.entityNumber, primaryKey: primaryKey), version: version, values: values)
+    }
+
+    /// The parameters of one field's column(s), in the order of `insertSQL`.
+    /// - Throws: 134030 when the value cannot be stored in the attribute's type.
+    func parameters(for field: Field, value: Any?) throws -> [String?] {
+        switch field.kind {
+        case .attribute(let type):
+            guard let encoded = PostgreSQLValueCoding.encode(value, as: type) else {
+                let name = entity.layout.allProperties[field.slot].name
+                throw CoreDataError.saveFailed("attribute \(name) of \(entity.name ?? "") holds a \(value.map { "\(Swift.type(of: $0))" } ?? "nil"), which cannot be stored as \(type)")
+            }
+            return [encoded]
+        case .toOne(let entityColumn, _):
+            let key = value as? ObjectKey
+            var result: [String?] = [key.map { String($0.primaryKey) }]
+            if entityColumn != nil { result.append(key.map { String($0.entityNumber) }) }
+            return result
+        }
+    }
+
+    /// The parameters of a new row: `Z_PK`, `Z_ENT`, `Z_OPT` 1, then every field's.
+    func insertParameters(for row: StoreRow) throws -> [String?] {
+        var parameters: [String?] = [String(row.key.primaryKey), String(row.key.entityNumber), "1"]
+        for field in fields {
+            parameters += try self.parameters(for: field, value: field.slot < row.values.count ? row.values[field.slot] : nil)
+        }
+        return parameters
+    }
+}

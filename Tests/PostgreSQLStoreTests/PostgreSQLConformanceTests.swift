@@ -1,0 +1,19 @@
+import CoreData
+import CoreDataConformance
+import Testing
+
+/// The shared conformance suite, every case, on the PostgreSQL store: each case's stores in a schema of
+/// their own on the test server (`PostgreSQLTestServer`). Skipped, with the reason, when no server can be had.
+@Suite(.enabled(if: PostgreSQLTestServer.url != nil, Comment(rawValue: PostgreSQLTestServer.unavailableReason)))
+struct PostgreSQLConformanceTests {
+    static let plan = ConformancePlan(ConformanceConfiguration(storeType: .postgreSQL, makeURL: PostgreSQLTestServer.newStoreURL))
+
+    @Test(arguments: PostgreSQLTestServer.url == nil ? [] : plan.applicable)
+    func conformance(_ testCase: ConformanceCase) throws {
+        try Self.plan.run(testCase)
+    }
+
+    @Test(.disabled(if: PostgreSQLTestServer.url == nil || !plan.skipped.isEmpty, Comment(rawValue: plan.skipReport)),
+          arguments: PostgreSQLTestServer.url == nil ? [] : plan.skipped)
+    func skipped(_ testCase: ConformanceCase) {}
+}

@@ -1,0 +1,190 @@
+import CoreData
+import Foundation
+import Testing
+
+/// A policy that adds the context's change of `count` to the stored value instead of overwriting it, so
+/// processes that increment one counter at once end with the sum of their increments.
+final class IncrementingMergePolicy: NSMergePolicy, @unchecked Sendable {
+    init() { super.init(merge: .mergeByPropertyObjectTrumpMergePolicyType) }
+
+    override func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
+        for conflict in list {
+            let stored = (conflict.persistedSnapshot?["count"] as? NSNumber)?.int64Value ?? 0
+            let read = (conflict.cachedSnapshot?["count"] as? NSNumber)?.int64Value ?? 0
+            let mine = (conflict.sourceObject.value(forKey: "count") as? NSNumber)?.int64Value ?? 0
+            conflict.sourceObject.setValue(stored + (mine - read), forKey: "count")
+        }
+        try super.resolve(optimisticLockingConflicts: list)
+    }
+}
+
+/// Several processes (app servers) on one PostgreSQL store: conflicting saves merged by a merge policy lose
+/// no increment, saves reach the others as remote-change notifications with object IDs, and a server restart
+/// costs at most the statement in flight. Child processes are this test binary running `childIncrements`.
+@Suite(.serialized, .enabled(if: PostgreSQLTestServer.url != nil, Comment(rawValue: PostgreSQLTestServer.unavailableReason)))
+struct PostgreSQLManyServersTests {
+    static let storeVariable = "COREDATA_POSTGRES_CHILD_STORE"
+    static let countVariable = "COREDATA_POSTGRES_CHILD_INCREMENTS"
+    /// Increments per process (the figure; `COREDATA_POSTGRES_INCREMENTS` changes it).
+    static let increments = Int(ProcessInfo.processInfo.environment["COREDATA_POSTGRES_INCREMENTS"] ?? "") ?? 5_000
+
+    static func model() -> NSManagedObjectModel {
+        let counter = NSEntityDescription(name: "Counter")
+        counter.properties = [NSAttributeDescription(name: "name", type: .string), NSAttributeDescription(name: "count", type: .integer64)]
+        return NSManagedObjectModel(entities: [counter])
+    }
+
+    static func coordinator(_ url: URL, options: [AnyHashable: Any] = [:]) throws -> NSPersistentStoreCoordinator {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
+        try coordinator.addPersistentStore(type: .postgreSQL, at: url, options: options)
+        return coordinator
+    }
+
+    static func context(_ coordinator: NSPersistentStoreCoordinator, policy: Any = NSErrorMergePolicy) -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        context.mergePolicy = policy
+        return context
+    }
+
+    static func storedCount(_ url: URL) throws -> Int64? {
+        let context = Self.context(try coordinator(url))
+        return try context.performAndWait {
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Counter")).first?.value(forKey: "count") as? Int64
+        }
+    }
+
+    static func destroy(_ url: URL) {
+        try? NSPersistentStoreCoordinator(managedObjectModel: model()).destroyPersistentStore(at: url, type: .postgreSQL)
+    }
+
+    @Test func twoProcessesIncrementingOneCounterLoseNothing() throws {
+        let url = PostgreSQLTestServer.newStoreURL()
+        defer { Self.destroy(url) }
+        let setup = Self.context(try Self.coordinator(url))
+        try setup.performAndWait {
+            let counter = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: setup)
+            counter.setValue("shared", forKey: "name")
+            counter.setValue(Int64(0), forKey: "count")
+            try setup.save()
+        }
+        let children = try (0..<2).map { _ in
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            child.arguments = ["--testing-library", "swift-testing", "--filter", "PostgreSQLManyServersTests/childIncrements"]
+            var environment = ProcessInfo.processInfo.environment
+            environment[Self.storeVariable] = url.absoluteString
+            environment[Self.countVariable] = String(Self.increments)
+            child.environment = environment
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            return child
+        }
+        for child in children {
+            child.waitUntilExit()
+            #expect(child.terminationStatus == 0, "a child process finished its increments")
+        }
+        #expect(try Self.storedCount(url) == Int64(2 * Self.increments), "every increment of both processes is counted")
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[storeVariable] != nil, "runs only as a child process"))
+    func childIncrements() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let url = try #require(environment[Self.storeVariable].flatMap(URL.init(string:)))
+        let increments = try #require(environment[Self.countVariable].flatMap { Int($0) })
+        let context = Self.context(try Self.coordinator(url), policy: IncrementingMergePolicy())
+        try context.performAndWait {
+            let counter = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Counter")).first)
+            for _ in 0..<increments {
+                counter.setValue(((counter.value(forKey: "count") as? Int64) ?? 0) + 1, forKey: "count")
+                try context.save()
+            }
+        }
+    }
+
+    @Test func aSaveReachesAnotherCoordinatorAsARemoteChangeWithObjectIDs() async throws {
+        let url = PostgreSQLTestServer.newStoreURL()
+        defer { Self.destroy(url) }
+        let writer = try Self.coordinator(url)
+        let listener = try Self.coordinator(url, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
+        let viewContext = Self.context(listener)
+        let received = NotificationRecorder(name: .NSPersistentStoreRemoteChange, object: listener)
+
+        let context = Self.context(writer)
+        let insertedID = try context.performAndWait {
+            let counter = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context)
+            counter.setValue("announced", forKey: "name")
+            try context.save()
+            return counter.objectID
+        }
+        let note = try #require(await received.first(within: 10), "the listener's coordinator posted a remote change")
+        let inserted = note.userInfo?[NSInsertedObjectIDsKey] as? [NSManagedObjectID] ?? []
+        #expect(inserted.map { $0.uriRepresentation() } == [insertedID.uriRepresentation()])
+        #expect(note.userInfo?[NSStoreUUIDKey] as? String == listener.persistentStores.first?.identifier)
+        viewContext.performAndWait { viewContext.mergeChanges(fromContextDidSave: note) }
+        let names = try viewContext.performAndWait {
+            try viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Counter")).compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(names == ["announced"])
+    }
+
+    /// On a server of its own, since restarting the shared one would fail the other tests' statements.
+    @Test func aServerRestartCostsAtMostTheStatementInFlight() throws {
+        let server = try PostgreSQLTestServer.Private()
+        defer { server.stop() }
+        let url = server.url
+        let coordinator = try Self.coordinator(url)
+        let context = Self.context(coordinator)
+        func add(_ name: String) throws {
+            try context.performAndWait {
+                NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context).setValue(name, forKey: "name")
+                try context.save()
+            }
+        }
+        try add("before")
+        try PostgreSQLTestServer.run("restart", server.directory)
+        do {
+            try add("after")
+        } catch let error as NSError {
+            #expect(error.domain == NSCocoaErrorDomain && [NSPersistentStoreSaveError, NSPersistentStoreOperationError].contains(error.code), "\(error)")
+            context.performAndWait { context.rollback() }
+            try add("after")
+        }
+        let names = try context.performAndWait {
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Counter")).compactMap { $0.value(forKey: "name") as? String }.sorted()
+        }
+        #expect(names == ["after", "before"], "the save after the restart is written once, and the one before is kept")
+    }
+}
+
+/// Collects the notifications of one name and object, to await the first.
+final class NotificationRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var notes: [Notification] = []
+    private var token: NSObjectProtocol?
+
+    init(name: Notification.Name, object: AnyObject) {
+        token = NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) { [weak self] note in
+            guard let self else { return }
+            self.lock.lock()
+            self.notes.append(note)
+            self.lock.unlock()
+        }
+    }
+
+    deinit { token.map(NotificationCenter.default.removeObserver) }
+
+    /// The first notification, waiting up to `seconds` for it.
+    func first(within seconds: Double) async -> Notification? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            lock.lock()
+            let found = notes.first
+            lock.unlock()
+            if let found { return found }
+            try? await Task.sleep(nanoseconds: 50_000_000)
+        }
+        return nil
+    }
+}
