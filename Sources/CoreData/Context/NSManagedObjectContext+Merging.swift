@@ -80,11 +80,11 @@ extension NSManagedObjectContext {
     }
 
     /// Removes deleted objects from the relationships of the context's loaded objects, as their store already
-    /// did, without recording changes: nothing in the context may point at an object that no longer exists. A
-    /// fault holding a fetched row that points at one drops the row, and reads the store when it fires.
+    /// did, without recording changes: nothing in the context may point at an object that no longer exists,
+    /// and neither may the fetched row a fault holds.
     private func forgetReferences(to gone: Set<ObjectIdentifier>, keys: Set<ObjectKey>) {
         for object in allObjects {
-            if object.snapshotRefers(to: keys) { object.dropSnapshot() }
+            object.forgetSnapshotReferences(to: keys)
             guard !object.faulted else { continue }
             for slot in object.layout.storedSlots + object.layout.toManySlots {
                 switch object.slots[slot] {

@@ -30,9 +30,16 @@ extension NSManagedObject {
         faultState = .store
     }
 
-    /// Whether a snapshot fault's row refers to one of `keys` through a to-one relationship.
-    func snapshotRefers(to keys: Set<ObjectKey>) -> Bool {
-        guard case .snapshot = faultState, let committed, !keys.isEmpty else { return false }
-        return committed.contains { ($0 as? ObjectKey).map(keys.contains) ?? false }
+    /// Clears the to-one keys among `keys` (objects deleted elsewhere) from a snapshot fault's row, as a merge
+    /// clears them from filled objects; any other object is left as it is.
+    func forgetSnapshotReferences(to keys: Set<ObjectKey>) {
+        guard case .snapshot = faultState, var values = committed, !keys.isEmpty else { return }
+        var changed = false
+        for index in values.indices {
+            guard let key = values[index] as? ObjectKey, keys.contains(key) else { continue }
+            values[index] = nil
+            changed = true
+        }
+        if changed { committed = values }
     }
 }
