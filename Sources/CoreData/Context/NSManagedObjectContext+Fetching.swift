@@ -200,7 +200,8 @@ extension NSManagedObjectContext {
                 var batch: FaultBatch?
                 for (index, key) in keys.enumerated() {
                     if batchSize > 0, index % batchSize == 0 {
-                        batch = FaultBatch(store: store, keys: Array(keys[index..<min(keys.count, index + batchSize)]))
+                        let end = keys.count - index > batchSize ? index + batchSize : keys.count
+                        batch = FaultBatch(store: store, keys: Array(keys[index..<end]))
                     }
                     if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: key)) {
                         if let object { objects.append(object) }
