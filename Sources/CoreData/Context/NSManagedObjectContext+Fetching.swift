@@ -201,7 +201,7 @@ extension NSManagedObjectContext {
                 for (index, key) in keys.enumerated() {
                     if batchSize > 0, index % batchSize == 0 {
                         let end = keys.count - index > batchSize ? index + batchSize : keys.count
-                        batch = FaultBatch(store: store, keys: Array(keys[index..<end]))
+                        batch = FaultBatch(store: store, keys: keys[index..<end])
                     }
                     if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: key)) {
                         if let object { objects.append(object) }
