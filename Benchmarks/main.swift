@@ -2,14 +2,31 @@
 // on the same workloads, in one run. Build and run with:
 //
 //     swift run -c release coredata-benchmark [rows] [repetitions]
+//     swift run -c release coredata-benchmark memory [rows …]
 //
-// Prints, per workload, the median time of each side over the repetitions and the ratio store/raw.
+// Prints, per workload, the median time of each side over the repetitions and the ratio store/raw; with
+// `memory`, the peak resident memory of the memory workloads (MemoryWorkloads.swift) instead.
 import CSQLite
 import CoreData
 import CoreDataSQLite
 import Foundation
 
 let arguments = CommandLine.arguments
+// The memory workloads run before anything else is built, so that nothing here adds to what they measure.
+if arguments.count > 1, arguments[1] == "memory" || arguments[1] == "memory-child" {
+    do {
+        if arguments[1] == "memory-child", arguments.count == 4, let workload = MemoryWorkload(rawValue: arguments[2]) {
+            try runMemoryChild(workload, storePath: arguments[3])
+        } else {
+            let counts = arguments.dropFirst(2).compactMap { Int($0) }.filter { $0 > 0 }
+            try runMemoryBenchmark(rowCounts: counts.isEmpty ? [10_000, 100_000, 1_000_000] : counts)
+        }
+        exit(0)
+    } catch {
+        print("memory benchmark failed: \(error)")
+        exit(1)
+    }
+}
 let rowCount = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
 let repetitions = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5
 let lookups = min(10_000, rowCount)

@@ -33,6 +33,15 @@ final class UnfilteredStore: InMemoryStore {
     }
 }
 
+/// An in-memory store that answers a request for several rows with the first one only: the faulting cases
+/// must catch it, since batches of faults read their rows together.
+final class FirstRowOnlyStore: InMemoryStore {
+    override class var storeTypeName: String { "FirstRowOnlyTest" }
+    override func rows(for keys: [ObjectKey]) throws -> [StoreRow] {
+        Array(try super.rows(for: keys).prefix(1))
+    }
+}
+
 @Suite struct BrokenStoreTests {
     static func failures(of storeClass: AnyClass, type: String) -> [String] {
         NSPersistentStoreCoordinator.registerStoreClass(storeClass, forStoreType: type)
@@ -67,6 +76,13 @@ final class UnfilteredStore: InMemoryStore {
         let failed = Self.failures(of: ForgetfulStore.self, type: "ForgetfulTest")
         #expect(failed.contains("save/many-to-many"))
         #expect(failed.contains("save/ordered"))
+    }
+
+    @Test func suiteCatchesAStoreThatAnswersABatchWithOneRow() {
+        let failed = Self.failures(of: FirstRowOnlyStore.self, type: "FirstRowOnlyTest")
+        #expect(failed.contains("faults/batched-fetch"))
+        #expect(!failed.contains("faults/fetched-objects-are-faults"))
+        #expect(!failed.contains("save/insert-update-delete"))
     }
 
     @Test func unregisteredClassGivesAppleError() throws {

@@ -170,30 +170,43 @@ extension NSManagedObjectContext {
             return .some(object)
         }
         let coordinator = try fetchingCoordinator()
-        if request.includesPropertyValues {
+        let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
+        // Managed-object results come back as faults when the request allows it (Apple's default); a fetch for
+        // IDs or a count fills what it reads, as it always did.
+        let returnsFaults = request.resultType == .managedObjectResultType && request.returnsObjectsAsFaults
+        let batchSize = request.resultType == .managedObjectResultType ? max(0, request.fetchBatchSize) : 0
+        if request.includesPropertyValues && batchSize == 0 {
             let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
             for (store, rows) in try coordinator.fetchRows(storeRequest, from: stores) {
                 objects.reserveCapacity(objects.count + rows.count)
                 registered.reserveCapacity(registered.count + rows.count)
-                let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
                 var memo = MaterializationMemo(store: store, fallback: fallback)
                 for row in rows {
                     if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: row.key)) {
                         if let object { objects.append(object) }
-                    } else if let object = materialize(row: row, refresh: request.shouldRefreshRefetchedObjects, memo: &memo) {
+                    } else if let object = materialize(row: row, refresh: request.shouldRefreshRefetchedObjects, asFault: returnsFaults, memo: &memo) {
                         objects.append(object)
                     }
                 }
             }
         } else {
+            // Keys only: faults that read their store (`includesPropertyValues = false`), or with a batch size
+            // faults that fill a batch at a time.
             let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
             for (store, keys) in try coordinator.fetchKeys(storeRequest, from: stores) {
-                for key in keys {
-                    guard let id = store.objectID(for: key) else { continue }
-                    if inheritedTouch, case .some(let object) = inheritedObject(id) {
+                objects.reserveCapacity(objects.count + keys.count)
+                registered.reserveCapacity(registered.count + keys.count)
+                var memo = MaterializationMemo(store: store, fallback: fallback)
+                var batch: FaultBatch?
+                for (index, key) in keys.enumerated() {
+                    if batchSize > 0, index % batchSize == 0 {
+                        let end = keys.count - index > batchSize ? index + batchSize : keys.count
+                        batch = FaultBatch(store: store, keys: keys[index..<end])
+                    }
+                    if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: key)) {
                         if let object { objects.append(object) }
-                    } else {
-                        objects.append(object(with: id))
+                    } else if let object = fault(for: key, batch: batch, memo: &memo) {
+                        objects.append(object)
                     }
                 }
             }

@@ -69,7 +69,12 @@ extension NSManagedObjectContext {
         if !gone.isEmpty { forgetReferences(to: gone, keys: goneKeys) }
         for id in updated {
             guard let object = registered[id.identity] else { continue }
-            if object.faulted { notePending(object, .refreshed) } else { refresh(object, mergeChanges: object.hasChanges) }
+            if object.faulted {
+                object.dropSnapshot()  // the values its fetch read are out of date
+                notePending(object, .refreshed)
+            } else {
+                refresh(object, mergeChanges: object.hasChanges)
+            }
         }
         for id in inserted where !id.isTemporaryID && registered[id.identity] == nil {
             notePending(object(with: id), .inserted)
@@ -77,9 +82,12 @@ extension NSManagedObjectContext {
     }
 
     /// Removes deleted objects from the relationships of the context's loaded objects, as their store already
-    /// did, without recording changes: nothing in the context may point at an object that no longer exists.
+    /// did, without recording changes: nothing in the context may point at an object that no longer exists,
+    /// and neither may the fetched row a fault holds.
     private func forgetReferences(to gone: Set<ObjectIdentifier>, keys: Set<ObjectKey>) {
-        for object in allObjects where !object.faulted {
+        for object in allObjects {
+            object.forgetSnapshotReferences(to: keys)
+            guard !object.faulted else { continue }
             for slot in object.layout.storedSlots + object.layout.toManySlots {
                 switch object.slots[slot] {
                 case let target as NSManagedObject where gone.contains(ObjectIdentifier(target)):

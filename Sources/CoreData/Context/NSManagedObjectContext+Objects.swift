@@ -58,11 +58,15 @@ extension NSManagedObjectContext {
     }
 
     /// `materialize(row:store:refresh:fallback:)` for one of many rows of the memo's store, with the entities
-    /// and classes looked up so far.
-    func materialize(row: StoreRow, refresh: Bool, memo: inout MaterializationMemo) -> NSManagedObject? {
+    /// and classes looked up so far. With `asFault`, an object that is not filled yet (new, or a registered
+    /// fault) becomes a fault holding the row (`FaultState.snapshot`), filled when it fires without calling
+    /// the store; a filled object is treated as without `asFault`.
+    func materialize(row: StoreRow, refresh: Bool, asFault: Bool = false, memo: inout MaterializationMemo) -> NSManagedObject? {
         // A registered object is found without making its ID.
         if let object = registered[NSManagedObjectID.Identity(store: memo.store.identity, key: row.key)] {
-            if object.faulted || (refresh && !object.hasChanges) {
+            if object.faulted, asFault {
+                object.holdSnapshot(of: row)
+            } else if object.faulted || (refresh && !object.hasChanges) {
                 fill(object, with: row)
                 object.awakeFromFetchWithoutRecording()
             }
@@ -72,68 +76,31 @@ extension NSManagedObjectContext {
         let entity = id.entity
         let object = memo.makeObject(entity: entity)
         object.assignedID = id
-        fill(object, with: row)
-        register(object)
-        object.awakeFromFetchWithoutRecording()
+        if asFault {
+            object.holdSnapshot(of: row)
+            register(object)
+        } else {
+            fill(object, with: row)
+            register(object)
+            object.awakeFromFetchWithoutRecording()
+        }
         return object
     }
 
-    /// Puts a row's values into an object and marks it saved and unchanged.
-    func fill(_ object: NSManagedObject, with row: StoreRow) {
-        var values = row.values
-        if values.count != object.layout.slotCount {
-            values = Array(values.prefix(object.layout.slotCount)) + [Any?](repeating: nil, count: max(0, object.layout.slotCount - values.count))
+    /// The registered object for a key of the memo's store, or a new fault for it (nil for a key whose entity
+    /// number the model does not have). A fault that would read its store alone is given `batch`, when there
+    /// is one, so that it fills with the rest of its batch.
+    func fault(for key: ObjectKey, batch: FaultBatch?, memo: inout MaterializationMemo) -> NSManagedObject? {
+        if let object = registered[NSManagedObjectID.Identity(store: memo.store.identity, key: key)] {
+            if let batch, case .store = object.faultState { object.faultState = .batch(batch) }
+            return object
         }
-        object.committed = values
-        for slot in object.layout.transformableSlots {
-            values[slot] = decodedStoreValue(values[slot], type: .transformableAttributeType, slot: slot, of: object)
-        }
-        object.slots = values
-        object.version = row.version
-        object.changedSlots = []
-        object.faulted = false
-    }
-
-    /// Loads a fault's values. When the store no longer has the object, or cannot be read, it stays empty, and
-    /// with `shouldDeleteInaccessibleFaults` (the default) it reports `isDeleted`, as Apple's contexts do for
-    /// an inaccessible fault (a property access cannot throw; `existingObject(with:)` throws the error).
-    func fulfillFault(of object: NSManagedObject) {
-        do {
-            try fulfillFaultThrowing(object)
-        } catch {
-            object.faulted = false
-            if shouldDeleteInaccessibleFaults { object.deleted = true }
-        }
-    }
-
-    /// Loads a fault's values, or throws (leaving it a fault): 133000 when its store no longer has it, the
-    /// store's error when the store cannot be read.
-    func fulfillFaultThrowing(_ object: NSManagedObject) throws {
-        if parent != nil, let id = object.assignedID, let state = inheritedState(for: id) {
-            guard !state.isDeleted else {
-                throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
-                                         "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): a parent context deleted the object.")
-            }
-            adopt(state, into: object)
-            object.awakeFromFetchWithoutRecording()
-            return
-        }
-        guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
-              let store = coordinator.store(for: id) else {
-            if parent != nil, let id = object.assignedID, id.isTemporaryID {
-                throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
-                                         "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): no parent context has this unsaved object.")
-            }
-            object.faulted = false
-            return
-        }
-        let rows = try coordinator.rows(for: [key], in: store)
-        guard let row = rows.first else {
-            throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
-                                     "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): the object was deleted from its store.")
-        }
-        fill(object, with: row)
-        object.awakeFromFetchWithoutRecording()
+        guard let id = memo.objectID(for: key) else { return nil }
+        let object = memo.makeObject(entity: id.entity)
+        object.assignedID = id
+        object.faultState = batch.map { .batch($0) } ?? .store
+        register(object)
+        return object
     }
 
     /// The object a to-one key of `near`'s store names (registered, or a new fault).

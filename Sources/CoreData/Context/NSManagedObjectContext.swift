@@ -284,6 +284,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Turns an object into a fault, or with `mergeChanges` reloads its saved values under its unsaved changes.
+    ///
+    /// Without `mergeChanges` the object's values (unsaved changes included) are freed, and the fault reads the
+    /// store again when it next fires: memory follows the objects that hold values.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         checkQueue("refresh(_:mergeChanges:)")
         guard object.managedObjectContext === self, !object.inserted else { return }
@@ -294,17 +297,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             fulfillFault(of: object)
             for (slot, value) in changed { object.slots[slot] = value; object.changedSlots.insert(slot) }
         } else {
+            object.changesFaultState = true
+            defer { object.changesFaultState = false }
             object.willTurnIntoFault()
             updatedSet[ObjectIdentifier(object)] = nil
-            object.changedSlots = []
-            object.slots = object.layout.emptySlots
-            object.faulted = true
+            object.discardValues()
             object.didTurnIntoFault()
         }
     }
 
-    /// Refreshes every registered object: objects without changes become faults, changed objects reload their
-    /// saved values under their changes.
+    /// Refreshes every registered object: objects without changes become faults (freeing their values),
+    /// changed objects reload their saved values under their changes.
     open func refreshAllObjects() {
         checkQueue("refreshAllObjects()")
         for object in registered.values where !object.inserted {
@@ -327,11 +330,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
 
+    /// Drops an object's unsaved changes: a saved object becomes a fault that reads its store again.
     private func revertToCommitted(_ object: NSManagedObject) {
-        object.changedSlots = []
         if object.committed != nil {
-            object.slots = object.layout.emptySlots
-            object.faulted = true
+            object.discardValues()
+        } else {
+            object.changedSlots = []
         }
     }
 }

@@ -56,8 +56,11 @@ extension NSManagedObject {
         }
     }
 
-    /// 0 when the object is fully realized, 1 while it is a fault (Apple documents only that 0 means realized).
-    public var faultingState: Int { faulted ? 1 : 0 }
+    /// 0 when the object is not changing state, 1 while it is being filled from a fault (during
+    /// `awakeFromFetch`) or turned into one (during `willTurnIntoFault` and `didTurnIntoFault`), as Apple
+    /// documents: "0 if the object is fully initialized as a managed object and not transitioning to or from
+    /// another state". A fault at rest reports 0; `isFault` tells faults apart.
+    public var faultingState: Int { changesFaultState ? 1 : 0 }
 }
 
 extension NSEntityDescription {

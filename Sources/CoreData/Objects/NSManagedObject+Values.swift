@@ -116,6 +116,8 @@ extension NSManagedObject {
     /// Calls `awakeFromFetch()` with change recording suspended, so that values it sets (transient caches, as
     /// Apple's documentation suggests) neither dirty the object nor its context.
     func awakeFromFetchWithoutRecording() {
+        changesFaultState = true
+        defer { changesFaultState = false }
         guard let context = managedObjectContext, !context.suspendsChangeRecording else { return awakeFromFetch() }
         context.suspendsChangeRecording = true
         defer { context.suspendsChangeRecording = false }

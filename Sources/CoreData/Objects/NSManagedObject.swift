@@ -24,7 +24,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     var invalidSlots = SlotSet()
     /// The ID, once one is given (lazily temporary for new objects).
     var assignedID: NSManagedObjectID?
-    var faulted = false
+    /// Whether the object is a fault, and where a fault's values come from (see `FaultState`).
+    var faultState: FaultState = .filled
+    /// Whether the object is a fault. Setting it true makes a fault that reads its store when it fires;
+    /// setting it false ends the fault (the caller has put the values in place).
+    var faulted: Bool {
+        @inline(__always) get { if case .filled = faultState { return false } else { return true } }
+        set { faultState = newValue ? .store : .filled }
+    }
+    /// Whether the object is being filled from a fault or turned into one (what `faultingState` reports).
+    var changesFaultState = false
     var inserted = false
     var deleted = false
     /// What happened to the object since its context last posted `NSManagedObjectContextObjectsDidChange`
@@ -271,8 +280,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         return result
     }
 
-    /// The values as last fetched or saved, for the given keys (all when nil); an unsaved object has none.
+    /// The values as last fetched or saved, for the given keys (all when nil); an unsaved object has none. A
+    /// fault that holds no fetched row is filled first.
     open func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        if faulted, committed == nil { fireFaultIfNeeded() }
         guard let committed else { return [:] }
         var result: [String: Any] = [:]
         for (slot, property) in layout.allProperties.enumerated() {

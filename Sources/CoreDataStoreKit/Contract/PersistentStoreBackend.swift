@@ -32,8 +32,10 @@ public protocol PersistentStoreBackend: AnyObject {
     /// `fetchLimit`. Conformance: `fetch/*`.
     func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult
 
-    /// The current rows of these keys, in any order; keys the store does not have are left out.
-    /// Conformance: `add-store/reopen`, `fetch/missing-object`.
+    /// The current rows of these keys, in any order; keys the store does not have are left out. Contexts ask
+    /// for one row when a fault fires, and for a whole batch (up to `fetchBatchSize` keys) at once.
+    /// Conformance: `add-store/reopen`, `fetch/missing-object`, `faults/batched-fetch`,
+    /// `faults/batched-array-reflects-the-store-at-the-fetch`.
     func rows(for keys: [ObjectKey]) throws -> [StoreRow]
 
     /// The keys of the destinations of a to-many relationship of one object, in order when it is ordered.

@@ -1,0 +1,45 @@
+/// Making an object a fault, of each kind (see `FaultState`); contexts fill faults
+/// (`NSManagedObjectContext+Faults.swift`).
+extension NSManagedObject {
+    /// Makes the object a fault holding the row a fetch read for it: the row's values (as the store gave
+    /// them) become its committed values, its slots the entity's shared empty array, and it fills from them
+    /// when it fires.
+    func holdSnapshot(of row: StoreRow) {
+        committed = row.values
+        version = row.version
+        slots = layout.emptySlots
+        changedSlots = []
+        faultState = .snapshot
+    }
+
+    /// Makes the object a fault that reads its store when it next fires, and frees everything it held: its
+    /// values, committed values, unsaved changes and invalid-value marks, and a fetched snapshot or batch.
+    func discardValues() {
+        slots = layout.emptySlots
+        committed = nil
+        changedSlots = []
+        invalidSlots = []
+        faultState = .store
+    }
+
+    /// Drops the row a snapshot fault holds, so it reads its store when it fires (the row changed since the
+    /// fetch); any other object is left as it is.
+    func dropSnapshot() {
+        guard case .snapshot = faultState else { return }
+        committed = nil
+        faultState = .store
+    }
+
+    /// Clears the to-one keys among `keys` (objects deleted elsewhere) from a snapshot fault's row, as a merge
+    /// clears them from filled objects; any other object is left as it is.
+    func forgetSnapshotReferences(to keys: Set<ObjectKey>) {
+        guard case .snapshot = faultState, var values = committed, !keys.isEmpty else { return }
+        var changed = false
+        for index in values.indices {
+            guard let key = values[index] as? ObjectKey, keys.contains(key) else { continue }
+            values[index] = nil
+            changed = true
+        }
+        if changed { committed = values }
+    }
+}
