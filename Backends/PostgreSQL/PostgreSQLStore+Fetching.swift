@@ -33,7 +33,7 @@ extension PostgreSQLStore: SQLRowSource {
         case .rows: return .rows(rows)
         case .keys: return .keys(rows.map(\.key))
         case .count: return .count(rows.count)
-        case .dictionaries(let properties, let distinct): return .dictionaries(Self.dictionaries(rows, properties: properties, distinct: distinct, model: model))
+        case .dictionaries(let properties, let distinct): return .dictionaries(dictionaries(rows, properties: properties, distinct: distinct))
         }
     }
 
@@ -51,26 +51,5 @@ extension PostgreSQLStore: SQLRowSource {
         case .text(let text): return text
         case .blob(let data): return PostgreSQLText.format(data)
         }
-    }
-
-    /// One dictionary per row with the values of `properties` (to-ones as keys), equal dictionaries once
-    /// when `distinct`.
-    private static func dictionaries(_ rows: [StoreRow], properties: [NSPropertyDescription], distinct: Bool,
-                                     model: NSManagedObjectModel) -> [[String: Any]] {
-        var seen = Set<NSDictionary>()
-        var result: [[String: Any]] = []
-        for row in rows {
-            guard let layout = model.entity(withNumber: row.key.entityNumber)?.layout else { continue }
-            var dictionary: [String: Any] = [:]
-            for property in properties {
-                guard let slot = layout.slotByName[property.name], let value = row.values[slot] else { continue }
-                dictionary[property.name] = value
-            }
-            if distinct {
-                guard seen.insert(NSDictionary(dictionary: dictionary)).inserted else { continue }
-            }
-            result.append(dictionary)
-        }
-        return result
     }
 }

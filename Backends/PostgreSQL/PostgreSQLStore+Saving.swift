@@ -128,7 +128,7 @@ extension PostgreSQLStore {
         var stale: [StoreRowUpdate] = []
         for update in updates {
             guard let plan = plan(for: update.row.key.entityNumber), plan.entity.layout.hasUniquenessConstraints else { continue }
-            let constrained = Self.constrainedSlots(of: plan.entity)
+            let constrained = SQLSchema.constrainedSlots(of: plan.entity)
             let columns = update.changedSlots.filter(constrained.contains).compactMap { slot in
                 plan.fieldBySlot[slot].map { SQLSchema.quote(plan.table.columns[$0.column].name) }
             }
@@ -142,19 +142,6 @@ extension PostgreSQLStore {
             if try connection.query(sql, parameters).affectedRows == 0 { stale.append(update) }
         }
         return stale
-    }
-
-    /// The slots of an entity that belong to a uniqueness constraint of it or of an ancestor.
-    private static func constrainedSlots(of entity: NSEntityDescription) -> Set<Int> {
-        var slots = Set<Int>()
-        var current: NSEntityDescription? = entity
-        while let declaring = current {
-            for constraint in declaring.uniquenessConstraints {
-                for case let name as String in constraint { if let slot = entity.layout.slotByName[name] { slots.insert(slot) } }
-            }
-            current = declaring.superentity
-        }
-        return slots
     }
 
     /// Removes a deleted object from every join table it appears in.

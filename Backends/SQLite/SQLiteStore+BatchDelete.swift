@@ -65,7 +65,7 @@ extension SQLiteStore {
             case .keys(let given):
                 keys = try given.filter { try rowExists($0) }
             }
-            let doomed = try closure(of: keys)
+            let doomed = try batchDeletion(of: keys)
             guard !doomed.isEmpty else { return ([], 0) }
             try connection.execute("CREATE TEMP TABLE IF NOT EXISTS Z_BATCHDELETE (Z_ROOT INTEGER, Z_PK INTEGER, PRIMARY KEY (Z_ROOT, Z_PK))")
             try connection.run("DELETE FROM temp.Z_BATCHDELETE")
@@ -122,43 +122,5 @@ extension SQLiteStore {
             }
         }
         return false
-    }
-
-    /// The keys plus everything their cascade rules reach, in order; throws 1600 when a deny rule would be
-    /// broken by a row outside the set.
-    private func closure(of keys: [ObjectKey]) throws -> [ObjectKey] {
-        var doomed = Set<ObjectKey>()
-        var order: [ObjectKey] = []
-        var pending = keys.reversed() as [ObjectKey]
-        var denials: [(ObjectKey, NSRelationshipDescription, [ObjectKey])] = []
-        while let key = pending.popLast() {
-            guard doomed.insert(key).inserted else { continue }
-            order.append(key)
-            guard let entity = model.entity(withNumber: key.entityNumber) else { continue }
-            let layout = entity.layout
-            let relationships = layout.allProperties.compactMap { $0 as? NSRelationshipDescription }
-                .filter { !$0.isTransient && ($0.deleteRule == .cascadeDeleteRule || $0.deleteRule == .denyDeleteRule) }
-            guard !relationships.isEmpty else { continue }
-            let row = try rows(for: [key]).first
-            for relationship in relationships {
-                let targets: [ObjectKey]
-                if relationship.isToMany {
-                    targets = try relatedKeys(of: key, through: relationship)
-                } else {
-                    targets = layout.slotByName[relationship.name].flatMap { row?.values[$0] as? ObjectKey }.map { [$0] } ?? []
-                }
-                if relationship.deleteRule == .cascadeDeleteRule {
-                    pending.append(contentsOf: targets)
-                } else {
-                    denials.append((key, relationship, targets))
-                }
-            }
-        }
-        for (key, relationship, targets) in denials where targets.contains(where: { !doomed.contains($0) }) {
-            throw CoreDataError.make(NSValidationRelationshipDeniedDeleteError,
-                                     "The batch delete was refused: object \(key) still has objects in \(relationship.name), whose delete rule is deny.",
-                                     userInfo: [NSValidationKeyErrorKey: relationship.name])
-        }
-        return order
     }
 }

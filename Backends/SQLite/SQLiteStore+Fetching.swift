@@ -56,39 +56,56 @@ extension SQLiteStore {
         }
     }
 
-    private func dictionaries(_ rows: [StoreRow], properties: [NSPropertyDescription], distinct: Bool) -> [[String: Any]] {
-        var seen = Set<NSDictionary>()
-        var result: [[String: Any]] = []
-        for row in rows {
-            guard let layout = model.entity(withNumber: row.key.entityNumber)?.layout else { continue }
-            var dictionary: [String: Any] = [:]
-            for property in properties {
-                guard let slot = layout.slotByName[property.name], let value = row.values[slot] else { continue }
-                dictionary[property.name] = value
+    /// The rows of these keys: one statement for a single key; for more, one `Z_PK IN (…)` statement per
+    /// table and run of up to `rowsChunk` keys (a short run is padded with its last key, so every statement has
+    /// one shape and stays prepared). Keys whose row is gone, or now belongs to another entity, are left out.
+    public func rows(for keys: [ObjectKey]) throws -> [StoreRow] {
+        if keys.count == 1, let key = keys.first { return try row(for: key).map { [$0] } ?? [] }
+        var result: [StoreRow] = []
+        result.reserveCapacity(keys.count)
+        var wanted = Set<ObjectKey>()
+        var keysByTable: [ObjectIdentifier: (plan: SQLiteRowPlan, keys: [Int64])] = [:]
+        for key in keys {
+            guard let plan = plan(for: key.entityNumber), wanted.insert(key).inserted else { continue }
+            keysByTable[ObjectIdentifier(plan.table), default: (plan, [])].keys.append(key.primaryKey)
+        }
+        for (plan, primaryKeys) in keysByTable.values {
+            let list = (1...Self.rowsChunk).map { "?\($0)" }.joined(separator: ", ")
+            let statement = try connection.statement("SELECT \(plan.selectList) FROM \(q(plan.table.name)) t0 WHERE t0.Z_PK IN (\(list))")
+            var start = 0
+            while start < primaryKeys.count {
+                let run = primaryKeys[start..<min(start + Self.rowsChunk, primaryKeys.count)]
+                defer { statement.reset() }
+                for index in 0..<Self.rowsChunk {
+                    statement.bind(index < run.count ? run[run.startIndex + index] : run[run.endIndex - 1], at: Int32(index + 1))
+                }
+                while try statement.step() {
+                    let number = Int32(truncatingIfNeeded: statement.int64(at: 1))
+                    let key = ObjectKey(entityNumber: number, primaryKey: statement.int64(at: 0))
+                    guard wanted.contains(key), let rowPlan = self.plan(for: number) else { continue }
+                    result.append(try rowPlan.row(from: statement, storeURL: url))
+                }
+                start += run.count
             }
-            if distinct {
-                guard seen.insert(NSDictionary(dictionary: dictionary)).inserted else { continue }
-            }
-            result.append(dictionary)
         }
         return result
     }
 
-    public func rows(for keys: [ObjectKey]) throws -> [StoreRow] {
-        var result: [StoreRow] = []
-        result.reserveCapacity(keys.count)
-        for key in keys {
-            guard let plan = plan(for: key.entityNumber) else { continue }
-            let statement = try connection.statement("SELECT \(plan.selectList) FROM \(q(plan.table.name)) t0 WHERE t0.Z_PK = ?1")
-            defer { statement.reset() }
-            statement.bind(key.primaryKey, at: 1)
-            while try statement.step() {
-                let number = Int32(truncatingIfNeeded: statement.int64(at: 1))
-                // A key whose row now belongs to another entity is not that object any more.
-                if number == key.entityNumber { result.append(try plan.row(from: statement, storeURL: url)) }
-            }
+    /// How many keys one `rows(for:)` statement looks up.
+    static let rowsChunk = 100
+
+    /// The row of one key, or nil when it is gone or now belongs to another entity.
+    private func row(for key: ObjectKey) throws -> StoreRow? {
+        guard let plan = plan(for: key.entityNumber) else { return nil }
+        let statement = try connection.statement("SELECT \(plan.selectList) FROM \(q(plan.table.name)) t0 WHERE t0.Z_PK = ?1")
+        defer { statement.reset() }
+        statement.bind(key.primaryKey, at: 1)
+        var found: StoreRow?
+        while try statement.step() {
+            // A key whose row now belongs to another entity is not that object any more.
+            if Int32(truncatingIfNeeded: statement.int64(at: 1)) == key.entityNumber { found = try plan.row(from: statement, storeURL: url) }
         }
-        return result
+        return found
     }
 
     public func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription) throws -> [ObjectKey] {

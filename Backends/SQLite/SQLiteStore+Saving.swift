@@ -111,7 +111,7 @@ extension SQLiteStore {
         var stale: [StoreRowUpdate] = []
         for update in updates {
             guard let plan = plan(for: update.row.key.entityNumber), plan.entity.layout.hasUniquenessConstraints else { continue }
-            let constrained = constrainedSlots(of: plan.entity)
+            let constrained = SQLSchema.constrainedSlots(of: plan.entity)
             let columns = update.changedSlots.filter(constrained.contains).compactMap { slot in
                 plan.fieldBySlot[slot].map { q(plan.table.columns[$0.column].name) }
             }
@@ -125,19 +125,6 @@ extension SQLiteStore {
             if try connection.run(sql, bindings) == 0 { stale.append(update) }
         }
         return stale
-    }
-
-    /// The slots of an entity that belong to a uniqueness constraint of it or of an ancestor.
-    private func constrainedSlots(of entity: NSEntityDescription) -> Set<Int> {
-        var slots = Set<Int>()
-        var current: NSEntityDescription? = entity
-        while let declaring = current {
-            for constraint in declaring.uniquenessConstraints {
-                for case let name as String in constraint { if let slot = entity.layout.slotByName[name] { slots.insert(slot) } }
-            }
-            current = declaring.superentity
-        }
-        return slots
     }
 
     /// Writes the changed slots of one row and bumps `Z_OPT`; the new version, or nil when the row is gone
