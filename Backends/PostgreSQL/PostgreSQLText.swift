@@ -134,7 +134,7 @@ enum PostgreSQLText {
         guard parts.count == 2 else { return nil }
         let dateParts = parts[0].split(separator: "-", omittingEmptySubsequences: false)
         guard dateParts.count == 3, var year = Int64(dateParts[0]), let month = Int64(dateParts[1]), let day = Int64(dateParts[2]),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+              (1...12).contains(month), (1...31).contains(day), (0...300_000).contains(year) else { return nil }
         if bc { year = 1 - year }
         var time = parts[1]
         var offsetSeconds: Int64 = 0
@@ -143,16 +143,16 @@ enum PostgreSQLText {
             guard !zone.isEmpty, zone.count <= 3 else { return nil }
             var zoneSeconds: Int64 = 0
             for (index, piece) in zone.enumerated() {
-                guard let value = Int64(piece) else { return nil }
+                guard let value = Int64(piece), (0...99).contains(value) else { return nil }
                 zoneSeconds += value * [3600, 60, 1][index]
             }
             offsetSeconds = time[sign] == "-" ? -zoneSeconds : zoneSeconds
             time = time[..<sign]
         }
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard clock.count == 3, let hour = Int64(clock[0]), let minute = Int64(clock[1]) else { return nil }
+        guard clock.count == 3, let hour = Int64(clock[0]), let minute = Int64(clock[1]), (0...24).contains(hour), (0...59).contains(minute) else { return nil }
         let secondParts = clock[2].split(separator: ".", omittingEmptySubsequences: false)
-        guard let second = Int64(secondParts[0]), secondParts.count <= 2 else { return nil }
+        guard let second = Int64(secondParts[0]), (0...60).contains(second), secondParts.count <= 2 else { return nil }
         var micros: Int64 = 0
         if secondParts.count == 2 {
             let digits = secondParts[1]

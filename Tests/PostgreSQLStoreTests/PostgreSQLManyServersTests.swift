@@ -129,6 +129,38 @@ struct PostgreSQLManyServersTests {
         #expect(names == ["announced"])
     }
 
+    @Test func aViewContextThatMergesAutomaticallyFollowsAnotherServersSaves() async throws {
+        let url = PostgreSQLTestServer.newStoreURL()
+        defer { Self.destroy(url) }
+        let writer = Self.context(try Self.coordinator(url))
+        let id = try writer.performAndWait {
+            let counter = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: writer)
+            counter.setValue("seen", forKey: "name")
+            counter.setValue(Int64(1), forKey: "count")
+            try writer.save()
+            return counter.objectID
+        }
+        let listener = try Self.coordinator(url, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
+        let viewContext = Self.context(listener)
+        viewContext.automaticallyMergesChangesFromParent = true
+        let shown = try viewContext.performAndWait {
+            try #require(try viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Counter")).first)
+        }
+        #expect(viewContext.performAndWait { shown.value(forKey: "count") as? Int64 } == 1)
+        try writer.performAndWait {
+            try writer.existingObject(with: id).setValue(Int64(2), forKey: "count")
+            try writer.save()
+        }
+        let deadline = Date().addingTimeInterval(10)
+        var seen: Int64?
+        while Date() < deadline {
+            seen = viewContext.performAndWait { shown.value(forKey: "count") as? Int64 }
+            if seen == 2 { break }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        #expect(seen == 2, "the view context shows the other server's update without a refetch")
+    }
+
     /// On a server of its own, since restarting the shared one would fail the other tests' statements.
     @Test func aServerRestartCostsAtMostTheStatementInFlight() throws {
         let server = try PostgreSQLTestServer.Private()

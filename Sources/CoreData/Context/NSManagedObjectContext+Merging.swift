@@ -116,12 +116,19 @@ extension NSManagedObjectContext {
         return source.parent == nil && source.persistentStoreCoordinator === persistentStoreCoordinator
     }
 
-    /// Starts or stops merging the saves of the parent context, or of other contexts of the same coordinator.
+    /// Starts or stops merging the saves of the parent context, or of other contexts of the same coordinator,
+    /// and for a root context the remote changes its coordinator posts with object IDs.
     func updateAutomaticMerging() {
-        if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
-        mergeObserver = nil
+        for observer in mergeObservers { NotificationCenter.default.removeObserver(observer) }
+        mergeObservers = []
         guard automaticallyMergesChangesFromParent else { return }
-        mergeObserver = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: nil, queue: nil) { [weak self] notification in
+        mergeObservers.append(mergeOtherContextsSaves())
+        mergeObservers.append(mergeRemoteChanges())
+    }
+
+    /// Observes the saves `mergesSaves(of:)` takes in and merges them on the context's queue.
+    private func mergeOtherContextsSaves() -> NSObjectProtocol {
+        NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: nil, queue: nil) { [weak self] notification in
             guard let self, let source = notification.object as? NSManagedObjectContext, source !== self,
                   self.mergesSaves(of: source) else { return }
             let info = notification.userInfo ?? [:]
@@ -131,6 +138,19 @@ extension NSManagedObjectContext {
                 NSDeletedObjectsKey: (info[NSDeletedObjectsKey] as? Set<NSManagedObject> ?? []).compactMap(\.assignedID),
             ]
             self.perform { NSManagedObjectContext.mergeChanges(fromRemoteContextSave: ids, into: [self]) }
+        }
+    }
+
+    /// Observes `NSPersistentStoreRemoteChange` from the context's coordinator and, for a root context, merges
+    /// the object IDs it carries (only stores that name the changed objects put them there; see
+    /// Decisions.md, "The PostgreSQL store"). A notification without IDs changes nothing, as on Apple's
+    /// platforms, where remote changes are merged from persistent history by the app.
+    private func mergeRemoteChanges() -> NSObjectProtocol {
+        NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: nil, queue: nil) { [weak self] notification in
+            guard let self, self.parent == nil, let coordinator = notification.object as? NSPersistentStoreCoordinator,
+                  coordinator === self.persistentStoreCoordinator, let info = notification.userInfo,
+                  info[NSInsertedObjectIDsKey] != nil || info[NSUpdatedObjectIDsKey] != nil || info[NSDeletedObjectIDsKey] != nil else { return }
+            self.perform { NSManagedObjectContext.mergeChanges(fromRemoteContextSave: info, into: [self]) }
         }
     }
 }

@@ -32,7 +32,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How conflicts found by a save are resolved; `NSErrorMergePolicy` (the default) throws them.
     open var mergePolicy: Any = NSErrorMergePolicy
     /// Whether the context merges by itself what its parent saves (for a root context: what other root
-    /// contexts of its coordinator save).
+    /// contexts of its coordinator save, and ➕ what other connections save to a store that names the changed
+    /// objects in its `NSPersistentStoreRemoteChange` notifications, such as the PostgreSQL store).
     open var automaticallyMergesChangesFromParent: Bool = false {
         didSet { updateAutomaticMerging() }
     }
@@ -68,7 +69,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var constraintMerges: [ObjectIdentifier: (object: NSManagedObject, survivor: NSManagedObject)] = [:]
     /// During a save's uniqueness-conflict round: how many inserted objects took the place of a saved row.
     var constraintTakeOvers = 0
-    var mergeObserver: NSObjectProtocol?
+    /// The observers of automatic merging (`automaticallyMergesChangesFromParent`).
+    var mergeObservers: [NSObjectProtocol] = []
     /// Objects changed since `NSManagedObjectContextObjectsDidChange` was last posted, each once (its
     /// `pendingChanges` says what happened); see `NSManagedObjectContext+ObjectsDidChange.swift`.
     var pendingObjects: [NSManagedObject] = []
@@ -91,7 +93,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     deinit {
-        if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
+        for observer in mergeObservers { NotificationCenter.default.removeObserver(observer) }
     }
 
     // MARK: Queues (the rest is in NSManagedObjectContext+Queue.swift)
