@@ -146,13 +146,8 @@ extension PostgreSQLStore {
 
     /// Removes a deleted object from every join table it appears in.
     func deleteJoinRows(of key: ObjectKey, entity: NSEntityDescription) throws {
-        for join in schema.joinTables {
-            if let source = join.relationship.entity, entity.isKindOf(entity: source) {
-                try connection.query("DELETE FROM \(SQLSchema.quote(join.name)) WHERE \(SQLSchema.quote(join.sourceColumn)) = $1", [String(key.primaryKey)])
-            }
-            if let destination = join.relationship.destinationEntity, entity.isKindOf(entity: destination) {
-                try connection.query("DELETE FROM \(SQLSchema.quote(join.name)) WHERE \(SQLSchema.quote(join.destinationColumn)) = $1", [String(key.primaryKey)])
-            }
+        for (table, column) in schema.joinColumns(holdingKeysOf: entity) {
+            try connection.query("DELETE FROM \(table) WHERE \(column) = $1", [String(key.primaryKey)])
         }
     }
 

@@ -206,13 +206,8 @@ extension SQLiteStore {
 
     /// Removes a deleted object from every join table it appears in.
     private func deleteJoinRows(of key: ObjectKey, entity: NSEntityDescription) throws {
-        for join in schema.joinTables {
-            if let source = join.relationship.entity, entity.isKindOf(entity: source) {
-                try connection.run("DELETE FROM \(q(join.name)) WHERE \(q(join.sourceColumn)) = ?1", [.integer(key.primaryKey)])
-            }
-            if let destination = join.relationship.destinationEntity, entity.isKindOf(entity: destination) {
-                try connection.run("DELETE FROM \(q(join.name)) WHERE \(q(join.destinationColumn)) = ?1", [.integer(key.primaryKey)])
-            }
+        for (table, column) in schema.joinColumns(holdingKeysOf: entity) {
+            try connection.run("DELETE FROM \(table) WHERE \(column) = ?1", [.integer(key.primaryKey)])
         }
     }
 
