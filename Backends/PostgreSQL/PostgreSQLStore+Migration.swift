@@ -16,10 +16,12 @@ import CoreDataStoreKit
 ///   reads the metadata again, so a server that waited finds the store migrated and only opens it. Every
 ///   other table of the old store is locked before it is read, so no save made with the old model is lost
 ///   between the copy and the swap.
-/// - A schema other than `public` is the store's own: it is dropped whole (`DROP SCHEMA … CASCADE`) and the
-///   new one renamed in its place. In `public`, only the old store's tables are dropped (`RESTRICT`: an
-///   object of another owner that depends on them, such as a view, makes the migration fail instead) and the
-///   new tables are moved in; every other table of `public` stays as it is.
+/// - Nothing is dropped that depends on the old store's tables: they are dropped one by one, `RESTRICT`, so a
+///   view or foreign key on one of them, in any schema, makes the migration fail instead.
+/// - A schema other than `public` is the store's own: it is then dropped with what else it holds
+///   (`DROP SCHEMA … CASCADE`, as `destroyStore` does) and `<schema>_migrating` renamed in its place. In
+///   `public`, the new tables are moved in (`ALTER TABLE … SET SCHEMA`) and every other object of `public`
+///   stays as it is.
 /// - `<schema>_migrating` is dropped first only when it is empty or holds this store's own half-built copy
 ///   (its `Z_METADATA` has this store's UUID); any other schema of that name makes the migration fail.
 extension PostgreSQLStore {
@@ -44,6 +46,9 @@ extension PostgreSQLStore {
                 if case .same = ModelCompatibility.compare(metadata: current, entities: request.entities) { return current }
                 let source = try SQLMigrationSource(reading: PostgreSQLMigrationSourceReader(connection: connection, schema: old),
                                                     metadata: current, package: request.model.versionedPackageURL)
+                if let name = Self.overlongName(source: source, entities: request.entities) {
+                    throw CoreDataError.migrationFailed("the name \(name) is longer than \(Self.longestName) bytes: PostgreSQL cuts identifiers to 63 bytes, so the migration could not find the tables and columns named after it")
+                }
                 let plan = try SQLMigrationPlan(source: source, schema: schema, newQualifier: new, oldQualifier: old)
                 let tables = Self.storeTables(of: source)
                 try connection.execute("LOCK TABLE \(tables.map { "\(old).\(SQLSchema.quote($0))" }.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE")
@@ -63,6 +68,21 @@ extension PostgreSQLStore {
         } catch {
             throw CoreDataError.migrationFailed(error)
         }
+    }
+
+    /// The longest entity or property name the migration accepts: PostgreSQL cuts identifiers to 63 bytes,
+    /// and Apple's names add up to 8 (`Z_FOK_`, `Z_15999`, a collision number such as `ZTITLE1`).
+    static let longestName = 55
+
+    /// A name longer than `longestName` bytes among the old store's entities and the new entities, their
+    /// properties and their renaming identifiers, or nil.
+    private static func overlongName(source: SQLMigrationSource, entities: [NSEntityDescription]) -> String? {
+        var names = source.entities.values.map(\.name)
+        for entity in entities {
+            names += [entity.name, entity.renamingIdentifier].compactMap { $0 }
+            names += entity.properties.flatMap { [$0.name, $0.renamingIdentifier].compactMap { $0 } }
+        }
+        return names.first { SQLSchema.upper($0).utf8.count > longestName }
     }
 
     /// The old store's tables, as `source` names them: Core Data's three, the tables of the entities in
@@ -120,15 +140,17 @@ extension PostgreSQLStore {
         }
     }
 
-    /// Puts the new tables in place of the old store: the whole schema `old` replaced by `new`, or in
-    /// `public`, the old store's `tables` dropped and the new tables moved in.
+    /// Puts the new tables in place of the old store. The old store's `tables` are dropped first, each
+    /// `RESTRICT`, so an object that depends on one (a view, a foreign key) fails the migration instead of
+    /// being dropped with it. Then the schema `old` is dropped with what else it holds and `new` renamed in
+    /// its place, or, in `public`, the new tables are moved in.
     private func replace(_ old: String, tables: [String], with new: String) throws {
+        for table in tables { try connection.execute("DROP TABLE \(old).\(SQLSchema.quote(table)) RESTRICT") }
         guard old == "public" else {
             try connection.execute("DROP SCHEMA \(old) CASCADE")
             try connection.execute("ALTER SCHEMA \(new) RENAME TO \(old)")
             return
         }
-        for table in tables { try connection.execute("DROP TABLE public.\(SQLSchema.quote(table)) RESTRICT") }
         let moved = try connection.query("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename", [new])
         for row in 0..<moved.rowCount {
             guard let name = moved.text(row, 0) else { continue }

@@ -183,6 +183,16 @@ struct PostgreSQLMigrationTests {
         try Self.expectOpensWithTheOldModel(url, uris: uris)
     }
 
+    @Test func aNameLongerThanPostgreSQLKeepsIsRefused() throws {
+        let url = PostgreSQLTestServer.newStoreURL()
+        defer { destroy(url) }
+        let uris = try Self.makeV1Store(url)
+        let long = String(repeating: "n", count: 56)
+        let error = try #require(Self.refusal(url, model: Self.modelV2 { $0.append(Self.attribute(long, .string)) }))
+        #expect(error.code == NSMigrationError && error.localizedDescription.contains(long), "\(error)")
+        try Self.expectOpensWithTheOldModel(url, uris: uris)
+    }
+
     @Test func twoServersMigratingAtOnceBothOpenTheMigratedStore() throws {
         let url = PostgreSQLTestServer.newStoreURL()
         defer { destroy(url) }
