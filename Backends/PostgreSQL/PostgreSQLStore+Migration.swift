@@ -87,7 +87,7 @@ extension PostgreSQLStore {
 
     /// The old store's tables, as `source` names them: Core Data's three, the tables of the entities in
     /// `Z_PRIMARYKEY`, and the join tables named after their entity numbers (`Z_<n><REL>`).
-    static func storeTables(of source: SQLMigrationSource) -> [String] {
+    private static func storeTables(of source: SQLMigrationSource) -> [String] {
         let entityTables = Set(source.entities.keys.compactMap(source.table(of:)))
         return source.columns.keys.filter { name in
             ["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE"].contains(name) || entityTables.contains(name)
