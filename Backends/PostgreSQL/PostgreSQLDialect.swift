@@ -134,6 +134,28 @@ struct PostgreSQLDialect: SQLDialect {
 
     func matches(_ text: String, pattern: String, _ options: PredicateComparison.Options) -> String? { nil }
 
+    // MARK: Lightweight migration
+
+    /// The same type, or a change within the integers (`SMALLINT`, `INTEGER`, `BIGINT`: a value out of the
+    /// new range makes the migration fail) or within the floating-point types (`REAL`, `DOUBLE PRECISION`),
+    /// which the SQLite store also carries over; a Boolean becomes 0 or 1 and an integer becomes a Boolean
+    /// (`<> 0`), as SQLite keeps both in one `INTEGER` column. Anything else is refused.
+    func migratedColumn(_ columnSQL: String, from oldType: String, to newType: String) -> String? {
+        let integers: Set = ["SMALLINT", "INTEGER", "BIGINT"], floats: Set = ["REAL", "DOUBLE PRECISION"]
+        if oldType == newType || (integers.contains(oldType) && integers.contains(newType))
+            || (floats.contains(oldType) && floats.contains(newType)) {
+            return columnSQL
+        }
+        if oldType == "BOOLEAN" && integers.contains(newType) { return "(\(columnSQL))::integer" }
+        if integers.contains(oldType) && newType == "BOOLEAN" { return "((\(columnSQL)) <> 0)" }
+        return nil
+    }
+
+    /// Booleans are encoded as 0 and 1 (see `encode`) and stored as `boolean`.
+    func storedValue(_ valueSQL: String, type: NSAttributeType) -> String {
+        type == .booleanAttributeType ? "((\(valueSQL)) <> 0)" : valueSQL
+    }
+
     // MARK: Aggregates and limits
 
     func aggregate(_ function: PredicateOperand.Aggregate, of expression: String, type: NSAttributeType?) -> String? {

@@ -67,7 +67,7 @@ extension PostgreSQLStore: StoreReplacing {
     }
 
     /// A name from the catalog as a quoted identifier.
-    private static func quotedName(_ name: String) -> String {
+    static func quotedName(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

@@ -16,6 +16,8 @@ import CoreDataStoreKit
 /// - Uniqueness constraints are unique indexes; a violation is Apple's 133021.
 /// - A lost connection fails the statement in flight with 134030 (writes) or 134070 (reads), with nothing
 ///   half-written; the next call reconnects.
+/// - A store saved with another model is migrated in one transaction when the options ask for it
+///   (`PostgreSQLStore+Migration.swift`): a failure leaves it as it was.
 /// - Values are always parameters; identifiers come from the model (see `SQLSchema.quote`).
 public final class PostgreSQLStore: PersistentStoreBackend {
     /// The store type name the coordinator registers (`NSPersistentStore.StoreType.postgreSQL`).
@@ -23,7 +25,7 @@ public final class PostgreSQLStore: PersistentStoreBackend {
 
     public internal(set) var metadata: [String: Any]
     public var capabilities: StoreCapabilities {
-        [.persistent, .sharedBetweenCoordinators, .batchUpdate, .batchInsert]
+        [.persistent, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration]
     }
 
     let url: URL?
@@ -67,8 +69,7 @@ public final class PostgreSQLStore: PersistentStoreBackend {
         // Two servers may create the same store at once: the one whose transaction loses opens the winner's.
         for attempt in 1...3 {
             if let existing = try Self.readMetadata(connection, location: location, url: url) {
-                try checkCompatible(existing, request)
-                return existing
+                return try compatibleMetadata(existing, request)
             }
             guard !isReadOnly else {
                 throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no PostgreSQL store in \(location.displayName) to open read-only.",
@@ -86,6 +87,21 @@ public final class PostgreSQLStore: PersistentStoreBackend {
         throw CoreDataError.openFailed(url, reason: "the store in \(location.displayName) could not be created or read")
     }
 
+    /// `existing` when the store was saved with the request's model; otherwise, when the options ask for a
+    /// lightweight migration and the store is writable, the metadata of the store migrated to the model.
+    /// - Throws: 134100 (see `checkCompatible`); 134190 or 134110 when the migration fails.
+    private func compatibleMetadata(_ existing: [String: Any], _ request: StoreOpenRequest) throws -> [String: Any] {
+        do {
+            try checkCompatible(existing, request)
+            return existing
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreIncompatibleVersionHashError
+                    && request.allowsLightweightMigration && !isReadOnly {
+            let migrated = try migrate(request)
+            try checkCompatible(migrated, request)
+            return migrated
+        }
+    }
+
     /// 134100 when the store was saved with another model (unless versioning is ignored).
     private func checkCompatible(_ existing: [String: Any], _ request: StoreOpenRequest) throws {
         if let type = existing[NSStoreTypeKey] as? String, type != Self.storeType {
@@ -99,22 +115,29 @@ public final class PostgreSQLStore: PersistentStoreBackend {
 
     // MARK: Creating
 
-    /// Creates the schema (if missing), Core Data's tables, the model's tables and indexes, one
-    /// `Z_PRIMARYKEY` row per entity and the metadata row, in one transaction.
+    /// Creates the schema (if missing) and the store's tables (`createTables`), in one transaction.
     private func create(metadata: [String: Any]) throws {
         try run("create the store") {
             try connection.transaction {
                 try connection.execute("CREATE SCHEMA IF NOT EXISTS \(location.schema)")
-                try connection.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX BIGINT)")
-                try connection.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BYTEA)")
-                try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BYTEA)")
-                for statement in schema.createStatements { try connection.execute(statement) }
-                for entity in model.entitiesInStoreOrder where schema.table(for: entity) != nil {
-                    try connection.query("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES ($1, $2, $3, 0)",
-                                         [String(entity.entityNumber), entity.name ?? "", String(entity.superentity?.entityNumber ?? 0)])
-                }
-                try writeMetadata(metadata)
+                try createTables(metadata: metadata)
             }
+        }
+    }
+
+    /// Creates Core Data's tables, the model's tables and indexes, one `Z_PRIMARYKEY` row per entity (with
+    /// `Z_MAX` 0) and the metadata row, in the first schema of the search path, inside the caller's
+    /// transaction. The metadata row is written first, so a schema holding any table of a half-built store
+    /// also says whose it is.
+    func createTables(metadata: [String: Any]) throws {
+        try connection.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BYTEA)")
+        try writeMetadata(metadata)
+        try connection.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX BIGINT)")
+        try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BYTEA)")
+        for statement in schema.createStatements { try connection.execute(statement) }
+        for entity in model.entitiesInStoreOrder where schema.table(for: entity) != nil {
+            try connection.query("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES ($1, $2, $3, 0)",
+                                 [String(entity.entityNumber), entity.name ?? "", String(entity.superentity?.entityNumber ?? 0)])
         }
     }
 

@@ -121,6 +121,24 @@ public protocol SQLDialect {
     /// flags) = 1)`, a function the store registers.
     func matches(_ text: String, pattern: String, _ options: PredicateComparison.Options) -> String?
 
+    // MARK: Lightweight migration
+
+    /// How a lightweight migration (`SQLMigrationPlan`) reads the old column `columnSQL` (an alias-qualified
+    /// quoted column) of declared type `oldType` into a new column of type `newType` (both as
+    /// `columnType(of:)` or `keyColumnType` spell them, and as the store's `SQLMigrationSourceReader` reports
+    /// them), or nil when the values cannot be carried over as they are: the migration then fails with
+    /// 134190, as Apple's inferred mapping does for a type change. A conversion the expression makes must
+    /// give every value as the new attribute type reads it (a double rounded to a float), or make the
+    /// statement fail (a value out of range) rather than give another.
+    /// SQLite: `columnSQL` when the two types are the same, else nil.
+    func migratedColumn(_ columnSQL: String, from oldType: String, to newType: String) -> String?
+
+    /// The value a column of attributes of `type` stores, from `valueSQL`: a placeholder holding what
+    /// `encode(_:as:externalStorage:)` made of a value of that type (the inverse of
+    /// `readExpression(_:type:)`). Used by a lightweight migration for default values. SQLite: `valueSQL`
+    /// unchanged.
+    func storedValue(_ valueSQL: String, type: NSAttributeType) -> String
+
     // MARK: Aggregates and limits
 
     /// The aggregate `function` of `expression` over a subquery's rows, with the evaluator's meaning: `@count`

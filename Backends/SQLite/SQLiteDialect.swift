@@ -66,6 +66,14 @@ struct SQLiteDialect: SQLDialect {
         "(NSCoreDataMatches(\(text), \(pattern), \(options.rawValue)) = 1)"
     }
 
+    /// A column keeps its values only under the same declared type (Integer 16 → 64, Float → Double and
+    /// Binary → Transformable share one), as the store reads values by the new attribute type.
+    func migratedColumn(_ columnSQL: String, from oldType: String, to newType: String) -> String? {
+        oldType == newType ? columnSQL : nil
+    }
+
+    func storedValue(_ valueSQL: String, type: NSAttributeType) -> String { valueSQL }
+
     /// `TOTAL` is SQLite's sum that is 0.0 over no rows.
     func aggregate(_ function: PredicateOperand.Aggregate, of expression: String, type: NSAttributeType?) -> String? {
         switch function {

@@ -1,3 +1,4 @@
+import CoreDataSQL
 import CoreDataStoreKit
 
 /// Persistent history survives a lightweight migration: transactions and their strings are copied as they
@@ -6,7 +7,7 @@ import CoreDataStoreKit
 /// entities' `Z_MAX` carry over. An update's changed columns are dropped (they
 /// name properties of the old model), so `updatedProperties` of migrated updates is nil.
 extension SQLiteMigration {
-    static func copyHistory(on connection: SQLiteConnection, source: SQLiteMigrationSource, plan: SQLiteMigrationPlan) throws {
+    static func copyHistory(on connection: SQLiteConnection, source: SQLMigrationSource, plan: SQLMigrationPlan) throws {
         guard let transactions = source.columns["ATRANSACTION"], let changes = source.columns["ACHANGE"],
               let strings = source.columns["ATRANSACTIONSTRING"] else { return }
         try SQLiteStore.createHistoryTables(on: connection)

@@ -12,7 +12,8 @@ import CoreDataStoreKit
 /// start empty (or with their default value), removed ones are dropped; keys (`Z_PK`, `Z_MAX`) are kept so
 /// object IDs stay valid, while `Z_ENT` numbers follow the new model.
 ///
-/// The old model is not needed: the store's own tables say what it holds (`SQLiteMigrationSource`). When the
+/// The old model is not needed: the store's own tables say what it holds (`SQLMigrationSource`, read by
+/// `SQLiteMigrationSourceReader`), and the shared `SQLMigrationPlan` maps it onto the new model. When the
 /// new model comes from a versioned package, the version the store was saved with is found by its hashes and
 /// places each old property's column exactly, numbered columns of sibling entities included.
 /// The new store is built in a file beside the old one (schema, then one `INSERT … SELECT` transaction from
@@ -32,13 +33,13 @@ enum SQLiteMigration {
                                      "The store at \(url.path) has an unfinished transaction (\(journal)); open it once with its current model so SQLite can roll it back, then migrate.",
                                      userInfo: [NSURLErrorKey: url])
         }
-        let source: SQLiteMigrationSource
+        let source: SQLMigrationSource
         do {
             let connection = try SQLiteFileCheck.readOnlyConnection(url: url)
             defer { connection.close() }
-            source = try SQLiteMigrationSource(connection, url: url, package: request.model.versionedPackageURL)
+            source = try SQLiteMigrationSourceReader.source(connection, url: url, package: request.model.versionedPackageURL)
         }
-        let plan = try SQLiteMigrationPlan(source: source, schema: schema)
+        let plan = try SQLMigrationPlan(source: source, schema: schema, newQualifier: "main", oldQualifier: "old")
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migration")
         removeFile(temporary.path)
         do {
@@ -51,7 +52,7 @@ enum SQLiteMigration {
     }
 
     /// Writes the migrated store into `temporary` and closes it, leaving no `-wal` beside it.
-    private static func build(_ temporary: URL, from url: URL, plan: SQLiteMigrationPlan, source: SQLiteMigrationSource,
+    private static func build(_ temporary: URL, from url: URL, plan: SQLMigrationPlan, source: SQLMigrationSource,
                               request: StoreOpenRequest, schema: SQLSchema) throws {
         let connection = try SQLiteConnection(path: temporary.standardizedFileURL.absoluteString,
                                               flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, uri: true)
@@ -74,11 +75,7 @@ enum SQLiteMigration {
             }
             for check in plan.checks {
                 let missing = try connection.query(check.statement.sql, check.statement.bindings, cached: false) { $0.int64(at: 0) }.first ?? 0
-                if missing > 0 {
-                    throw CoreDataError.make(NSMigrationError,
-                                             "The store cannot be migrated: \(check.entity).\(check.property) is required, but \(missing) object(s) have no value and the model gives no default.",
-                                             userInfo: ["entity": check.entity, "property": check.property])
-                }
+                if missing > 0 { throw CoreDataError.missingRequiredValue(entity: check.entity, property: check.property, count: missing) }
             }
             for (entity, largest) in plan.largestKeys {
                 try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(largest), .integer(Int64(entity))], cached: false)
@@ -119,26 +116,5 @@ enum SQLiteMigration {
     /// Removes a half-built file and its SQLite companions.
     private static func removeFile(_ path: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
-    }
-}
-
-extension CoreDataError {
-    /// A model change the inferred mapping cannot make (134190, `NSInferredMappingModelError`).
-    static func cannotInferMapping(entity: String, property: String, reason: String) -> NSError {
-        make(NSInferredMappingModelError, "Cannot infer a mapping model: \(entity).\(property) \(reason).",
-             userInfo: ["entity": entity, "property": property, "reason": reason])
-    }
-
-    /// A migration that failed (134110, `NSMigrationError`).
-    static func migrationFailed(_ reason: String) -> NSError {
-        make(NSMigrationError, "The store could not be migrated: \(reason).")
-    }
-
-    /// `error` as a migration error: migration and mapping errors unchanged, anything else as 134110 with it
-    /// under `NSUnderlyingErrorKey`.
-    static func migrationFailed(_ error: Error) -> NSError {
-        let error = error as NSError
-        if error.domain == NSCocoaErrorDomain, error.code == NSMigrationError || error.code == NSInferredMappingModelError { return error }
-        return make(NSMigrationError, "The store could not be migrated: \(error.localizedDescription)", userInfo: [NSUnderlyingErrorKey: error])
     }
 }

@@ -30,11 +30,11 @@ struct PostgreSQLStoreTests {
         return context
     }
 
-    /// `psql`'s view of the database: one value, as text.
-    static func psql(_ sql: String) throws -> String {
+    /// `psql`'s view of the database (of the test server's, or `server`'s): one value, as text.
+    static func psql(_ sql: String, server: URL? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql, try #require(PostgreSQLTestServer.url).absoluteString]
+        process.arguments = ["psql", "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql, try #require(server ?? PostgreSQLTestServer.url).absoluteString]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -36,6 +36,10 @@ import Testing
             base.aggregate(function, of: expression, type: type)
         }
         func limitClause(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String { base.limitClause(limit: limit, offset: offset, bind: bind) }
+        func migratedColumn(_ columnSQL: String, from oldType: String, to newType: String) -> String? {
+            base.migratedColumn(columnSQL, from: oldType, to: newType)
+        }
+        func storedValue(_ valueSQL: String, type: NSAttributeType) -> String { base.storedValue(valueSQL, type: type) }
     }
 
     static let model = PredicateMeaningTests.model()

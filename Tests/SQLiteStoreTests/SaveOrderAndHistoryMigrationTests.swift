@@ -78,7 +78,7 @@ struct SaveOrderAndHistoryMigrationTests {
 
     // MARK: History through a lightweight migration
 
-    /// An entity renamed with `renamingIdentifier` keeps its rows in the migration (`SQLiteMigrationPlan` maps
+    /// An entity renamed with `renamingIdentifier` keeps its rows in the migration (`SQLMigrationPlan` maps
     /// entities by renaming identifier first), but `copyHistory` renumbers changes by the old *name* only: every
     /// change of the renamed entity is dropped, and its transactions come back empty.
     @Test func historyOfARenamedEntitySurvivesAMigration() throws {

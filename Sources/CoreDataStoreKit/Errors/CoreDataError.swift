@@ -67,6 +67,35 @@ public enum CoreDataError {
         return make(code, "The store failed to \(operation): \(underlying).", userInfo: info)
     }
 
+    /// A model change the inferred (lightweight) mapping cannot make (134190, `NSInferredMappingModelError`),
+    /// naming the entity and property under `entity` and `property` in `userInfo`.
+    public static func cannotInferMapping(entity: String, property: String, reason: String) -> NSError {
+        make(NSInferredMappingModelError, "Cannot infer a mapping model: \(entity).\(property) \(reason).",
+             userInfo: ["entity": entity, "property": property, "reason": reason])
+    }
+
+    /// A migration that failed (134110, `NSMigrationError`).
+    public static func migrationFailed(_ reason: String) -> NSError {
+        make(NSMigrationError, "The store could not be migrated: \(reason).")
+    }
+
+    /// `error` as a migration error: migration and mapping errors unchanged, anything else as 134110 with it
+    /// under `NSUnderlyingErrorKey`.
+    public static func migrationFailed(_ error: Error) -> NSError {
+        let error = error as NSError
+        if error.domain == NSCocoaErrorDomain, error.code == NSMigrationError || error.code == NSInferredMappingModelError { return error }
+        return make(NSMigrationError, "The store could not be migrated: \(error.localizedDescription)", userInfo: [NSUnderlyingErrorKey: error])
+    }
+
+    /// A migration whose data does not fit the new model (134110, `NSMigrationError`): `count` objects of
+    /// `entity` have no value for the required `property` (added without a default, or made required over
+    /// nil values). `entity` and `property` are in `userInfo`.
+    public static func missingRequiredValue(entity: String, property: String, count: Int64) -> NSError {
+        make(NSMigrationError,
+             "The store cannot be migrated: \(entity).\(property) is required, but \(count) object(s) have no value and the model gives no default.",
+             userInfo: ["entity": entity, "property": property])
+    }
+
     /// A misuse of a store or coordinator, such as adding one store twice (134070).
     public static func operation(_ reason: String) -> NSError {
         make(NSPersistentStoreOperationError, reason)

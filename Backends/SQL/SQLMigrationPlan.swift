@@ -1,37 +1,49 @@
-import CoreDataSQL
 import CoreDataStoreKit
 
 /// How the rows of a store saved with another model become rows of the new model's schema (Apple's inferred
 /// mapping): which old entity each new entity continues (by `renamingIdentifier`, then by name), which old
 /// column feeds each new column (`Z` + uppercased old name), how keys shift when hierarchies merge, and the
-/// SQL that copies, repairs and checks the data. Old rows are read from the database attached as `old`.
+/// SQL that copies, repairs and checks the data, in the schema's dialect. Shared by the SQL stores: each reads
+/// its old tables its own way (`SQLMigrationSourceReader`) and runs the statements in one transaction of its
+/// own, with the new tables already created (`SQLSchema.createStatements`) and empty.
 ///
-/// Built before anything is written, so a change that cannot be inferred fails with the file untouched.
-struct SQLiteMigrationPlan {
-    /// One SQL statement with its values, bound to numbered parameters (`?1`, `?2`, …).
-    struct Statement {
-        var sql: String
-        var bindings: [SQLValue]
+/// Guarantees:
+/// - Built before anything is written, and it reads nothing: a change that cannot be inferred fails with the
+///   store untouched.
+/// - Keys are kept (`Z_PK`, `Z_OPT`, and `largestKeys` for `Z_MAX`), so object IDs stay valid, except where
+///   rows of several old tables meet in one new table; `Z_ENT` follows the new model.
+/// - Values are bound parameters (`SQLDialect.placeholder(_:for:type:)`); identifiers come from the schema
+///   and the source (`SQLSchema.quote(_:)`), the qualifiers from the store.
+public struct SQLMigrationPlan {
+    /// One SQL statement with its values, bound to numbered parameters (`?1`, `$1::bigint`, …).
+    public struct Statement {
+        public var sql: String
+        public var bindings: [SQLValue]
     }
 
     /// A required property that must have a value in every row once the data is copied.
-    struct RequiredCheck {
-        let entity: String
-        let property: String
+    public struct RequiredCheck {
+        public let entity: String
+        public let property: String
         /// `SELECT COUNT(*)` of the rows without a value.
-        let statement: Statement
+        public let statement: Statement
     }
 
     /// `INSERT … SELECT` statements, one per old table and new table pair and one per join table.
-    private(set) var copies: [Statement] = []
-    /// Statements that clear references to rows that were not carried over and refresh `Z<n>_<REL>` columns.
-    private(set) var repairs: [Statement] = []
-    private(set) var checks: [RequiredCheck] = []
-    /// `Z_MAX` of each new root entity.
-    private(set) var largestKeys: [Int32: Int64] = [:]
+    public private(set) var copies: [Statement] = []
+    /// Statements that clear references to rows that were not carried over and refresh `Z<n>_<REL>` columns;
+    /// run after every copy.
+    public private(set) var repairs: [Statement] = []
+    /// Run after the repairs: each counts the rows that lack a required value; any such row fails the
+    /// migration (134110, `CoreDataError.missingRequiredValue`).
+    public private(set) var checks: [RequiredCheck] = []
+    /// `Z_MAX` of each new root entity, by its `Z_ENT`.
+    public private(set) var largestKeys: [Int32: Int64] = [:]
 
-    private let source: SQLiteMigrationSource
+    private let source: SQLMigrationSource
     private let schema: SQLSchema
+    /// The SQL qualifier of the new tables (`main`, `orders_migrating`) and of the old ones (`old`, `orders`).
+    private let newQualifier: String, oldQualifier: String
     /// The old model's schema, for the store's entities, when the source knows the old model.
     private let sourceSchema: SQLSchema?
     /// The old `Z_ENT` of each new entity that continues an old one.
@@ -39,12 +51,17 @@ struct SQLiteMigrationPlan {
     /// What is added to an old key, by old table and new table ("old|new").
     private var offsets: [String: Int64] = [:]
 
-    /// Plans the migration of `source` into `schema`.
-    /// - Throws: 134190 for a change that cannot be inferred (a column whose type changed, a relationship
-    ///   that moved between a foreign key and a join table), 134110 for a store that cannot be read as expected.
-    init(source: SQLiteMigrationSource, schema: SQLSchema) throws {
+    /// Plans the migration of `source` into `schema`. The statements write to the tables of `schema` under
+    /// `newQualifier` and read the old ones under `oldQualifier` (each SQL as it is: a SQLite database name,
+    /// a PostgreSQL schema name).
+    /// - Throws: 134190 for a change that cannot be inferred (a column whose type the dialect cannot convert,
+    ///   `SQLDialect.migratedColumn(_:from:to:)`; a relationship that moved between a foreign key and a join
+    ///   table), 134110 for a store that cannot be read as expected.
+    public init(source: SQLMigrationSource, schema: SQLSchema, newQualifier: String, oldQualifier: String) throws {
         self.source = source
         self.schema = schema
+        self.newQualifier = newQualifier
+        self.oldQualifier = oldQualifier
         sourceSchema = source.model.map { model in
             SQLSchema(model: model, entities: model.entities.filter { source.entities[Int64($0.entityNumber)] != nil }, dialect: schema.dialect)
         }
@@ -75,12 +92,12 @@ struct SQLiteMigrationPlan {
     /// are the later tables' keys shifted past the earlier ones'.
     private mutating func computeOffsets() throws {
         for table in schema.orderedTables {
-            var oldTables: [String] = []
+            var sources: [String] = []
             for entity in SQLSchema.hierarchy(of: table.root) {
-                if let old = oldTable(of: entity), !oldTables.contains(old) { oldTables.append(old) }
+                if let old = oldTable(of: entity), !sources.contains(old) { sources.append(old) }
             }
             var next: Int64 = 0
-            for old in oldTables {
+            for old in sources {
                 offsets[old + "|" + table.name] = next
                 let (sum, overflow) = next.addingReportingOverflow(source.largestKey(in: old))
                 guard !overflow else { throw CoreDataError.migrationFailed("the keys of table \(old) are out of range") }
@@ -92,7 +109,7 @@ struct SQLiteMigrationPlan {
 
     /// For each new entity that takes an old entity's rows (matched by renaming identifier, then by name): the
     /// old `Z_ENT`, the new one, and what is added to the old keys.
-    var entityMapping: [(old: Int64, new: Int64, keyOffset: Int64)] {
+    public var entityMapping: [(old: Int64, new: Int64, keyOffset: Int64)] {
         schema.orderedTables.flatMap { SQLSchema.hierarchy(of: $0.root) }.compactMap { entity in
             oldNumbers[ObjectIdentifier(entity)].map { ($0, Int64(entity.entityNumber), keyOffset(of: entity)) }
         }
@@ -129,7 +146,7 @@ struct SQLiteMigrationPlan {
         for column in ["Z_PK", "Z_ENT", "Z_OPT"] where source.columnType(column, in: old) == nil {
             throw CoreDataError.migrationFailed("table \(old) has no \(column) column")
         }
-        var sql = SQLBuilder()
+        var sql = SQLBuilder(schema.dialect)
         let offset = offsets[old + "|" + table.name] ?? 0
         var names = ["Z_PK", "Z_ENT", "Z_OPT"]
         var values = ["o.Z_PK + \(sql.bind(.integer(offset)))",
@@ -150,16 +167,16 @@ struct SQLiteMigrationPlan {
                 let oldColumn = try sourceColumn(for: property, entity: entity, newColumn: column.name, in: old)
                 var expression: String?
                 if let oldColumn, let oldType = source.columnType(oldColumn, in: old) {
-                    guard oldType == column.type else {
-                        throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: property.name,
+                    guard let read = schema.dialect.migratedColumn("o.\(q(oldColumn))", from: oldType, to: column.type) else {
+                        throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: property.name,
                                                                reason: "its column changed from \(oldType) to \(column.type)")
                     }
-                    expression = "o.\(q(oldColumn))"
+                    expression = read
                     if let destination = relationship?.destinationEntity, let destinationTable = schema.table(for: destination),
                        Set(offsets.filter { $0.key.hasSuffix("|" + destinationTable.name) }.values).count > 1 {
                         // The destination's table merges old tables whose keys moved by different amounts: one
                         // shift cannot repoint every reference, and a wrong one would point at other objects.
-                        throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: property.name,
+                        throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: property.name,
                                                                reason: "its destinations now share a table made from several old tables, so its references cannot be kept")
                     }
                     if let destination = relationship?.destinationEntity, case let shift = keyOffset(of: destination), shift != 0 {
@@ -169,12 +186,13 @@ struct SQLiteMigrationPlan {
                     try checkStorageKept(relationship, entity: entity)
                 }
                 if let attribute = property as? NSAttributeDescription, let defaultValue = attribute.defaultValue,
-                   let value = SQLValueCoding.encode(defaultValue, as: attribute.attributeType,
+                   let value = schema.dialect.encode(defaultValue, as: attribute.attributeType,
                                                      externalStorage: attribute.allowsExternalBinaryDataStorage) {
-                    if case .null = value {} else if let current = expression {
-                        if !attribute.isOptional { expression = "IFNULL(\(current), \(sql.bind(value)))" }
-                    } else {
-                        expression = sql.bind(value)
+                    // Added attributes start with the default; required ones get it in place of old nils.
+                    if case .null = value {} else if expression == nil || !attribute.isOptional {
+                        let type = attribute.attributeType
+                        let stored = schema.dialect.storedValue(sql.bind(value, type: type), type: type)
+                        expression = expression.map { "COALESCE(\($0), \(stored))" } ?? stored
                     }
                 }
                 guard let expression else { continue }
@@ -187,8 +205,8 @@ struct SQLiteMigrationPlan {
                 }
             }
         }
-        let text = "INSERT INTO main.\(q(table.name)) (\(names.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
-            + "FROM old.\(q(old)) AS o WHERE o.Z_ENT IN (\(sql.list(pairs.map(\.old))))"
+        let text = "INSERT INTO \(newQualifier).\(q(table.name)) (\(names.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
+            + "FROM \(oldQualifier).\(q(old)) AS o WHERE o.Z_ENT IN (\(sql.list(pairs.map(\.old))))"
         copies.append(Statement(sql: text, bindings: sql.bindings))
     }
 
@@ -213,7 +231,7 @@ struct SQLiteMigrationPlan {
             }
             let newSuffix = newColumn.hasPrefix(base) ? newColumn.dropFirst(base.count) : ""
             if numbered || (!newSuffix.isEmpty && newSuffix.allSatisfy(\.isNumber)) {
-                throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: property.name,
+                throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: property.name,
                                                        reason: "several entities of its table have a property named \(name), stored in numbered columns that cannot be told apart without the old model")
             }
         }
@@ -243,7 +261,7 @@ struct SQLiteMigrationPlan {
             joinNames.append("Z_\(number)" + SQLSchema.upper(Self.oldName(inverse)))
         }
         if let name = joinNames.first(where: { source.columns[$0] != nil }) {
-            throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: relationship.name,
+            throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: relationship.name,
                                                    reason: "it was kept in join table \(name) and is now a to-one")
         }
     }
@@ -273,7 +291,7 @@ struct SQLiteMigrationPlan {
             let foreignKey = source.table(of: sourceNumber).flatMap { source.columnType("Z" + name, in: $0) }
             let inverseForeignKey = inverseName.flatMap { inverseName in source.table(of: destinationNumber).flatMap { source.columnType("Z" + inverseName, in: $0) } }
             if foreignKey != nil || inverseForeignKey != nil {
-                throw CoreDataError.cannotInferMapping(entity: entity.name.orEmpty, property: relationship.name,
+                throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: relationship.name,
                                                        reason: "it was kept in a foreign key column and now needs join table \(join.name)")
             }
             return
@@ -281,7 +299,7 @@ struct SQLiteMigrationPlan {
         for column in [found.sourceKeys, found.destinationKeys] where source.columnType(column, in: found.table) == nil {
             throw CoreDataError.migrationFailed("join table \(found.table) has no column \(column)")
         }
-        var sql = SQLBuilder()
+        var sql = SQLBuilder(schema.dialect)
         var names = [join.sourceColumn, join.destinationColumn]
         var values = ["j.\(q(found.sourceKeys)) + \(sql.bind(.integer(keyOffset(of: entity))))",
                       "j.\(q(found.destinationKeys)) + \(sql.bind(.integer(keyOffset(of: destination))))"]
@@ -298,7 +316,7 @@ struct SQLiteMigrationPlan {
             names.append(column)
             values.append(order(of: found.sourceKeys, within: found.destinationKeys))
         }
-        copies.append(Statement(sql: "INSERT INTO main.\(q(join.name)) (\(names.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM old.\(q(found.table)) AS j",
+        copies.append(Statement(sql: "INSERT INTO \(newQualifier).\(q(join.name)) (\(names.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(oldQualifier).\(q(found.table)) AS j",
                                 bindings: sql.bindings))
     }
 
@@ -318,30 +336,30 @@ struct SQLiteMigrationPlan {
                     if let relationship = property as? NSRelationshipDescription, !relationship.isToMany,
                        let destination = relationship.destinationEntity, let target = schema.table(for: destination) {
                         // References to rows that were not carried over (removed entities) are cleared.
-                        var sql = SQLBuilder()
-                        repairs.append(Statement(sql: "UPDATE main.\(q(table.name)) SET \(column) = NULL WHERE \(column) IS NOT NULL AND \(column) NOT IN "
-                                                 + "(SELECT Z_PK FROM main.\(q(target.name)) WHERE Z_ENT IN (\(sql.list(Self.numbers(of: destination)))))",
+                        var sql = SQLBuilder(schema.dialect)
+                        repairs.append(Statement(sql: "UPDATE \(newQualifier).\(q(table.name)) SET \(column) = NULL WHERE \(column) IS NOT NULL AND \(column) NOT IN "
+                                                 + "(SELECT Z_PK FROM \(newQualifier).\(q(target.name)) WHERE Z_ENT IN (\(sql.list(Self.numbers(of: destination)))))",
                                                  bindings: sql.bindings))
                         if let entityIndex = table.entityColumnByRelationship[ObjectIdentifier(relationship)] {
                             let entityColumn = q(table.columns[entityIndex].name)
-                            repairs.append(Statement(sql: "UPDATE main.\(q(table.name)) SET \(entityColumn) = (SELECT d.Z_ENT FROM main.\(q(target.name)) AS d "
+                            repairs.append(Statement(sql: "UPDATE \(newQualifier).\(q(table.name)) SET \(entityColumn) = (SELECT d.Z_ENT FROM \(newQualifier).\(q(target.name)) AS d "
                                                      + "WHERE d.Z_PK = \(q(table.name)).\(column))", bindings: []))
                         }
                     }
                     guard !property.isOptional else { continue }
-                    var sql = SQLBuilder()
-                    let count = "SELECT COUNT(*) FROM main.\(q(table.name)) WHERE Z_ENT IN (\(sql.list(Self.numbers(of: entity)))) AND \(column) IS NULL"
-                    checks.append(RequiredCheck(entity: entity.name.orEmpty, property: property.name, statement: Statement(sql: count, bindings: sql.bindings)))
+                    var sql = SQLBuilder(schema.dialect)
+                    let count = "SELECT COUNT(*) FROM \(newQualifier).\(q(table.name)) WHERE Z_ENT IN (\(sql.list(Self.numbers(of: entity)))) AND \(column) IS NULL"
+                    checks.append(RequiredCheck(entity: entity.name ?? "", property: property.name, statement: Statement(sql: count, bindings: sql.bindings)))
                 }
             }
         }
         for join in schema.joinTables {
             guard let entity = join.relationship.entity, let destination = join.relationship.destinationEntity,
                   let owners = schema.table(for: entity), let targets = schema.table(for: destination) else { continue }
-            var sql = SQLBuilder()
-            repairs.append(Statement(sql: "DELETE FROM main.\(q(join.name)) WHERE \(q(join.sourceColumn)) NOT IN (SELECT Z_PK FROM main.\(q(owners.name)) "
+            var sql = SQLBuilder(schema.dialect)
+            repairs.append(Statement(sql: "DELETE FROM \(newQualifier).\(q(join.name)) WHERE \(q(join.sourceColumn)) NOT IN (SELECT Z_PK FROM \(newQualifier).\(q(owners.name)) "
                                      + "WHERE Z_ENT IN (\(sql.list(Self.numbers(of: entity))))) OR \(q(join.destinationColumn)) NOT IN "
-                                     + "(SELECT Z_PK FROM main.\(q(targets.name)) WHERE Z_ENT IN (\(sql.list(Self.numbers(of: destination)))))",
+                                     + "(SELECT Z_PK FROM \(newQualifier).\(q(targets.name)) WHERE Z_ENT IN (\(sql.list(Self.numbers(of: destination)))))",
                                      bindings: sql.bindings))
         }
     }
@@ -349,12 +367,16 @@ struct SQLiteMigrationPlan {
 
 /// SQL text with its values, each bound to a numbered parameter so text can be assembled in any order.
 private struct SQLBuilder {
+    let dialect: any SQLDialect
     private(set) var bindings: [SQLValue] = []
 
-    /// The parameter (`?n`) that will carry `value`.
-    mutating func bind(_ value: SQLValue) -> String {
+    init(_ dialect: any SQLDialect) { self.dialect = dialect }
+
+    /// The parameter (`?n`, `$n::bigint`) that will carry `value`, encoded as `type` (keys and entity
+    /// numbers: Integer 64).
+    mutating func bind(_ value: SQLValue, type: NSAttributeType = .integer64AttributeType) -> String {
         bindings.append(value)
-        return "?\(bindings.count)"
+        return dialect.placeholder(bindings.count, for: value, type: type)
     }
 
     /// A comma-separated parameter list for `numbers`.
