@@ -80,8 +80,9 @@ public final class PostgreSQLStore: PersistentStoreBackend {
             do {
                 try create(metadata: fresh)
                 return fresh
-            } catch let error as PostgreSQLError where error.kind == .server && attempt < 3 {
-                continue
+            } catch let error as PostgreSQLError {
+                // Another server created the schema or tables first: read its store on the next round.
+                guard error.kind == .server, attempt < 3 else { throw CoreDataError.openFailed(url, reason: error.message) }
             }
         }
         throw CoreDataError.openFailed(url, reason: "the store in \(location.displayName) could not be created or read")
@@ -116,12 +117,11 @@ public final class PostgreSQLStore: PersistentStoreBackend {
     // MARK: Creating
 
     /// Creates the schema (if missing) and the store's tables (`createTables`), in one transaction.
+    /// - Throws: `PostgreSQLError` as the server reports it (the caller retries a lost race).
     private func create(metadata: [String: Any]) throws {
-        try run("create the store") {
-            try connection.transaction {
-                try connection.execute("CREATE SCHEMA IF NOT EXISTS \(location.schema)")
-                try createTables(metadata: metadata)
-            }
+        try connection.transaction {
+            try connection.execute("CREATE SCHEMA IF NOT EXISTS \(location.schema)")
+            try createTables(metadata: metadata)
         }
     }
 

@@ -108,6 +108,25 @@ struct PostgreSQLStoreTests {
         #expect(try Self.psql("SELECT count(*) FROM pg_namespace WHERE nspname = '\(Self.schema(of: url))'") == "0")
     }
 
+    @Test func serversCreatingOneStoreAtOnceEndWithOneStore() throws {
+        let url = PostgreSQLTestServer.newStoreURL()
+        defer { try? NSPersistentStoreCoordinator(managedObjectModel: Self.model()).destroyPersistentStore(at: url, type: .postgreSQL) }
+        let lock = NSLock()
+        var identifiers: [String] = []
+        var failures: [String] = []
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+                let store = try coordinator.addPersistentStore(type: .postgreSQL, at: url)
+                lock.withLock { identifiers.append(store.identifier ?? "") }
+            } catch {
+                lock.withLock { failures.append("\(error)") }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(identifiers.count == 4 && Set(identifiers).count == 1, "every coordinator opened the one store: \(identifiers)")
+    }
+
     @Test func badLocationsAreClearErrors() throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
         for (url, options) in [(URL(fileURLWithPath: "/tmp/not-a-server.sqlite"), [:]),
