@@ -20,12 +20,16 @@ struct PostgreSQLConcurrencySettings {
     var repetitions: Int
 }
 
-/// What one measurement gave: operations of all clients, the time they took, and whether any stopped on time.
+/// What one measurement gave: operations of all clients, the time they took, their CPU time, and whether any
+/// stopped at the time limit.
 struct PostgreSQLConcurrencyResult {
     var operations: Int
     var seconds: Double
+    var clientCPUSeconds: Double
     var hitTimeLimit: Bool
     var operationsPerSecond: Double { Double(operations) / seconds }
+    /// Microseconds of client CPU per operation.
+    var clientCPUPerOperation: Double { clientCPUSeconds * 1e6 / Double(max(1, operations)) }
 }
 
 /// Runs the concurrent workload for every client count, both kinds of client, and prints the medians.
@@ -34,6 +38,7 @@ func runPostgreSQLConcurrency(on server: PostgreSQLBenchmarkServer, settings: Po
     print("\nConcurrent clients: each inserts and updates \(settings.operationsPerClient / 2) rows in transactions of \(settings.batch) rows "
           + "(at most \(Int(settings.timeLimit)) s), \(settings.repetitions) repetitions")
     var throughput: [PostgreSQLClientKind: [Int: [Double]]] = [:]
+    var cpuPerOperation: [PostgreSQLClientKind: [Int: [Double]]] = [:]
     var stoppedOnTime = false
     for clients in settings.clientCounts {
         for repetition in 1...settings.repetitions {
@@ -46,6 +51,7 @@ func runPostgreSQLConcurrency(on server: PostgreSQLBenchmarkServer, settings: Po
                                                 batch: settings.batch, timeLimit: settings.timeLimit)
                 let result = try runClients(kind, count: clients, work: work)
                 throughput[kind, default: [:]][clients, default: []].append(result.operationsPerSecond)
+                cpuPerOperation[kind, default: [:]][clients, default: []].append(result.clientCPUPerOperation)
                 stoppedOnTime = stoppedOnTime || result.hitTimeLimit
             }
         }
@@ -56,11 +62,13 @@ func runPostgreSQLConcurrency(on server: PostgreSQLBenchmarkServer, settings: Po
         guard !sorted.isEmpty else { return .nan }
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
-    print("\n| client processes | Core Data, operations/s | libpq, operations/s | libpq / Core Data |")
-    print("|---:|---:|---:|---:|")
+    print("\n| client processes | Core Data, operations/s | libpq, operations/s | libpq / Core Data | client CPU per operation, Core Data | client CPU per operation, libpq |")
+    print("|---:|---:|---:|---:|---:|---:|")
     for clients in settings.clientCounts {
         let coreData = median(throughput[.coreData]?[clients] ?? []), raw = median(throughput[.libpq]?[clients] ?? [])
-        print("| \(clients) | \(String(format: "%.0f", coreData)) | \(String(format: "%.0f", raw)) | \(String(format: "%.2f×", raw / coreData)) |")
+        let coreDataCPU = median(cpuPerOperation[.coreData]?[clients] ?? []), rawCPU = median(cpuPerOperation[.libpq]?[clients] ?? [])
+        print("| \(clients) | \(String(format: "%.0f", coreData)) | \(String(format: "%.0f", raw)) | \(String(format: "%.2f×", raw / coreData)) "
+              + "| \(String(format: "%.0f µs", coreDataCPU)) | \(String(format: "%.0f µs", rawCPU)) |")
     }
     if stoppedOnTime { print("\n(some clients stopped at the time limit before doing all their operations)") }
 }
@@ -73,18 +81,22 @@ private func runClients(_ kind: PostgreSQLClientKind, count: Int, work: PostgreS
     for client in clients { client.say("go") }
     var operations = 0
     var first = UInt64.max, last = UInt64.min
+    var cpu = 0.0
     var hitTimeLimit = false
     for client in clients {
         let fields = (try client.finish()).split(separator: " ")
-        guard fields.count == 3, let done = Int(fields[0]), let start = UInt64(fields[1]), let end = UInt64(fields[2]) else {
+        guard fields.count == 4, let done = Int(fields[0]), let start = UInt64(fields[1]), let end = UInt64(fields[2]),
+              let seconds = Double(fields[3]) else {
             throw RawFailure(description: "a \(kind.rawValue) client printed \(fields.joined(separator: " "))")
         }
         operations += done
         first = min(first, start)
         last = max(last, end)
+        cpu += seconds
         hitTimeLimit = hitTimeLimit || done < work.operations
     }
-    return PostgreSQLConcurrencyResult(operations: operations, seconds: Double(last - first) / 1e9, hitTimeLimit: hitTimeLimit)
+    return PostgreSQLConcurrencyResult(operations: operations, seconds: Double(last - first) / 1e9, clientCPUSeconds: cpu,
+                                       hitTimeLimit: hitTimeLimit)
 }
 
 /// A client process: this benchmark run as `postgres-client <kind> …`, talked to through its standard input

@@ -2,7 +2,8 @@
 // A client connects, says `ready`, waits for `go` on its standard input, then repeats rounds until it has done
 // its operations or its time is up: insert `batch` records and commit, then change one attribute of each of
 // them and commit. Every inserted or updated row is one operation. It prints
-// `<operations> <start ns> <end ns>` (CLOCK_MONOTONIC, shared by the processes of one machine) and exits.
+// `<operations> <start ns> <end ns> <CPU seconds>` (CLOCK_MONOTONIC, shared by the processes of one machine; the
+// client's CPU time from `go` to its end) and exits.
 //
 // The two kinds of client send the same SQL for a round: the Core Data client through a context on a
 // PostgreSQL store (keys from `Z_PRIMARYKEY`, one `INSERT` per row, updates that check `Z_OPT`, each save one
@@ -43,13 +44,6 @@ struct PostgreSQLClientWork {
               let timeLimit = Double(fields[4]) else { return nil }
         self.init(uri: fields[0], schema: fields[1], operations: operations, batch: batch, timeLimit: timeLimit)
     }
-}
-
-/// Nanoseconds of CLOCK_MONOTONIC, comparable between the processes of one machine.
-func monotonicNanoseconds() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
 /// The client's side of the start: says it is ready, then blocks until the parent says `go`.
@@ -117,10 +111,12 @@ func runPostgreSQLClient(_ kind: PostgreSQLClientKind, _ work: PostgreSQLClientW
     }
     try waitForGo()
     start = monotonicNanoseconds()
+    let cpuBefore = processCPUSeconds()
     let deadline = start + UInt64(work.timeLimit * 1e9)
     while done < work.operations, monotonicNanoseconds() < deadline {
         try round()
         done += 2 * work.batch
     }
-    print("\(done) \(start) \(monotonicNanoseconds())")
+    let end = monotonicNanoseconds()
+    print("\(done) \(start) \(end) \(processCPUSeconds() - cpuBefore)")
 }

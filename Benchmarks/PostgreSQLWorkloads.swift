@@ -50,24 +50,34 @@ struct PostgreSQLWorkloadSizes {
     var tenthOfAPercent: Int { rows / 1000 }
 }
 
-/// The times measured, by side and workload, and a checksum of what was read (so nothing is optimised away).
+/// The times measured, by side and workload: wall-clock time, and the CPU time of this process (user and
+/// system: the client's own work, the rest of the wall time being the server's and the round trips'); plus a
+/// checksum of what was read, so nothing is optimised away.
 final class PostgreSQLTimings {
     enum Side: CaseIterable {
         case api, store, libpq
     }
 
-    private var times: [Side: [PostgreSQLWorkload: [Double]]] = [:]
+    private var wall: [Side: [PostgreSQLWorkload: [Double]]] = [:]
+    private var cpu: [Side: [PostgreSQLWorkload: [Double]]] = [:]
     var checksum: Int64 = 0
 
-    /// Runs `body` and records its duration for `side` and `workload`.
+    /// Runs `body` and records its wall-clock and CPU durations for `side` and `workload`.
     func measure(_ side: Side, _ workload: PostgreSQLWorkload, _ body: () throws -> Void) rethrows {
+        let cpuBefore = processCPUSeconds()
         let duration = try seconds(body)
-        times[side, default: [:]][workload, default: []].append(duration)
+        wall[side, default: [:]][workload, default: []].append(duration)
+        cpu[side, default: [:]][workload, default: []].append(processCPUSeconds() - cpuBefore)
     }
 
-    /// The median of the recorded durations (NaN when none).
-    func median(_ side: Side, _ workload: PostgreSQLWorkload) -> Double {
-        let sorted = (times[side]?[workload] ?? []).sorted()
+    /// The median wall-clock duration (NaN when none).
+    func median(_ side: Side, _ workload: PostgreSQLWorkload) -> Double { Self.median(wall[side]?[workload] ?? []) }
+
+    /// The median CPU time of this process (NaN when none).
+    func medianCPU(_ side: Side, _ workload: PostgreSQLWorkload) -> Double { Self.median(cpu[side]?[workload] ?? []) }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
@@ -98,6 +108,14 @@ func runPostgreSQLWorkloads(on server: PostgreSQLBenchmarkServer, sizes: Postgre
     for workload in PostgreSQLWorkload.allCases {
         let api = timings.median(.api, workload), store = timings.median(.store, workload), raw = timings.median(.libpq, workload)
         print("| \(workload.title(lookups: sizes.lookups)) | \(ms(api)) | \(ms(store)) | \(ms(raw)) | \(ratio(api / raw)) | \(ratio(store / raw)) |")
+    }
+    print("\nCPU time of the benchmark process (the client) during each workload, median; the rest of the wall time is the")
+    print("server's work and the round trips:")
+    print("\n| workload | public API (contexts) | store contract (PostgreSQLStore) | raw libpq |")
+    print("|---|---:|---:|---:|")
+    for workload in PostgreSQLWorkload.allCases {
+        let cells = PostgreSQLTimings.Side.allCases.map { ms(timings.medianCPU($0, workload)) }
+        print("| \(workload.title(lookups: sizes.lookups)) | \(cells.joined(separator: " | ")) |")
     }
     print("\n(checksum \(timings.checksum))")
 }
