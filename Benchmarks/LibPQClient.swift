@@ -1,6 +1,9 @@
 // The benchmark's own libpq client: the "raw" side of the PostgreSQL workloads, written as an application that
 // talks to PostgreSQL directly would write it (prepared statements, integer parameters and results in libpq's
 // text format, one transaction around a run of writes). It shares no code with the PostgreSQL store.
+//
+// With `BENCHMARK_RAW_UNPREPARED=1` it prepares nothing: each statement is sent with its SQL text
+// (`PQexecParams`), so the server parses and plans it every time, as the PostgreSQL store's statements are.
 import CLibPQ
 import Foundation
 
@@ -11,6 +14,9 @@ final class LibPQClient {
     private var parameterText = UnsafeMutablePointer<CChar>.allocate(capacity: 16 * 24)
     private var parameterCapacity = 16
     private var parameterPointers = [UnsafePointer<CChar>?](repeating: nil, count: 16)
+    /// Whether `prepare(_:_:)` prepares on the server; when not, it keeps the SQL text of each name here.
+    private let preparesStatements = ProcessInfo.processInfo.environment["BENCHMARK_RAW_UNPREPARED"] != "1"
+    private var unpreparedStatements: [String: String] = [:]
 
     /// Connects with a libpq connection URI and, when `schema` is given, puts that schema first on the
     /// search path (libpq itself knows no `schema` parameter).
@@ -35,9 +41,10 @@ final class LibPQClient {
         PQclear(try checked(PQexec(handle, sql)))
     }
 
-    /// Prepares `sql` under `name` for `run(_:_:)`.
+    /// Prepares `sql` under `name` for `run(_:_:)` (with `BENCHMARK_RAW_UNPREPARED=1`, only notes it).
     /// - Throws: `RawFailure` with the server's message.
     func prepare(_ name: String, _ sql: String) throws {
+        guard preparesStatements else { unpreparedStatements[name] = sql; return }
         PQclear(try checked(PQprepare(handle, name, sql, 0, nil)))
     }
 
@@ -57,7 +64,10 @@ final class LibPQClient {
             parameterPointers[index] = UnsafePointer(slot)
         }
         let result = parameterPointers.withUnsafeBufferPointer { pointers in
-            PQexecPrepared(handle, name, Int32(values.count), pointers.baseAddress, nil, nil, 0)
+            if let sql = unpreparedStatements[name] {
+                return PQexecParams(handle, sql, Int32(values.count), nil, pointers.baseAddress, nil, nil, 0)
+            }
+            return PQexecPrepared(handle, name, Int32(values.count), pointers.baseAddress, nil, nil, 0)
         }
         return try checked(result)
     }

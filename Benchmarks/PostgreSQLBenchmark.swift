@@ -7,6 +7,11 @@
 // `Scripts/postgres-test-server` and stopped at the end), `--clients 1,2,4,8`, `--operations N` (per client,
 // rows inserted plus rows updated; default 4000), `--batch N` (rows per transaction; default 10),
 // `--time-limit SECONDS` (per client; default 60), `--only workloads|concurrency`.
+//
+// Two environment variables change the raw side only, to find what the store's overhead is made of:
+// `BENCHMARK_RAW_UNPREPARED=1` sends every libpq statement with its SQL text instead of preparing it (as the store
+// does), and `BENCHMARK_RAW_NOTIFY=1` makes the concurrent libpq clients run `pg_notify` in each transaction
+// (as the store's saves do).
 import Foundation
 
 /// The PostgreSQL benchmark's command line, after `postgres`.

@@ -76,6 +76,15 @@ final class PostgreSQLBenchmarkServer {
         try admin.execute("ANALYZE \(schema).\(table)")
     }
 
+    /// The rows of `zrecord` in a schema, and how many of them were updated once after their insert
+    /// (`Z_OPT` 2): what the concurrent clients are checked against.
+    func recordCounts(schema: String) throws -> (rows: Int, updatedOnce: Int) {
+        guard let admin else { throw RawFailure(description: "libpq cannot connect to \(uri)") }
+        let result = try admin.query("SELECT count(*), count(*) FILTER (WHERE Z_OPT = 2) FROM \(schema).ZRECORD")
+        defer { PQclear(result) }
+        return (Int(LibPQClient.int64(result, 0, 0)), Int(LibPQClient.int64(result, 0, 1)))
+    }
+
     /// Runs `Scripts/postgres-test-server` through `system(3)`, its output in temporary files. (Foundation's
     /// `Process.waitUntilExit` was seen to hang when the script leaves its watchdog running in the background.)
     private static func script(_ arguments: [String]) -> (status: Int32, output: String, errors: String) {
