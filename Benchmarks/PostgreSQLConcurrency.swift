@@ -57,11 +57,6 @@ func runPostgreSQLConcurrency(on server: PostgreSQLBenchmarkServer, settings: Po
         }
         print("  \(clients) client\(clients == 1 ? "" : "s") done")
     }
-    func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
     print("\n| client processes | Core Data, operations/s | libpq, operations/s | libpq / Core Data | client CPU per operation, Core Data | client CPU per operation, libpq |")
     print("|---:|---:|---:|---:|---:|---:|")
     for clients in settings.clientCounts {

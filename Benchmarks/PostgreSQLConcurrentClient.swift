@@ -7,8 +7,8 @@
 //
 // The two kinds of client send the same SQL for a round: the Core Data client through a context on a
 // PostgreSQL store (keys from `Z_PRIMARYKEY`, one `INSERT` per row, updates that check `Z_OPT`, each save one
-// transaction with its `pg_notify`); the libpq client the same statements, prepared, without `pg_notify`
-// (with `BENCHMARK_RAW_NOTIFY=1`, with it too).
+// transaction with its `pg_notify`); the libpq client the same statements, prepared (unless
+// `BENCHMARK_RAW_UNPREPARED=1`), without `pg_notify` (unless `BENCHMARK_RAW_NOTIFY=1`).
 import CLibPQ
 import CoreData
 import Foundation
@@ -58,7 +58,6 @@ private func waitForGo() throws {
 /// - Throws: a save or libpq failure.
 func runPostgreSQLClient(_ kind: PostgreSQLClientKind, _ work: PostgreSQLClientWork) throws {
     var done = 0
-    var start: UInt64 = 0
     let round: () throws -> Void
     switch kind {
     case .coreData:
@@ -110,7 +109,7 @@ func runPostgreSQLClient(_ kind: PostgreSQLClientKind, _ work: PostgreSQLClientW
         }
     }
     try waitForGo()
-    start = monotonicNanoseconds()
+    let start = monotonicNanoseconds()
     let cpuBefore = processCPUSeconds()
     let deadline = start + UInt64(work.timeLimit * 1e9)
     while done < work.operations, monotonicNanoseconds() < deadline {
