@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit"]),
         .testTarget(name: "PostgreSQLStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CoreDataSQL", "CSQLite", "StoreTestSupport"]),
-        .executableTarget(name: "coredata-benchmark", dependencies: ["CoreData", "CoreDataSQLite", "CSQLite"], path: "Benchmarks"),
+        .executableTarget(name: "coredata-benchmark", dependencies: ["CoreData", "CoreDataSQLite", "CSQLite", "CoreDataPostgreSQL", "CLibPQ"], path: "Benchmarks"),
         .testTarget(name: "XMLStoreTests", dependencies: ["CoreData", "CoreDataConformance", "StoreTestSupport"]),
         .testTarget(name: "BinaryStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CoreDataBinary", "CoreDataXML", "StoreTestSupport"]),
     ],

@@ -3,9 +3,11 @@
 //
 //     swift run -c release coredata-benchmark [rows] [repetitions]
 //     swift run -c release coredata-benchmark memory [rows …]
+//     swift run -c release coredata-benchmark postgres [rows] [repetitions] [options]
 //
 // Prints, per workload, the median time of each side over the repetitions and the ratio store/raw; with
-// `memory`, the peak resident memory of the memory workloads (MemoryWorkloads.swift) instead.
+// `memory`, the peak resident memory of the memory workloads (MemoryWorkloads.swift) instead; with
+// `postgres`, the same workloads on PostgreSQL against libpq, and concurrent clients (PostgreSQLBenchmark.swift).
 import CSQLite
 import CoreData
 import CoreDataSQLite
@@ -24,6 +26,33 @@ if arguments.count > 1, arguments[1] == "memory" || arguments[1] == "memory-chil
         exit(0)
     } catch {
         print("memory benchmark failed: \(error)")
+        exit(1)
+    }
+}
+if arguments.count > 1, arguments[1] == "--help" || arguments[1] == "-h" {
+    print("""
+    usage: coredata-benchmark [rows] [repetitions]          SQLite store, store contract and raw SQLite (default 100000 5)
+           coredata-benchmark memory [rows …]               peak memory of walking many rows (default 10000 100000 1000000)
+           coredata-benchmark postgres [rows] [repetitions] [--postgres URI] [--clients 1,2,4,8] [--operations N]
+                                       [--batch N] [--time-limit SECONDS] [--only workloads|concurrency]
+                                                            PostgreSQL store against libpq, and concurrent clients
+    """)
+    exit(0)
+}
+if arguments.count > 1, arguments[1] == "postgres" || arguments[1] == "postgres-client" {
+    do {
+        if arguments[1] == "postgres-client" {
+            guard arguments.count > 2, let kind = PostgreSQLClientKind(rawValue: arguments[2]),
+                  let work = PostgreSQLClientWork(arguments: arguments.dropFirst(3)) else {
+                throw RawFailure(description: "postgres-client: unexpected arguments \(arguments.dropFirst(2))")
+            }
+            try runPostgreSQLClient(kind, work)
+        } else {
+            try runPostgreSQLBenchmark(arguments.dropFirst(2))
+        }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("\(arguments[1]) failed: \(error)\n".utf8))
         exit(1)
     }
 }
