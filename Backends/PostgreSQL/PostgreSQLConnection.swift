@@ -19,6 +19,9 @@ final class PostgreSQLConnection {
     let displayName: String
     /// Whether a transaction opened by `transaction(_:)` is running.
     private(set) var inTransaction = false
+    /// Statements that set up the session beyond the connection parameters (`LISTEN`), run again after the
+    /// connection is reset, since a new session starts without them.
+    var sessionStatements: [String] = []
 
     /// Connects with libpq's connection parameters (`host`, `port`, `dbname`, `user`, `password`, …; a
     /// `dbname` holding a `postgresql://` URI is expanded as libpq does). Parameters libpq does not name
@@ -155,6 +158,7 @@ final class PostgreSQLConnection {
             guard PQstatus(handle) == CONNECTION_OK else {
                 throw PostgreSQLError(kind: .connectionLost, sqlState: nil, message: "cannot reconnect to \(displayName): \(Self.message(of: handle))")
             }
+            for statement in sessionStatements { _ = try checked(PQexec(handle, statement), sql: statement) }
         }
         return handle
     }

@@ -3,7 +3,8 @@ import CoreDataStoreKit
 /// Where a PostgreSQL store lives: a server, a database and a schema, read from the store URL
 /// (`postgresql://user@host:port/database?schema=name&sslmode=…`, or `postgres://`) and the options.
 ///
-/// Guarantees: the schema name is a plain lowercase identifier (letters, digits, `_`; at most 63 bytes), so
+/// Guarantees: the schema name is a plain lowercase identifier (letters, digits, `_`; at most 53 bytes, so the
+/// names made from it, `coredata_<schema>` and `<schema>_migrating`, stay within PostgreSQL's 63), so
 /// it is used in SQL as it is; every other query parameter goes to libpq unchanged; the display name never
 /// holds a user name or password.
 struct PostgreSQLLocation {
@@ -34,7 +35,7 @@ struct PostgreSQLLocation {
         }
         let name = schema ?? "public"
         guard Self.isPlainIdentifier(name) else {
-            throw CoreDataError.openFailed(url, reason: "the schema name \"\(name)\" is not a lowercase identifier (letters a–z, digits and _, at most 63 bytes, not starting with a digit)")
+            throw CoreDataError.openFailed(url, reason: "the schema name \"\(name)\" is not a lowercase identifier (letters a–z, digits and _, at most 53 bytes, not starting with a digit)")
         }
         self.schema = name
         connectionURI = components.string ?? url.absoluteString
@@ -54,7 +55,7 @@ struct PostgreSQLLocation {
 
     /// Whether `name` can be used in SQL without quotes and means itself.
     static func isPlainIdentifier(_ name: String) -> Bool {
-        guard let first = name.utf8.first, !(48...57).contains(first), name.utf8.count <= 63 else { return false }
+        guard let first = name.utf8.first, !(48...57).contains(first), name.utf8.count <= 53 else { return false }
         return name.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 95 }
     }
 

@@ -36,7 +36,9 @@ extension PostgreSQLStore: ExternalChangeListing {
     /// Starts listening when the store was added with the remote-change option.
     func listenIfAsked(_ options: [AnyHashable: Any]) throws {
         guard storeOptionIsSet(options, NSPersistentStoreRemoteChangeNotificationPostOptionKey) else { return }
-        try connection.execute("LISTEN \"\(channel)\"")
+        let listen = "LISTEN \"\(channel)\""
+        try connection.execute(listen)
+        connection.sessionStatements.append(listen)
         listening = true
     }
 
@@ -46,8 +48,8 @@ extension PostgreSQLStore: ExternalChangeListing {
         return remoteChanges.count
     }
 
-    /// The keys that other connections' saves changed since the last call (inserted, updated, deleted), or
-    /// nil when a save announced too many to list.
+    /// The keys that other connections' saves changed since the last call (inserted, updated, deleted);
+    /// `isIncomplete` when some save announced too many to list.
     public func takeExternalChanges() throws -> ExternalChanges {
         try collectNotifications()
         defer { remoteChanges.pending = ExternalChanges() }

@@ -188,6 +188,28 @@ struct PostgreSQLManyServersTests {
         }
         #expect(names == ["after", "before"], "the save after the restart is written once, and the one before is kept")
     }
+
+    /// On a server of its own, as above: a listening store listens again on its new connection.
+    @Test func remoteChangesArriveAgainAfterAServerRestart() async throws {
+        let server = try PostgreSQLTestServer.Private()
+        defer { server.stop() }
+        let writer = Self.context(try Self.coordinator(server.url))
+        let listener = try Self.coordinator(server.url, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
+        try PostgreSQLTestServer.run("restart", server.directory)
+        let received = NotificationRecorder(name: .NSPersistentStoreRemoteChange, object: listener)
+        // Saves made before the listener has reconnected are not heard (nothing queues them); keep saving.
+        var heard: Notification?
+        for attempt in 0..<40 where heard == nil {
+            try? writer.performAndWait {
+                NSEntityDescription.insertNewObject(forEntityName: "Counter", into: writer).setValue("after \(attempt)", forKey: "name")
+                try writer.save()
+            }
+            writer.performAndWait { writer.rollback() }
+            heard = await received.first(within: 0.5)
+        }
+        #expect(heard != nil, "the listener hears saves again after the server restarted")
+        #expect((heard?.userInfo?[NSInsertedObjectIDsKey] as? [NSManagedObjectID])?.count == 1)
+    }
 }
 
 /// Collects the notifications of one name and object, to await the first.
