@@ -180,17 +180,9 @@ public final class PostgreSQLStore: PersistentStoreBackend {
 
     /// Writes the metadata row, inside the caller's transaction.
     func writeMetadata(_ metadata: [String: Any]) throws {
-        var plist = metadata
-        plist[NSStoreUUIDKey] = nil
-        let data: Data
-        do {
-            data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        } catch {
-            throw CoreDataError.saveFailed("the store metadata holds a value that is not a property list", underlying: error)
-        }
-        let uuid = (metadata[NSStoreUUIDKey] as? String) ?? UUID().uuidString
+        let row = try SQLMetadataRow(metadata)
         try connection.query("DELETE FROM Z_METADATA")
-        try connection.query("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, $1, $2)", [uuid, PostgreSQLText.format(data)])
+        try connection.query("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, $1, $2)", [row.uuid, PostgreSQLText.format(row.plist)])
     }
 
     public static func metadataForStore(at url: URL, options: [AnyHashable: Any]?) throws -> [String: Any] {

@@ -269,18 +269,11 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
 
     /// Writes the metadata row through `connection`.
     static func writeMetadata(_ metadata: [String: Any], on connection: SQLiteConnection) throws {
-        var plist = metadata
-        plist[NSStoreUUIDKey] = nil
-        plist["_NSAutoVacuumLevel"] = plist["_NSAutoVacuumLevel"] ?? "2"
-        let data: Data
-        do {
-            data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        } catch {
-            throw CoreDataError.saveFailed("the store metadata holds a value that is not a property list", underlying: error)
-        }
-        let uuid = (metadata[NSStoreUUIDKey] as? String) ?? UUID().uuidString
+        var entries = metadata
+        entries["_NSAutoVacuumLevel"] = entries["_NSAutoVacuumLevel"] ?? "2"
+        let row = try SQLMetadataRow(entries)
         try connection.run("DELETE FROM Z_METADATA")
-        try connection.run("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(uuid), .blob(data)])
+        try connection.run("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", [.text(row.uuid), .blob(row.plist)])
     }
 
     // MARK: Keys
