@@ -10,6 +10,7 @@ public final class Office: NSManagedObject {
     @Managed public var city: String?
     @Managed public var floors: Int16
     @Managed public var departments: Set<Department>
+    @NSManaged public var badges: NSSet?
 
     /// A line for a directory board: "Lyon (3 floors)".
     public var label: String { "\(city ?? "?") (\(floors) floor\(floors == 1 ? "" : "s"))" }

@@ -9,12 +9,16 @@ import PackagePlugin
 ///
 /// The model may be excluded from the target (`exclude: ["Model.xcdatamodeld"]`, the quiet choice), listed as
 /// a resource (`.copy`, which also ships the source), or left unlisted (SwiftPM then warns it is unhandled).
+///
+/// When the target's Swift files declare `@NSManaged` members, it also runs `coredata accessors`, which writes
+/// the accessors Swift on Linux declares for them and never defines (Docs/Decisions.md, "@NSManaged on Linux").
 @main
 struct CoreDataModelPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
         let tool = try context.tool(named: "coredata")
         var commands: [Command] = []
+        var generatedSources: [URL] = []
         for model in Self.models(of: target) {
             let name = model.deletingPathExtension().lastPathComponent
             let work = context.pluginWorkDirectoryURL.appendingPathComponent(name)
@@ -28,6 +32,7 @@ struct CoreDataModelPlugin: BuildToolPlugin {
                             "--follow-codegen"],
                 inputFiles: inputs,
                 outputFiles: [swiftFile]))
+            generatedSources.append(swiftFile)
             // An output that is not source is a resource of the target: SwiftPM copies it to the top of the bundle.
             let compiled = work.appendingPathComponent("Resources").appendingPathComponent("\(name).momd")
             commands.append(.buildCommand(
@@ -37,7 +42,30 @@ struct CoreDataModelPlugin: BuildToolPlugin {
                 inputFiles: inputs,
                 outputFiles: [compiled]))
         }
+        if let accessors = accessorCommand(context: context, target: target, tool: tool.url, generatedSources: generatedSources) {
+            commands.append(accessors)
+        }
         return commands
+    }
+
+    /// `coredata accessors` over the target's Swift files and those generated from its models (Category/Extension
+    /// entities get `@NSManaged` properties), when a model or a file may declare an `@NSManaged` member. The
+    /// compiler it asks for symbol names is the toolchain's `swiftc` (found by SwiftPM; else the tool looks on
+    /// `PATH`).
+    func accessorCommand(context: PluginContext, target: SourceModuleTarget, tool: URL, generatedSources: [URL]) -> Command? {
+        let written = target.sourceFiles.map(\.url).filter { $0.pathExtension == "swift" }.sorted { $0.path < $1.path }
+        let declaresManaged = written.contains { url in
+            (try? String(contentsOf: url, encoding: .utf8))?.contains("@NSManaged") == true
+        }
+        guard declaresManaged || !generatedSources.isEmpty else { return nil }
+        let sources = written + generatedSources
+        let output = context.pluginWorkDirectoryURL.appendingPathComponent("Accessors")
+            .appendingPathComponent("\(target.moduleName)+NSManagedAccessors.swift")
+        var arguments = ["accessors"] + sources.map(\.path) + ["--module", target.moduleName, "--output", output.path,
+                                               "--work", context.pluginWorkDirectoryURL.appendingPathComponent("AccessorProbe").path]
+        if let swiftc = try? context.tool(named: "swiftc") { arguments += ["--swiftc", swiftc.url.path] }
+        return .buildCommand(displayName: "Generating @NSManaged accessors for \(target.name)", executable: tool,
+                             arguments: arguments, inputFiles: sources, outputFiles: [output])
     }
 
     /// The target's model packages, sorted: those SwiftPM lists (resources, unhandled files) and those in its

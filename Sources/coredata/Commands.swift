@@ -10,7 +10,8 @@ import Foundation
 enum Commands {
     /// Every subcommand; add new ones here.
     static let all: [any Command.Type] = [GenerateCommand.self, CompileCommand.self, ModelCommand.self, InspectCommand.self,
-                                          QueryCommand.self, DemoCommand.self, CompletionCommand.self]
+                                          QueryCommand.self, DemoCommand.self, CompletionCommand.self,
+                                          AccessorsCommand.self]
 
     /// The tool's version, printed by `coredata --version`.
     static let version = "0.2.0"
@@ -50,6 +51,10 @@ enum Commands {
         } catch let error as UsageError {
             printError("coredata \(name): \(error.description)\n\n\(command.usage)\n\nRun `coredata \(name) --help` for its options.")
             return usageError
+        } catch let diagnostic as SourceDiagnostic {
+            // `file:line: error: …` stays at the start of the line, where build logs and editors look for it.
+            printError(diagnostic.description)
+            return failure
         } catch {
             printError("coredata \(name): \(error.localizedDescription)")
             return failure

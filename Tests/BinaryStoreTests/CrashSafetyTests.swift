@@ -136,7 +136,9 @@ import StoreTestSupport
         child.standardOutput = output
         child.standardError = FileHandle.nullDevice
         try child.run()
-        defer { if child.isRunning { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() } }
+        let pid = child.processIdentifier
+        var reaped = false
+        defer { if !reaped { kill(pid, SIGKILL); Self.reap(pid) } }
         var text = ""
         while !text.contains(marker) {
             let chunk = output.fileHandleForReading.availableData
@@ -145,9 +147,18 @@ import StoreTestSupport
         }
         try #require(text.contains(marker), "round \(round): the child never printed \"\(marker)\": \(text.suffix(400))")
         usleep(UInt32.random(in: 0..<microseconds, using: &random))
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
+        kill(pid, SIGKILL)
+        Self.reap(pid)
+        reaped = true
         return text + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// Waits for a killed child with `waitpid` itself: Foundation's `Process.waitUntilExit()` sometimes never
+    /// learns that a killed child exited (seen under load: the child a zombie, the test waiting forever).
+    /// A child Foundation reaped first makes `waitpid` fail with `ECHILD`, which is just as good.
+    static func reap(_ pid: pid_t) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }
 
     /// A process killed while it creates stores and saves to them (`crashChildCreatesAndSaves`) leaves, for

@@ -157,4 +157,67 @@ import CoreData
         #expect(author.drafts.map(\.text) == ["d1", "d2"] && drafts[0].author == nil)
         #expect(view.index(of: drafts[2]) == 1)
     }
+
+    /// Every mutation method of the set view changes the relationship (Foundation's own versions would change
+    /// only the view's private storage).
+    @Test func everySetMutationChangesTheRelationship() throws {
+        let context = try inMemoryContext()
+        let author = Author(context: context)
+        let books = (0..<4).map { index -> Book in
+            let book = Book(context: context)
+            book.title = "b\(index)"
+            return book
+        }
+        let view = author.mutableSetValue(forKey: "books")
+        view.addObjects(from: [books[0], books[1]])
+        #expect(author.books == [books[0], books[1]] && books[1].author === author)
+        view.union(Set<AnyHashable>([books[2], books[3]]))
+        #expect(author.books.count == 4)
+        view.minus(Set<AnyHashable>([books[0]]))
+        #expect(!author.books.contains(books[0]) && books[0].author == nil)
+        view.intersect(Set<AnyHashable>([books[1], books[2]]))
+        #expect(author.books == [books[1], books[2]] && books[3].author == nil)
+        view.setSet(Set<AnyHashable>([books[0], books[1]]))
+        #expect(author.books == [books[0], books[1]])
+        view.filter(using: NSPredicate(format: "title == 'b1'"))
+        #expect(author.books == [books[1]])
+        view.removeAllObjects()
+        #expect(author.books.isEmpty && books[1].author == nil)
+    }
+
+    /// Every mutation method of the ordered view changes the relationship, in order, with the inverse.
+    @Test func everyOrderedSetMutationChangesTheRelationship() throws {
+        let context = try inMemoryContext()
+        let author = Author(context: context)
+        let drafts = (0..<6).map { index -> Draft in
+            let draft = Draft(context: context)
+            draft.text = "d\(index)"
+            return draft
+        }
+        let view = author.mutableOrderedSetValue(forKey: "drafts")
+        func texts() -> [String] { author.drafts.map { $0.text ?? "?" } }
+        view.addObjects(from: [drafts[0], drafts[3]])
+        view.insert([drafts[1], drafts[2]], at: IndexSet([1, 2]))
+        #expect(texts() == ["d0", "d1", "d2", "d3"])
+        view.replaceObjects(at: IndexSet([0]), with: [drafts[4]])
+        #expect(texts() == ["d4", "d1", "d2", "d3"] && drafts[0].author == nil && drafts[4].author === author)
+        view.exchangeObject(at: 0, withObjectAt: 3)
+        #expect(texts() == ["d3", "d1", "d2", "d4"])
+        view.moveObjects(at: IndexSet([0]), to: 3)
+        #expect(texts() == ["d1", "d2", "d4", "d3"])
+        view.removeObjects(at: IndexSet([0, 2]))
+        #expect(texts() == ["d2", "d3"])
+        view.setObject(drafts[5], at: 2)
+        #expect(texts() == ["d2", "d3", "d5"])
+        view.removeObjects(in: NSRange(location: 0, length: 1))
+        view.removeObjects(in: [drafts[5]])
+        #expect(texts() == ["d3"])
+        view.union(NSOrderedSet(array: [drafts[0], drafts[1]]))
+        view.minus(NSOrderedSet(array: [drafts[3]]))
+        #expect(texts() == ["d0", "d1"])
+        view.intersectSet(Set<AnyHashable>([drafts[1]]))
+        #expect(texts() == ["d1"])
+        view.removeAllObjects()
+        #expect(texts().isEmpty && drafts[1].author == nil)
+    }
 }

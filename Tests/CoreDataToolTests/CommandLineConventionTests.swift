@@ -39,7 +39,7 @@ enum ToolProcess {
 /// The tool follows the conventions of command-line tools: `--help`/`-h` on every command, `--version`,
 /// `--opt value` and `--opt=value`, usage errors with exit status 64 and a hint, failures with 1.
 @Suite struct CommandLineConventionTests {
-    static let commands = ["generate", "compile", "model", "inspect", "query", "demo", "completion"]
+    static let commands = ["generate", "compile", "model", "inspect", "query", "demo", "completion", "accessors"]
 
     @Test(arguments: commands)
     func everyCommandTakesHelp(_ command: String) throws {

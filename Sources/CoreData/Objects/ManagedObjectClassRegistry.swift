@@ -36,6 +36,20 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         return entry.objectClass
     }
 
+    /// The module prefixes to try for a class named without one: first those of the classes already recorded for
+    /// entities of `model` (an app's entity classes live together, so two modules that both declare `Author`
+    /// resolve to the one whose classes the model already uses), then the others, sorted. Call with the lock held.
+    private func prefixesInSearchOrder(for model: NSManagedObjectModel?) -> [String] {
+        var preferred = Set<String>()
+        if let model {
+            for entry in classByEntity.values where entry.entity?.managedObjectModel === model {
+                let qualified = String(reflecting: entry.objectClass)
+                if let dot = qualified.lastIndex(of: ".") { preferred.insert(String(qualified[..<dot])) }
+            }
+        }
+        return preferred.sorted() + modulePrefixes.subtracting(preferred).sorted()
+    }
+
     /// Remembers a model, so `NSManagedObject.entity()` can search it.
     func noteModel(_ model: NSManagedObjectModel) {
         lock.lock()
@@ -107,12 +121,12 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     func objectClass(for entity: NSEntityDescription, fallback: NSManagedObject.Type? = nil) -> NSManagedObject.Type {
         lock.lock()
         let known = recordedClass(for: entity)
-        let prefixes = modulePrefixes
+        let prefixes = prefixesInSearchOrder(for: entity.managedObjectModel)
         lock.unlock()
         if let known, known != NSManagedObject.self { return known }
         if known == nil, let name = entity.managedObjectClassName, !name.isEmpty, name != "NSManagedObject" {
             let unqualified = name.split(separator: ".").last.map(String.init) ?? name
-            let candidates = (name.contains(".") && !name.hasPrefix(".") ? [name] : []) + prefixes.sorted().map { "\($0).\(unqualified)" }
+            let candidates = (name.contains(".") && !name.hasPrefix(".") ? [name] : []) + prefixes.map { "\($0).\(unqualified)" }
             for candidate in candidates {
                 if let found = NSClassFromString(candidate) as? NSManagedObject.Type {
                     register(found, for: entity)

@@ -68,6 +68,19 @@ final class ManagedToManySet: NSMutableSet {
     override func objectEnumerator() -> NSEnumerator { NSArray(array: target.objects).objectEnumerator() }
     override func add(_ object: Any) { target.add(object) }
     override func remove(_ object: Any) { target.remove(object) }
+
+    // Foundation's own versions of these change the set's private storage, not the relationship.
+    override func addObjects(from array: [Any]) { for object in array { target.add(object) } }
+    override func union(_ otherSet: Set<AnyHashable>) { for object in otherSet { target.add(object) } }
+    override func minus(_ otherSet: Set<AnyHashable>) { for object in otherSet { target.remove(object) } }
+    override func intersect(_ otherSet: Set<AnyHashable>) {
+        for object in target.objects where !otherSet.contains(object) { target.remove(object) }
+    }
+    override func setSet(_ otherSet: Set<AnyHashable>) {
+        intersect(otherSet)
+        union(otherSet)
+    }
+    override func removeAllObjects() { for object in target.objects { target.remove(object) } }
 }
 
 /// The ordered form of `ManagedToManySet`, for ordered relationships.
@@ -108,6 +121,54 @@ final class ManagedToManyOrderedSet: NSMutableOrderedSet {
         guard target.objects.indices.contains(idx) else { return }
         removeObject(at: idx)
         insert(object, at: idx)
+    }
+
+    // Foundation's own versions of these change the set's private storage, not the relationship; each is
+    // written with the primitives above.
+    override func addObjects(from array: [Any]) { for object in array { target.add(object) } }
+    override func insert(_ objects: [Any], at indexes: IndexSet) {
+        for (object, index) in zip(objects, indexes) { insert(object, at: index) }
+    }
+    override func removeObjects(at indexes: IndexSet) {
+        for index in indexes.reversed() { removeObject(at: index) }
+    }
+    override func removeObjects(in range: NSRange) {
+        guard let indexes = Range(range) else { return }
+        removeObjects(at: IndexSet(integersIn: indexes))
+    }
+    override func removeObjects(in array: [Any]) { for object in array { target.remove(object) } }
+    override func replaceObjects(at indexes: IndexSet, with objects: [Any]) {
+        for (index, object) in zip(indexes, objects) { replaceObject(at: index, with: object) }
+    }
+    override func setObject(_ obj: Any, at idx: Int) {
+        idx == target.objects.count ? insert(obj, at: idx) : replaceObject(at: idx, with: obj)
+    }
+    override func exchangeObject(at idx1: Int, withObjectAt idx2: Int) {
+        let current = target.objects
+        guard current.indices.contains(idx1), current.indices.contains(idx2), idx1 != idx2 else { return }
+        let (low, high) = (Swift.min(idx1, idx2), Swift.max(idx1, idx2))
+        let (first, second) = (current[low], current[high])
+        removeObject(at: high)
+        removeObject(at: low)
+        insert(second, at: low)
+        insert(first, at: high)
+    }
+    override func moveObjects(at indexes: IndexSet, to idx: Int) {
+        let current = target.objects
+        let moving = indexes.filter { current.indices.contains($0) }.map { current[$0] }
+        removeObjects(at: IndexSet(indexes.filter { current.indices.contains($0) }))
+        insert(moving, at: IndexSet(integersIn: idx..<(idx + moving.count)))
+    }
+    override func removeAllObjects() { for object in target.objects { target.remove(object) } }
+    override func union(_ other: NSOrderedSet) { addObjects(from: other.array) }
+    override func minus(_ other: NSOrderedSet) { removeObjects(in: other.array) }
+    override func intersect(_ other: NSOrderedSet) {
+        for object in target.objects where !other.contains(object) { target.remove(object) }
+    }
+    override func unionSet(_ other: Set<AnyHashable>) { addObjects(from: Array(other)) }
+    override func minusSet(_ other: Set<AnyHashable>) { removeObjects(in: Array(other)) }
+    override func intersectSet(_ other: Set<AnyHashable>) {
+        for object in target.objects where !other.contains(object) { target.remove(object) }
     }
 }
 

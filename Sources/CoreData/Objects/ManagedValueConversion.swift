@@ -15,6 +15,8 @@ enum ManagedValueConversion {
                 return value
             }
             let ordered = (object.layout.allProperties[slot] as? NSRelationshipDescription)?.isOrdered ?? false
+            // `NSSet?` (what Xcode declares for a to-many) gets an `NSSet`; other types the Swift set.
+            if !ordered, let set = NSSet(array: objects) as? Value { return set }
             raw = ordered ? NSOrderedSet(array: objects) : Set(objects)
         case .toOne:
             raw = object.toOneObject(slot: slot)
@@ -129,3 +131,4 @@ extension UUID: ManagedEmptyValue { static var managedEmptyValue: Any { UUID(uui
 extension Set: ManagedEmptyValue { static var managedEmptyValue: Any { Set<Element>() } }
 extension Array: ManagedEmptyValue { static var managedEmptyValue: Any { [Element]() } }
 extension NSOrderedSet: ManagedEmptyValue { static var managedEmptyValue: Any { NSOrderedSet() } }
+extension NSSet: ManagedEmptyValue { static var managedEmptyValue: Any { NSSet() } }

@@ -126,7 +126,7 @@ public struct EntityClassGenerator {
     ///
     /// Object-like values are optional, as in Xcode's generated code. Numbers and Booleans are plain scalars
     /// unless the model says `usesScalarValueType="NO"`, which makes them optional.
-    func swiftType(of attribute: NSAttributeDescription, entity: NSEntityDescription) -> String? {
+    public func swiftType(of attribute: NSAttributeDescription, entity: NSEntityDescription) -> String? {
         let hint = hints.attributes[entity.name ?? ""]?[attribute.name]
         let scalar = hint?.usesScalarValueType != false
         func number(_ name: String) -> String { scalar ? name : name + "?" }
@@ -153,7 +153,7 @@ public struct EntityClassGenerator {
 
     private func literal(_ text: String) -> String { ModelValueText.quoted(text) }
 
-    static let keywords: Set<String> = [
+    public static let keywords: Set<String> = [
         "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
         "internal", "let", "open", "operator", "private", "protocol", "public", "rethrows", "static", "struct",
         "subscript", "typealias", "var", "break", "case", "continue", "default", "defer", "do", "else",

@@ -1,0 +1,232 @@
+import Foundation
+
+/// Asks the Swift compiler of the toolchain that builds the target for the symbol names and calling conventions
+/// of `@NSManaged` accessors, so that generated accessors never rest on a guess.
+///
+/// Swift on Linux declares an `@NSManaged` member's accessors (the getter and setter of a property, the method
+/// itself) and never defines them. The probe compiles a small module with the target's module name that
+/// re-declares the target's types (empty, same names, kinds, nesting and generic parameters), its type aliases
+/// and its `@NSManaged` members, with `import Foundation` only, and reads the compiler's SIL: each class's vtable
+/// names the symbol of every accessor, in declaration order, and the declaration of each symbol gives its SIL
+/// function type. Mangled names depend only on names, kinds and nesting, which the re-declarations keep.
+///
+/// The probe then compiles the generated accessors' signatures against the same declarations and checks that
+/// every one has exactly the SIL function type of the accessor it defines; any difference stops generation.
+struct AccessorProbe {
+    /// The symbol and lowered type of one accessor, as the compiler gave them.
+    struct Accessor: Equatable {
+        let symbol: String
+        /// The SIL function type: `$@convention(method) (@guaranteed Person) -> @owned Optional<String>`.
+        let silType: String
+    }
+
+    /// The accessors of one member: getter and setter of a property, or the method.
+    enum MemberAccessors {
+        case property(getter: Accessor, setter: Accessor)
+        case method(Accessor)
+    }
+
+    let swiftc: URL
+    let moduleName: String
+    let workDirectory: URL
+
+    /// The accessors of every member, in the order of `declarations.members`.
+    func accessors(of declarations: ManagedDeclarations) throws -> [MemberAccessors] {
+        let source = ProbeSource(declarations: declarations).text(includingMembers: true, extensions: "")
+        let sil = try compile(source, named: "NSManagedProbe.swift")
+        let table = SILListing(sil)
+        var overloadsSeen: [String: Int] = [:]
+        return try declarations.members.map { member in
+            let overloadIndex = overloadsSeen[member.silDescription, default: 0]
+            overloadsSeen[member.silDescription] = overloadIndex + 1
+            let entries = table.vtableEntries(for: member, overloadIndex: overloadIndex)
+            switch member.shape {
+            case .property:
+                guard let getter = entries.first(where: { $0.reference.hasSuffix("!getter") }),
+                      let setter = entries.first(where: { $0.reference.hasSuffix("!setter") }),
+                      let getterType = table.types[getter.symbol], let setterType = table.types[setter.symbol] else {
+                    throw missing(member)
+                }
+                return .property(getter: .init(symbol: getter.symbol, silType: getterType),
+                                 setter: .init(symbol: setter.symbol, silType: setterType))
+            case .method:
+                guard let method = entries.first, let type = table.types[method.symbol] else { throw missing(member) }
+                return .method(.init(symbol: method.symbol, silType: type))
+            }
+        }
+    }
+
+    /// Compiles the generated accessors' signatures (with empty bodies) against the probe's declarations and
+    /// returns the SIL type of each symbol they define.
+    func definedTypes(declarations: ManagedDeclarations, signatures: String) throws -> [String: String] {
+        let source = ProbeSource(declarations: declarations).text(includingMembers: false, extensions: signatures)
+        return SILListing(try compile(source, named: "NSManagedAccessorCheck.swift")).definedTypes
+    }
+
+    private func missing(_ member: ManagedDeclarations.Member) -> AccessorGenerationError {
+        AccessorGenerationError(file: member.file, line: member.line,
+                                message: "the compiler did not declare accessors for @NSManaged \(member.silDescription); is it a member of a class?")
+    }
+
+    /// Runs `swiftc -emit-sil` on `source`; throws the compiler's messages when it fails.
+    private func compile(_ source: String, named name: String) throws -> String {
+        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        let input = workDirectory.appendingPathComponent(name)
+        let output = workDirectory.appendingPathComponent(name + ".sil")
+        let errors = workDirectory.appendingPathComponent(name + ".errors")
+        try Data(source.utf8).write(to: input, options: .atomic)
+        let process = Process()
+        process.executableURL = swiftc
+        process.arguments = ["-parse-as-library", "-module-name", moduleName, "-package-name", "CoreDataAccessorProbe",
+                             "-swift-version", "5", "-suppress-warnings", "-emit-sil", "-o", output.path, input.path]
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let errorHandle = try FileHandle(forWritingTo: errors)
+        defer { try? errorHandle.close() }
+        process.standardError = errorHandle
+        process.standardOutput = errorHandle
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let messages = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw ProbeFailure(messages: messages)
+        }
+        return try String(contentsOf: output, encoding: .utf8)
+    }
+
+    /// The compiler refused the probe: usually a type of an `@NSManaged` member that is declared neither in the
+    /// target nor in Foundation or the standard library.
+    struct ProbeFailure: SourceDiagnostic {
+        let messages: String
+
+        var description: String {
+            let errors = messages.split(separator: "\n").filter { $0.contains(": error: ") }.map(String.init)
+            return (errors.isEmpty ? [messages] : errors).joined(separator: "\n") + """
+
+                note: @NSManaged accessors are generated from the target's own declarations, the standard library and \
+                Foundation; a member whose type comes from another module cannot get them. Declare such a property \
+                with ➕ @Managed instead (see Docs/Decisions.md, "@NSManaged on Linux").
+                """
+        }
+    }
+}
+
+/// The probe module's source: the target's types re-declared empty, with its type aliases, and either its
+/// `@NSManaged` members (inside their classes, in the target's order) or the generated accessors' signatures.
+struct ProbeSource {
+    let declarations: ManagedDeclarations
+
+    func text(includingMembers: Bool, extensions: String) -> String {
+        var lines = ["import Foundation", ""]
+        lines += aliases(at: [])
+        for type in declarations.types where type.path.count == 1 {
+            lines += stub(type, includingMembers: includingMembers)
+        }
+        lines.append(extensions)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func stub(_ type: ManagedDeclarations.DeclaredType, includingMembers: Bool) -> [String] {
+        let name = type.path.last ?? ""
+        let generics = type.genericParameters.isEmpty ? "" : "<\(type.genericParameters.joined(separator: ", "))>"
+        let bound = type.isClassBound ? ": AnyObject" : ""
+        var lines = ["public \(type.kind) \(name)\(generics)\(bound) {"]
+        lines += aliases(at: type.path)
+        for nested in declarations.types where nested.path.count == type.path.count + 1 && Array(nested.path.dropLast()) == type.path {
+            lines += stub(nested, includingMembers: includingMembers)
+        }
+        if includingMembers, type.kind == "class" {
+            for member in declarations.members where member.classPath == type.path {
+                lines.append("#sourceLocation(file: \(Self.literal(member.file)), line: \(member.line))")
+                lines.append(member.probeDeclaration)
+                lines.append("#sourceLocation()")
+            }
+        }
+        lines.append("}")
+        return lines
+    }
+
+    private func aliases(at path: [String]) -> [String] {
+        declarations.typeAliases.filter { $0.path == path }.map(\.text)
+    }
+
+    /// A Swift string literal of `text`.
+    static func literal(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+/// What the accessor generator reads from the compiler's SIL: vtable entries and the types of functions.
+struct SILListing {
+    struct VTableEntry {
+        /// `#Person.name!getter`, `#Person.addToBooks`.
+        let reference: String
+        let symbol: String
+        /// The compiler's comment: `Person.name.getter`, `Person.addToBooks(_:)`.
+        let comment: String
+    }
+
+    private(set) var entries: [VTableEntry] = []
+    /// The SIL function type of every function the listing declares or defines, by symbol.
+    private(set) var types: [String: String] = [:]
+    /// The same, for the functions it defines (with a body).
+    private(set) var definedTypes: [String: String] = [:]
+
+    init(_ sil: String) {
+        var inVTable = false
+        for line in sil.split(separator: "\n", omittingEmptySubsequences: true) {
+            if line.hasPrefix("sil_vtable ") {
+                inVTable = true
+            } else if inVTable, line.hasPrefix("}") {
+                inVTable = false
+            } else if inVTable {
+                if let entry = Self.vtableEntry(line) { entries.append(entry) }
+            } else if line.hasPrefix("sil "), let (symbol, type, isDefinition) = Self.function(line) {
+                types[symbol] = type
+                if isDefinition { definedTypes[symbol] = type }
+            }
+        }
+    }
+
+    /// The vtable entries of a member, in order: getter, setter and modify of a property; the method, for a
+    /// method whose argument labels match. `overloadIndex` is the member's place among the members of its class
+    /// with the same name and labels.
+    func vtableEntries(for member: ManagedDeclarations.Member, overloadIndex: Int) -> [VTableEntry] {
+        let owner = "#" + member.classPath.joined(separator: ".") + "." + member.name
+        switch member.shape {
+        case .property:
+            return entries.filter { $0.reference.hasPrefix(owner + "!") }
+        case .method:
+            // Overloads share a reference and a comment (Xcode's addToBooks(_:) for one object and for a set): the
+            // compiler lists them in declaration order, and the probe declares them in the target's order.
+            let candidates = entries.filter { $0.reference == owner && $0.comment == member.silDescription }
+            return Array(candidates.dropFirst(overloadIndex))
+        }
+    }
+
+    /// `  #Person.name!getter: (Person) -> () -> String? : @$s…vg	// Person.name.getter`
+    private static func vtableEntry(_ line: Substring) -> VTableEntry? {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("#"), let at = trimmed.range(of: " : @", options: .backwards) else { return nil }
+        guard let colon = trimmed.firstIndex(of: ":") else { return nil }
+        let reference = String(trimmed[..<colon])
+        let afterAt = trimmed[at.upperBound...]
+        let symbol = String(afterAt.prefix { !$0.isWhitespace && $0 != "\t" })
+        var comment = ""
+        if let slashes = afterAt.range(of: "// ") {
+            comment = String(afterAt[slashes.upperBound...]).trimmingCharacters(in: .whitespaces)
+        }
+        return VTableEntry(reference: reference, symbol: symbol, comment: comment)
+    }
+
+    /// `sil [attributes] @$s… : $type` (a declaration) or `… {` (a definition).
+    private static func function(_ line: Substring) -> (String, String, Bool)? {
+        guard let at = line.range(of: " @$") else { return nil }
+        let rest = line[line.index(after: at.lowerBound)...]
+        guard let separator = rest.range(of: " : ") else { return nil }
+        let symbol = String(rest[rest.index(after: rest.startIndex)..<separator.lowerBound])
+        var type = String(rest[separator.upperBound...]).trimmingCharacters(in: .whitespaces)
+        let isDefinition = type.hasSuffix("{")
+        if isDefinition { type = String(type.dropLast()).trimmingCharacters(in: .whitespaces) }
+        return (symbol, type, isDefinition)
+    }
+}

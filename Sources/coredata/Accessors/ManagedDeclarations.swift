@@ -1,0 +1,112 @@
+/// What the `@NSManaged` scanner reads off a target's sources: the `@NSManaged` members, and the types and type
+/// aliases the target declares (the probe compile re-declares them, so the compiler can name the members'
+/// accessors without the target's dependencies).
+struct ManagedDeclarations {
+    /// A class, structure, enumeration, actor or protocol the target declares, at its place among nested types.
+    struct DeclaredType {
+        let kind: String
+        /// The names from the outermost type to this one: `["Person", "Kind"]` for `Person.Kind`.
+        let path: [String]
+        /// The generic parameter names, without constraints.
+        let genericParameters: [String]
+        /// For a protocol: whether it is class-bound (`: AnyObject`), which changes how its existential is passed.
+        let isClassBound: Bool
+        let access: AccessLevel
+    }
+
+    /// A `typealias` the target declares, kept as written, inside the type at `path` (empty: at file scope).
+    struct TypeAlias {
+        let path: [String]
+        let text: String
+    }
+
+    /// One parameter of an `@NSManaged` method.
+    struct Parameter {
+        /// The argument label; `_` for none.
+        let label: String
+        let name: String
+        /// The type as written, with any ownership modifier (`__owned`, `consuming`, …).
+        let type: String
+    }
+
+    /// An `@NSManaged` property or method.
+    struct Member {
+        enum Shape {
+            case property(type: String)
+            case method(parameters: [Parameter], effects: String, result: String?)
+        }
+        /// The class the member belongs to (`["Person"]`), whether declared in its body or in an extension.
+        let classPath: [String]
+        let name: String
+        let shape: Shape
+        let access: AccessLevel
+        /// The selector of an `@objc(…)` attribute, when the declaration has one (Xcode writes them for its
+        /// relationship methods: `addBooksObject:`).
+        let objcSelector: String?
+        let file: String
+        let line: Int
+
+        /// The declaration as the probe compile re-declares it (attributes other than `@NSManaged` dropped).
+        var probeDeclaration: String {
+            let access = self.access == .internal ? "" : "\(self.access.rawValue) "
+            switch shape {
+            case .property(let type):
+                return "@NSManaged \(access)var \(name): \(type)"
+            case .method(let parameters, let effects, let result):
+                let list = parameters.map { "\($0.label) \($0.name): \($0.type)" }.joined(separator: ", ")
+                return "@NSManaged \(access)func \(name)(\(list))\(effects.isEmpty ? "" : " \(effects)")"
+                    + (result.map { " -> \($0)" } ?? "")
+            }
+        }
+
+        /// The member as the compiler's SIL names it in comments: `Person.name` or `Person.addToBooks(_:)`.
+        var silDescription: String {
+            let owner = classPath.joined(separator: ".")
+            switch shape {
+            case .property: return "\(owner).\(name)"
+            case .method(let parameters, _, _):
+                return "\(owner).\(name)(\(parameters.map { "\($0.label):" }.joined()))"
+            }
+        }
+    }
+
+    /// Swift's access levels, as far as accessors need them.
+    enum AccessLevel: String, Comparable {
+        case `private`, `fileprivate`, `internal`, `package`, `public`, `open`
+
+        private var rank: Int {
+            switch self {
+            case .private: 0
+            case .fileprivate: 1
+            case .internal: 2
+            case .package: 3
+            case .public: 4
+            case .open: 5
+            }
+        }
+
+        static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    var types: [DeclaredType] = []
+    var typeAliases: [TypeAlias] = []
+    var members: [Member] = []
+
+    /// The declared type at `path`, if the target declares it.
+    func type(at path: [String]) -> DeclaredType? {
+        types.first { $0.path == path }
+    }
+}
+
+/// An error about a place in a source file, printed as `file:line: error: message` at the start of a line.
+protocol SourceDiagnostic: Error, CustomStringConvertible {}
+
+/// A declaration the generator cannot give accessors, with the place to show in the build log.
+struct AccessorGenerationError: SourceDiagnostic {
+    let file: String
+    let line: Int
+    let message: String
+
+    /// `file:line: error: message`, the form build logs and editors link to the source.
+    var description: String { "\(file):\(line): error: \(message)" }
+}

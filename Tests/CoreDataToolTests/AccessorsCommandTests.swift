@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// `coredata accessors`, run as the build plugin runs it: accessors named by the compiler for what it can
+/// generate, and `file:line: error:` with what to do for what it cannot. (The generated accessors at work, in
+/// debug and release builds, are tested by `XcodeGeneratedClassTests` and CI's `XcodeGeneratedClassesCheck`.)
+@Suite struct AccessorsCommandTests {
+    /// Runs the tool on `files` (name → text) as module `Sample`; returns the run and the generated text.
+    private func generate(_ files: [String: String]) throws -> (run: ToolProcess.Outcome, output: String?) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("accessors-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var paths: [String] = []
+        for (name, text) in files.sorted(by: { $0.key < $1.key }) {
+            let url = folder.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            paths.append(url.path)
+        }
+        let output = folder.appendingPathComponent("Generated.swift")
+        let run = try ToolProcess.run(["accessors"] + paths + ["--module", "Sample", "--output", output.path])
+        return (run, try? String(contentsOf: output, encoding: .utf8))
+    }
+
+    @Test func accessorsCarryTheSymbolsTheCompilerDeclares() throws {
+        let (run, output) = try generate([
+            "Book.swift": """
+                import CoreData
+                public class Book: NSManagedObject {
+                    let note = "class Decoy { @NSManaged var trap: Int }"   /* class Other { } */
+                    public class Page: NSManagedObject { @NSManaged var number: Int16 }
+                }
+                """,
+            "Book+Properties.swift": """
+                import CoreData
+                extension Book {
+                    @NSManaged public var title: String?
+                    @objc(addPagesObject:)
+                    @NSManaged public func addToPages(_ value: Book.Page)
+                    @NSManaged public func addToPages(_ values: NSSet)
+                }
+                """,
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        let text = try #require(output)
+        // Getter and setter of `Sample.Book.title: String?`, as Swift mangles them.
+        #expect(text.contains("@_silgen_name(\"$s6Sample4BookC5titleSSSgvg\")"))
+        #expect(text.contains("@_silgen_name(\"$s6Sample4BookC5titleSSSgvs\")"))
+        #expect(text.contains("func __coreDataAccessor1(_ newValue: __owned String?)"))
+        // A nested class's property, and both overloads of the relationship method, each with its own symbol.
+        #expect(text.contains("@_silgen_name(\"$s6Sample4BookC4PageC6numbers5Int16Vvg\")"))
+        #expect(text.contains("@_silgen_name(\"$s6Sample4BookC10addToPagesyyAC4PageCF\")"))
+        #expect(text.contains("self.toManyAccessor(named: \"Pages\").add(argument0)"))
+        #expect(!text.contains("trap"), "a declaration inside a string literal was read")
+    }
+
+    @Test func aModuleWithoutManagedMembersGetsAnEmptyFile() throws {
+        let (run, output) = try generate(["Plain.swift": "struct Plain { var x = 1 }\n"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(output?.contains("declares no @NSManaged members") == true)
+    }
+
+    @Test(arguments: [
+        ("class A: NSObject { @NSManaged private var secret: String? }", "@NSManaged secret: private and fileprivate"),
+        ("extension NSObject { @NSManaged var borrowed: String? }", "NSObject is not a class declared in module Sample"),
+        ("class A: NSObject { @NSManaged func frobnicate(_ x: Int) }", "is not one of the relationship methods Xcode generates"),
+        ("class Box<T>: NSObject { @NSManaged var value: String? }", "managed object classes cannot be generic"),
+        ("class A: NSObject {\n  @NSManaged var place: CLLocation?\n}", "CLLocation"),
+    ])
+    func whatCannotGetAccessorsIsAnErrorAtItsLine(source: String, message: String) throws {
+        let (run, output) = try generate(["Model.swift": "import Foundation\n" + source + "\n"])
+        #expect(run.status == 1)
+        #expect(output == nil, "a file was written")
+        #expect(run.error.contains("Model.swift:"), "\(run.error)")
+        #expect(run.error.contains(": error: "), "\(run.error)")
+        #expect(run.error.contains(message), "\(run.error)")
+    }
+}
+
+/// `coredata generate --style xcode` writes what Xcode's "Create NSManagedObject Subclass…" writes: the files of
+/// `Examples/XcodeGeneratedClasses` (Xcode's output, without `@objc(…)`), line for line below their comment header.
+@Suite struct XcodeStyleGenerationTests {
+    static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples/XcodeGeneratedClasses")
+
+    @Test func generatedFilesAreXcodes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xcode-style-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let run = try ToolProcess.run(["generate", Self.example.appendingPathComponent("Shelf.xcdatamodeld").path,
+                                       "--output", folder.path, "--style", "xcode"])
+        #expect(run.status == 0, "\(run.error)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == ["Author+CoreDataClass.swift", "Author+CoreDataProperties.swift", "Book+CoreDataClass.swift",
+                          "Book+CoreDataProperties.swift", "Chapter+CoreDataClass.swift", "Chapter+CoreDataProperties.swift",
+                          "Tag+CoreDataClass.swift", "Tag+CoreDataProperties.swift"])
+        for name in names {
+            let generated = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            let xcode = try String(contentsOf: Self.example.appendingPathComponent(name), encoding: .utf8)
+            #expect(Self.body(generated) == Self.body(xcode), "\(name) differs from Xcode's")
+        }
+    }
+
+    /// The file without its leading comment lines.
+    static func body(_ text: String) -> [Substring] {
+        Array(text.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("//") })
+    }
+}

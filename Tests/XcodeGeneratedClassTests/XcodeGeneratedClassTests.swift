@@ -1,0 +1,61 @@
+import CoreData
+import Foundation
+import Testing
+import XcodeGeneratedClasses
+
+/// Xcode's generated entity classes (`Entity+CoreDataClass.swift` and `Entity+CoreDataProperties.swift`, with
+/// `@NSManaged` properties and relationship methods) in a module of their own, built with the package's plugin,
+/// which generates the accessors Swift on Linux leaves undefined. Used from this module, as an app uses them.
+@Suite struct XcodeGeneratedClassTests {
+    private let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("XcodeGeneratedClassTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    @Test(arguments: [(NSSQLiteStoreType, "Library.sqlite"), (NSXMLStoreType, "Library.xml"), (NSBinaryStoreType, "Library.bin")])
+    func everyAccessorWorksAndSurvivesAReopen(type: String, file: String) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let failures = try checkLibraryAccessors(storeType: type, at: folder.appendingPathComponent(file))
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+
+    /// A setter takes its new value owned and a getter returns an owned value: with a wrong convention a value
+    /// would leak (and stay alive here) or be released once too often (and crash).
+    @Test func valuesPassedThroughAccessorsAreReleased() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        weak var released: NSDictionary?
+        do {
+            let container = try loadLibrary(storeType: NSInMemoryStoreType, at: folder.appendingPathComponent("memory"))
+            let context = container.viewContext
+            let book = Book(context: context)
+            for round in 0..<1_000 {
+                let notes = NSDictionary(dictionary: ["round": round])
+                book.notes = notes
+                #expect((book.notes?["round"] as? Int) == round)
+            }
+            let last = NSDictionary(dictionary: ["round": -1])
+            released = last
+            book.notes = last
+            book.notes = nil
+            context.reset()
+        }
+        #expect(released == nil, "the last value set through the setter is still alive")
+    }
+
+    /// The generated methods name relationships as Xcode does; the entity's relationship is found by name.
+    @Test func generatedRelationshipMethodsKeepBothSidesInStep() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let container = try loadLibrary(storeType: NSInMemoryStoreType, at: folder.appendingPathComponent("memory"))
+        let context = container.viewContext
+        let author = Author(context: context)
+        let books = (0..<3).map { _ in Book(context: context) }
+        author.addToBooks(NSSet(array: books))
+        #expect(author.books?.count == 3)
+        #expect(books.allSatisfy { $0.author === author })
+        author.removeFromBooks(books[0])
+        #expect(books[0].author == nil)
+        #expect(author.books?.count == 2)
+    }
+}
