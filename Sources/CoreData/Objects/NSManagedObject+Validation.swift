@@ -1,4 +1,5 @@
-/// The checks a save runs on each object: required values, value types, relationship counts and deny rules.
+/// The checks a save runs on each object: required values, value types, the model's value rules (minimum,
+/// maximum, length, pattern), relationship counts and deny rules.
 extension NSManagedObject {
     /// Checks every property of the object: required values present, attribute values of their attribute's
     /// type, relationship counts within bounds. Several failures are reported together (1560).
@@ -33,6 +34,10 @@ extension NSManagedObject {
             case .other:
                 continue
             }
+        }
+        for (slot, property) in layout.allProperties.enumerated() where !property.validationPredicates.isEmpty {
+            guard case .attribute = layout.slotKinds[slot], let value = slots[slot], !invalidSlots.contains(slot) else { continue }
+            if let error = ruleViolation(of: property, value: value) { errors.append(error) }
         }
         for slot in layout.toManySlots {
             guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription,
@@ -74,10 +79,11 @@ extension NSManagedObject {
                 }
                 return
             }
-            if AttributeValueCoercion.coerce(value, to: attribute.attributeType) == nil {
+            guard let stored = AttributeValueCoercion.coerce(value, to: attribute.attributeType) else {
                 throw validationError(NSManagedObjectValidationError, key: key, value: value,
                                       "\(key) of \(entityName) holds a \(type(of: value)), which is not a value of type \(attribute.type.name)")
             }
+            if let error = ruleViolation(of: attribute, value: stored) { throw error }
         } else if let relationship = property as? NSRelationshipDescription {
             let count: Int
             if relationship.isToMany {
@@ -99,6 +105,32 @@ extension NSManagedObject {
                                       "\(key) is a required relationship of \(entityName)")
             }
         }
+    }
+
+    /// The error for the first of the property's validation predicates (a model file's minimum, maximum,
+    /// length and pattern rules, or predicates set in code) that `value` does not satisfy; nil when it satisfies
+    /// them all. The code is the predicate's warning when that is an error number (model files give 1610, 1620,
+    /// 1630, 1640, 1660, 1670 or 1680, as Apple's compiled models do), else 1550 with the warning in the message.
+    func ruleViolation(of property: NSPropertyDescription, value: Any) -> NSError? {
+        let warnings = property.validationWarnings
+        for (index, predicate) in property.validationPredicates.enumerated() where !predicate.evaluate(with: value) {
+            let warning = index < warnings.count ? "\(warnings[index])" : ""
+            let code = Int(warning) ?? NSManagedObjectValidationError
+            let what: String
+            switch code {
+            case NSValidationNumberTooLargeError: what = "is larger than its maximum"
+            case NSValidationNumberTooSmallError: what = "is smaller than its minimum"
+            case NSValidationDateTooLateError: what = "is later than its latest date"
+            case NSValidationDateTooSoonError: what = "is earlier than its earliest date"
+            case NSValidationStringTooLongError: what = "is longer than its maximum length"
+            case NSValidationStringTooShortError: what = "is shorter than its minimum length"
+            case NSValidationStringPatternMatchingError: what = "does not match its pattern"
+            default: what = warning.isEmpty ? "does not satisfy its rule" : "does not satisfy its rule (\(warning))"
+            }
+            return validationError(code, key: property.name, value: value,
+                                   "\(property.name) of \(entity.name ?? "") \(what) (\(predicate.predicateFormat))")
+        }
+        return nil
     }
 
     func validationError(_ code: Int, key: String, value: Any?, _ message: String) -> NSError {

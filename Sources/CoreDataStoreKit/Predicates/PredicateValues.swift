@@ -55,6 +55,8 @@ enum PredicateValues {
             return unwrap(dictionary.object(forKey: key))
         }
         if key == "self" { return object }
+        // `length` of binary data, as `NSData` answers it (model files' length rules on Binary attributes).
+        if key == "length", let data = object as? Data { return Int64(data.count) }
         if let s = string(object) {
             // The string keys of Apple's key-value coding that predicates use.
             switch key {
