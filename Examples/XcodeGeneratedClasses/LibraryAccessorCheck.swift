@@ -106,6 +106,24 @@ public func checkLibraryAccessors(storeType: String, at url: URL) throws -> [Str
     expect(tagNames == ["classic", "victorian"], "tags (to-many): \(tagNames)")
     expect(titles(copy.chapters) == ["Chapter 1", "Chapter 2"], "chapters (ordered): \(titles(copy.chapters))")
 
+    // Sorting by Swift key paths of @NSManaged properties, as Apple's code writes it.
+    let second = Book(context: reopened.viewContext)
+    second.title = "Adam Bede"
+    second.pages = 600
+    let byPages: NSFetchRequest<Book> = Book.fetchRequest()
+    byPages.sortDescriptors = [NSSortDescriptor(keyPath: \Book.pages, ascending: false)]
+    expect(try reopened.viewContext.fetch(byPages).map(\.pages) == [881, 600], "sorted by \\Book.pages, descending")
+    let byTitle: NSFetchRequest<Book> = Book.fetchRequest()
+    byTitle.sortDescriptors = [NSSortDescriptor(keyPath: \Book.title, ascending: true)]
+    expect(try reopened.viewContext.fetch(byTitle).compactMap(\.title) == ["Adam Bede", "Middlemarch"], "sorted by \\Book.title")
+    let byPrint: NSFetchRequest<Book> = Book.fetchRequest()
+    byPrint.sortDescriptors = [NSSortDescriptor(keyPath: \Book.inPrint, ascending: true)]
+    expect(try reopened.viewContext.fetch(byPrint).map(\.inPrint) == [false, true], "sorted by \\Book.inPrint (a Boolean)")
+    let byAuthor: NSFetchRequest<Book> = Book.fetchRequest()
+    byAuthor.sortDescriptors = [NSSortDescriptor(keyPath: \Book.author?.name, ascending: true)]
+    expect(try reopened.viewContext.fetch(byAuthor).map(\.title) == ["Adam Bede", "Middlemarch"], "sorted by \\Book.author?.name, nil first")
+    reopened.viewContext.delete(second)
+
     copy.title = nil
     copy.price = nil
     copy.stock = nil

@@ -107,10 +107,28 @@ extension NSManagedObjectContext {
     private func prepare<T>(_ request: NSFetchRequest<T>) throws -> (NSEntityDescription, [NSPersistentStore]) {
         let entity = try resolveEntity(request)
         try InMemoryQuery.validate(request.predicate, entity: entity)
+        try nameKeyPathSorts(of: request, entity: entity)
         if request.propertiesToGroupBy != nil || request.havingPredicate != nil, request.resultType != .dictionaryResultType {
             throw CoreDataError.make(NSCoreDataError, "propertiesToGroupBy and havingPredicate need resultType .dictionaryResultType.")
         }
         return (entity, try fetchingCoordinator().stores(holding: entity, among: request.affectedStores))
+    }
+
+    /// Replaces sort descriptors made from Swift key paths (`NSSortDescriptor(keyPath: \Book.title, …)`) by
+    /// descriptors with the property names they read, which stores sort by.
+    /// - Throws: 134060 naming the descriptor when its key path reads no property of the entity that a store can
+    ///   sort by (a computed property of the class, a to-many relationship).
+    private func nameKeyPathSorts<T>(of request: NSFetchRequest<T>, entity: NSEntityDescription) throws {
+        guard let sorts = request.sortDescriptors, sorts.contains(where: \.sortsBySwiftKeyPath) else { return }
+        request.sortDescriptors = try sorts.map { descriptor in
+            guard descriptor.sortsBySwiftKeyPath else { return descriptor }
+            guard let key = KeyPathPropertyNames.names(of: descriptor.keyPath, rootEntity: entity) else {
+                throw CoreDataError.make(NSCoreDataError, "The sort descriptor's key path \(descriptor.keyPath) reads no "
+                    + "attribute or to-one relationship of \(entity.name ?? "the entity"); sort by a property of the model, "
+                    + "or with NSSortDescriptor(key:ascending:).")
+            }
+            return NSSortDescriptor(key: key, ascending: descriptor.ascending)
+        }
     }
 
     /// The coordinator that fetches go through.

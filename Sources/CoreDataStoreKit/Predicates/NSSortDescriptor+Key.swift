@@ -23,6 +23,17 @@ extension _SortDescriptorKeyInitializing where Self == NSSortDescriptor {
         self = KeyedSortDescriptor(key: key, ascending: ascending, comparison: comparison, comparator: nil)
     }
 
+    /// Sorts by a Swift key path of property names, as Apple's `init(keyPath:ascending:)` does for any value
+    /// type (Foundation on Linux declares it only for `Comparable` values): `\Book.title` sorts by `"title"`, nil
+    /// values first in ascending order. A key path that is not made of property names sorts by applying it.
+    public init<Root, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool) {
+        if let key = KeyedSortDescriptor.propertyNames(of: keyPath) {
+            self = KeyedSortDescriptor(key: key, ascending: ascending, comparison: .compare, comparator: nil)
+        } else {
+            self = NSSortDescriptor(keyPath: keyPath, ascending: ascending) { a, b in SortComparison.compare.compareValues(a, b) }
+        }
+    }
+
     /// Sorts by a key path with a comparator called on the two non-nil values (nil values come first).
     /// Stores cannot translate a comparator; they sort such requests in memory.
     public init(key: String?, ascending: Bool, comparator cmptr: @escaping Comparator) {
@@ -38,6 +49,10 @@ extension NSSortDescriptor {
     /// The named comparison (`compare:` unless another was given). An addition to Apple's API, standing
     /// for `selector`.
     public var comparison: SortComparison { (self as? KeyedSortDescriptor)?.namedComparison ?? .compare }
+
+    /// Whether the descriptor was made from a Swift key path (`init(keyPath:ascending:)`) whose property names
+    /// are not known yet. An addition to Apple's API.
+    public var sortsBySwiftKeyPath: Bool { !(self is KeyedSortDescriptor) }
 
     /// Whether the descriptor compares with a custom comparator closure that a store cannot translate.
     /// An addition to Apple's API.

@@ -30,7 +30,9 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
     }
     /// Which objects to fetch; nil fetches all.
     open var predicate: NSPredicate?
-    /// The order of the results; nil leaves it to the store.
+    /// The order of the results; nil leaves it to the store. A descriptor made from a Swift key path
+    /// (`NSSortDescriptor(keyPath: \Book.title, ascending: true)`) sorts by the properties the key path reads,
+    /// which a context finds when it fetches.
     open var sortDescriptors: [NSSortDescriptor]?
     /// The most objects to return; 0 means no limit.
     open var fetchLimit: Int = 0
