@@ -17,6 +17,45 @@ struct PersistentHistoryTests {
         try context.performAndWait { (try context.execute(request) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction] ?? [] }
     }
 
+    /// `fetchHistory(withFetch:)` with Apple's history fetch requests: transactions by author, changes by type
+    /// and entity, a fetch limit; deleting with a fetch request is refused.
+    @Test func historyFetchRequestsFilterTransactionsAndChanges() throws {
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: Self.model(), url: url, options: Self.tracking)
+        let entity = try #require(stack.coordinator.managedObjectModel.entitiesByName["Note"])
+        try stack.context.performAndWait {
+            for (author, title) in [("importer", "a"), ("app", "b"), ("importer", "c")] {
+                stack.context.transactionAuthor = author
+                NSManagedObject(entity: entity, insertInto: stack.context).setValue(title, forKey: "title")
+                try stack.context.save()
+            }
+            let notes = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note"))
+            stack.context.transactionAuthor = "app"
+            notes.first?.setValue("renamed", forKey: "title")
+            try stack.context.save()
+        }
+        let byAuthor = try #require(NSPersistentHistoryTransaction.fetchRequest)
+        byAuthor.predicate = NSPredicate(format: "author != %@", "app")
+        let imported = try history(stack.context, .fetchHistory(withFetch: byAuthor))
+        #expect(imported.count == 2 && imported.allSatisfy { $0.author == "importer" })
+
+        let updates = try #require(NSPersistentHistoryChange.fetchRequest)
+        updates.predicate = NSPredicate(format: "changeType == %d AND changedEntity == %@", NSPersistentHistoryChangeType.update.rawValue, entity)
+        let updated = try history(stack.context, .fetchHistory(withFetch: updates))
+        #expect(updated.count == 1)
+        #expect(updated.first?.changes?.map(\.changeType) == [.update])
+
+        byAuthor.predicate = nil
+        byAuthor.fetchLimit = 3
+        #expect(try history(stack.context, .fetchHistory(withFetch: byAuthor)).count == 3)
+
+        let deletion = NSPersistentHistoryChangeRequest.deleteHistory(before: Date())
+        deletion.fetchRequest = byAuthor
+        let refused = #expect(throws: NSError.self) { try stack.context.performAndWait { try stack.context.execute(deletion) } }
+        #expect(refused?.code == 134091)
+        try stack.close()
+    }
+
     @Test func savesAreRecordedAndFetchedAfterATokenAcrossAReopen() throws {
         let url = TemporaryStore.url()
         let writer = try Stack(model: Self.model(), url: url, options: Self.tracking)

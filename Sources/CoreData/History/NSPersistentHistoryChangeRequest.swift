@@ -32,6 +32,10 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecke
     let position: Position
     /// What executing the request returns (transactions with their changes by default).
     open var resultType: NSPersistentHistoryResultType = .transactionsAndChanges
+    /// Which transactions or changes a fetch returns: `NSPersistentHistoryTransaction.fetchRequest` or
+    /// `NSPersistentHistoryChange.fetchRequest` with a predicate (see `fetchHistory(withFetch:)`); nil for all.
+    /// Deleting history with one throws 134091.
+    open var fetchRequest: NSFetchRequest<NSFetchRequestResult>?
 
     init(_ operation: Operation, _ position: Position) {
         self.operation = operation
@@ -92,6 +96,9 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator.")
         }
+        if request.operation == .delete, request.fetchRequest != nil {
+            throw CoreDataError.unsupported("Deleting persistent history selected by a fetch request is not supported; delete before a date, token or transaction.")
+        }
         var transactions: [NSPersistentHistoryTransaction] = []
         var deleted = 0
         for store in coordinator.stores(among: request.affectedStores) where coordinator.keepsHistory(store) {
@@ -121,6 +128,7 @@ extension NSManagedObjectContext {
                                              resultType: request.resultType == .count ? .count : .statusOnly)
         }
         transactions.sort { ($0.timestamp, $0.transactionNumber) < ($1.timestamp, $1.transactionNumber) }
+        transactions = try request.filter(transactions)
         switch request.resultType {
         case .statusOnly: return NSPersistentHistoryResult(result: NSNumber(value: true), resultType: .statusOnly)
         case .count: return NSPersistentHistoryResult(result: NSNumber(value: transactions.count), resultType: .count)
