@@ -271,6 +271,7 @@ extension NSManagedObjectContext {
 
     /// Marks everything saved, calls `didSave` and posts the save notification.
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        leftChangesSinceSweep += inserted.count + updated.count + deleted.count
         for object in inserted {
             object.inserted = false
             object.changedSlots = []

@@ -4,7 +4,8 @@ extension NSManagedObject {
     /// Loads the object's values if it is a fault.
     @inline(__always)
     func fireFaultIfNeeded() {
-        if faulted { managedObjectContext?.fulfillFault(of: self) }
+        guard faulted else { return }
+        if let context = managedObjectContext { context.fulfillFault(of: self) } else { fireDetachedSnapshotFault() }
     }
 
     /// The stored value of an attribute slot (its fault loaded first), or nil for another kind of slot or no value.
