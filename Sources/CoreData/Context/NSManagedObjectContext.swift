@@ -172,7 +172,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Makes `object` one of the context's objects, found by ID unless it is an insert with a temporary ID (a
     /// child context's objects for its parent's inserts have temporary IDs and are found by them).
     func register(_ object: NSManagedObject) {
-        if let id = object.assignedID, !(id.isTemporaryID && object.inserted) { registered[id.identity] = object }
+        if let identity = object.assignedIdentity, !(identity.isTemporary && object.inserted) { registered[identity] = object }
         object.managedObjectContext = self
     }
 
