@@ -118,15 +118,41 @@ func runMemoryChild(_ workload: MemoryWorkload, storePath: String) throws {
     print("\(residentKilobytes("VmHWM")) \(baseline) \(time) \(checksum)")
 }
 
+/// glibc's `malloc_usable_size` (not in Swift's Glibc module), looked up at run time; nil where absent.
+let mallocUsableSize: (@convention(c) (UnsafeMutableRawPointer?) -> Int)? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size")
+    .map { unsafeBitCast($0, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self) }
+
+/// Prints what one `Record` fault (fetched with `includesPropertyValues = false`) takes on the heap, as malloc
+/// gives it: the object, and its `NSManagedObjectID` once asked for.
+func printObjectSizes(storeAt url: URL) throws {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: benchmarkModel())
+    try coordinator.addPersistentStore(type: .sqlite, at: url)
+    defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+        let request = NSFetchRequest<Record>(entityName: "Record")
+        request.includesPropertyValues = false
+        request.fetchLimit = 1
+        guard let object = try context.fetch(request).first, let mallocUsableSize else { return }
+        let objectBytes = mallocUsableSize(Unmanaged.passUnretained(object).toOpaque())
+        let idBytes = mallocUsableSize(Unmanaged.passUnretained(object.objectID).toOpaque())
+        print("\nOne Record fault: the object \(objectBytes) B on the heap; its NSManagedObjectID, once asked for, \(idBytes) B")
+    }
+}
+
 /// Runs every workload on stores of each row count, each in a child process, and prints a table.
 func runMemoryBenchmark(rowCounts: [Int]) throws {
     print("coredata-benchmark memory: peak resident memory (VmHWM) of each workload, each in a process of its own")
-    print("\n| rows | workload | peak RSS | RSS before | (peak − before) / row | time |")
-    print("|---:|---|---:|---:|---:|---:|")
     for rows in rowCounts {
         let url = scratchURL("memory.sqlite")
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         try writeMemoryStore(rows: rows, at: url)
+        if rows == rowCounts.first {
+            try printObjectSizes(storeAt: url)
+            print("\n| rows | workload | peak RSS | RSS before | (peak − before) / row | time |")
+            print("|---:|---|---:|---:|---:|---:|")
+        }
         for workload in MemoryWorkload.allCases {
             let child = Process()
             child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

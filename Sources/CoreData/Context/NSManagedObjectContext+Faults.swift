@@ -17,18 +17,7 @@ extension NSManagedObjectContext {
 
     /// Puts a row's values (by slot, as the store gave them) into an object and marks it saved and unchanged.
     private func fill(_ object: NSManagedObject, values row: [Any?], version: Int64) {
-        var values = row
-        if values.count != object.layout.slotCount {
-            values = Array(values.prefix(object.layout.slotCount)) + [Any?](repeating: nil, count: max(0, object.layout.slotCount - values.count))
-        }
-        object.committed = values
-        for slot in object.layout.transformableSlots {
-            values[slot] = decodedStoreValue(values[slot], type: .transformableAttributeType, slot: slot, of: object)
-        }
-        object.slots = values
-        object.version = version
-        object.changedSlots = []
-        object.faulted = false
+        object.fill(values: row, version: version)
     }
 
     /// Loads a fault's values. When the store no longer has the object, or cannot be read, it stays empty, and

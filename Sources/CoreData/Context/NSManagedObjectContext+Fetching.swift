@@ -9,6 +9,7 @@ extension NSManagedObjectContext {
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         checkQueue("fetch(_:) of \(request.entityName ?? "an entity")")
         if !pendingObjects.isEmpty { processPendingChanges() }
+        releaseUnreferencedObjects(.fetching)
         // Objects go straight into the typed array, without a detour through an array of `Any`.
         if returnsObjects(request) { return try typed(try fetchObjects(request)) }
         return try typed(try fetchResults(request))

@@ -56,6 +56,9 @@ extension NSManagedObjectContext {
         var gone = Set<ObjectIdentifier>()
         var goneKeys = Set<ObjectKey>()
         for id in deleted {
+            // A row deleted elsewhere is forgotten by every fetched row and loaded object here, whether or not
+            // its object is registered (a context lets go of objects nothing holds).
+            if let key = id.key { goneKeys.insert(key) }
             guard let object = registered[id.identity] else { continue }
             notePending(object, .deleted)
             registered[id.identity] = nil
@@ -64,9 +67,8 @@ extension NSManagedObjectContext {
             object.deleted = false
             object.managedObjectContext = nil
             gone.insert(ObjectIdentifier(object))
-            if let key = id.key { goneKeys.insert(key) }
         }
-        if !gone.isEmpty { forgetReferences(to: gone, keys: goneKeys) }
+        if !gone.isEmpty || !goneKeys.isEmpty { forgetReferences(to: gone, keys: goneKeys) }
         for id in updated {
             guard let object = registered[id.identity] else { continue }
             if object.faulted {

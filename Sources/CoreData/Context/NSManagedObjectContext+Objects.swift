@@ -72,10 +72,9 @@ extension NSManagedObjectContext {
             }
             return object
         }
-        guard let id = memo.objectID(for: row.key) else { return nil }
-        let entity = id.entity
+        guard let entity = memo.entity(for: row.key) else { return nil }
         let object = memo.makeObject(entity: entity)
-        object.assignedID = id
+        object.assignKey(row.key, in: memo.store.identity)
         if asFault {
             object.holdSnapshot(of: row)
             register(object)
@@ -95,9 +94,9 @@ extension NSManagedObjectContext {
             if let batch, case .store = object.faultState { object.faultState = .batch(batch) }
             return object
         }
-        guard let id = memo.objectID(for: key) else { return nil }
-        let object = memo.makeObject(entity: id.entity)
-        object.assignedID = id
+        guard let entity = memo.entity(for: key) else { return nil }
+        let object = memo.makeObject(entity: entity)
+        object.assignKey(key, in: memo.store.identity)
         object.faultState = batch.map { .batch($0) } ?? .store
         register(object)
         return object
@@ -105,7 +104,7 @@ extension NSManagedObjectContext {
 
     /// The object a to-one key of `near`'s store names (registered, or a new fault).
     func object(for key: ObjectKey, near other: NSManagedObject) -> NSManagedObject? {
-        guard let store = other.assignedID?.persistentStore,
+        guard let store = other.assignedStoreIdentity?.handle as? NSPersistentStore,
               let entity = persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber) else { return nil }
         return object(with: store.objectID(for: key, entity: entity))
     }
@@ -152,7 +151,7 @@ extension NSManagedObjectContext {
         // Objects mostly come in runs of one entity: the store found for an entity serves the rest of its run.
         var run: (entity: NSEntityDescription, store: NSPersistentStore)?
         for object in objects where object.assignedID?.isTemporaryID ?? true {
-            let plain = object.assignedID?.persistentStore == nil && assignedStores.isEmpty
+            let plain = object.assignedStoreIdentity == nil && assignedStores.isEmpty
             let store: NSPersistentStore
             if plain, let run, run.entity === object.entity {
                 store = run.store

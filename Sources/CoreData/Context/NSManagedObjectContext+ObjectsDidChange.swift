@@ -60,6 +60,7 @@ extension NSManagedObjectContext {
         DispatchQueue.main.async { [weak self] in
             guard let self else { return }
             processesPendingChangesAfterEvent = false
+            releaseUnreferencedObjects(.eventEnded)
             processPendingChanges()
         }
     }

@@ -49,12 +49,19 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Runs one of the context's blocks; when it is the outermost one on this thread, pending changes are
-    /// processed as it ends, so `NSManagedObjectContextObjectsDidChange` is posted once per block.
+    /// Runs one of the context's blocks; when it is the outermost one on this thread, objects that nothing
+    /// holds any more are let go as it ends (`releaseUnreferencedObjects(_:)`; those its change notification
+    /// names go at the next block's end), then pending changes are processed, so
+    /// `NSManagedObjectContextObjectsDidChange` is posted once per block.
     private func runBlock<T>(_ body: () throws -> T) rethrows -> T {
         let outermost = !ActiveContexts.isActive(self)
         return try ActiveContexts.run(self) {
-            defer { if outermost { processPendingChanges() } }
+            defer {
+                if outermost {
+                    releaseUnreferencedObjects(.eventEnded)
+                    processPendingChanges()
+                }
+            }
             return try body()
         }
     }

@@ -63,13 +63,13 @@ extension NSManagedObjectContext {
         var plans: [ObjectIdentifier: StoreSavePlan] = [:]
         var lastPlan: (store: StoreIdentity, plan: StoreSavePlan)?  // objects mostly come in runs of one store
         func plan(for object: NSManagedObject) throws -> StoreSavePlan {
-            if let lastPlan, let identity = object.assignedID?.storeIdentity, identity === lastPlan.store { return lastPlan.plan }
+            if let lastPlan, let identity = object.assignedStoreIdentity, identity === lastPlan.store { return lastPlan.plan }
             let found = try findPlan(for: object)
-            if let identity = object.assignedID?.storeIdentity { lastPlan = (identity, found) }
+            if let identity = object.assignedStoreIdentity { lastPlan = (identity, found) }
             return found
         }
         func findPlan(for object: NSManagedObject) throws -> StoreSavePlan {
-            guard let store = object.assignedID?.persistentStore else {
+            guard let store = object.assignedStoreIdentity?.handle as? NSPersistentStore else {
                 throw CoreDataError.saveFailed("object \(object.objectID.uriRepresentation().absoluteString) belongs to no added store")
             }
             if let existing = plans[ObjectIdentifier(store)] { return existing }
@@ -145,9 +145,9 @@ extension NSManagedObjectContext {
             return try transaction(for: plan, metadata: pending)
         }, resolvingConflicts: { try resolveVersionConflict($0, in: plan, policy: policy) })
         plan.store.clearPendingMetadata(written: writtenMetadata)
-        for object in plan.inserted { object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? 1 }
+        for object in plan.inserted { object.version = object.storedObjectKey.flatMap { result.versions[$0] } ?? 1 }
         for object in plan.updated {
-            object.version = object.assignedID?.key.flatMap { result.versions[$0] } ?? object.version + 1
+            object.version = object.storedObjectKey.flatMap { result.versions[$0] } ?? object.version + 1
         }
         for object in plan.inserted + plan.updated {
             for slot in object.layout.toManySlots where object.changedSlots.contains(slot) {
@@ -182,14 +182,14 @@ extension NSManagedObjectContext {
         changes.inserted.reserveCapacity(plan.inserted.count)
         changes.updated.reserveCapacity(plan.updated.count)
         for object in plan.inserted {
-            guard let key = object.assignedID?.key else { continue }
+            guard let key = object.storedObjectKey else { continue }
             let values = try rowValues(object, store: plan.store)
             plan.rows.append((object, values))
             changes.inserted.append(StoreRow(key: key, version: 0, values: values))
             changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: plan.store)
         }
         for object in plan.updated {
-            guard let key = object.assignedID?.key else { continue }
+            guard let key = object.storedObjectKey else { continue }
             let values = try rowValues(object, store: plan.store)
             if object.layout.slotsAreRow, object.committed?.count == object.layout.slotCount {
                 plan.committedInPlace.append(object)
@@ -207,7 +207,7 @@ extension NSManagedObjectContext {
             changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: plan.store)
         }
         for object in plan.deleted {
-            guard let key = object.assignedID?.key else { continue }
+            guard let key = object.storedObjectKey else { continue }
             changes.deleted.append(StoreRowDeletion(key: key, expectedVersion: object.version))
         }
         // In key order, so a store walks its tables (or B-trees) forward rather than jumping about.
@@ -246,7 +246,7 @@ extension NSManagedObjectContext {
     }
 
     private func toManyChanges(_ object: NSManagedObject, slots: [Int], store: NSPersistentStore) throws -> [ToManyChange] {
-        guard let owner = object.assignedID?.key else { return [] }
+        guard let owner = object.storedObjectKey else { return [] }
         var result: [ToManyChange] = []
         for slot in slots {
             guard let relationship = object.layout.allProperties[slot] as? NSRelationshipDescription else { continue }
@@ -271,6 +271,7 @@ extension NSManagedObjectContext {
 
     /// Marks everything saved, calls `didSave` and posts the save notification.
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        leftChangesSinceSweep += inserted.count + updated.count + deleted.count
         for object in inserted {
             object.inserted = false
             object.changedSlots = []

@@ -36,7 +36,7 @@ extension NSManagedObjectContext {
     private func mergeConflicts(for conflict: StoreVersionConflict, in plan: StoreSavePlan) throws -> [NSMergeConflict] {
         var byKey: [ObjectKey: NSManagedObject] = [:]
         for object in plan.updated + plan.deleted {
-            if let key = object.assignedID?.key { byKey[key] = object }
+            if let key = object.storedObjectKey { byKey[key] = object }
         }
         return try conflict.conflicts.compactMap { item in
             guard let object = byKey[item.key] else { return nil }
@@ -141,7 +141,7 @@ extension NSManagedObjectContext {
     /// already agrees with the store.
     /// - Throws: the store's error when the destinations cannot be read.
     private func mergeToManyMemberships(of object: NSManagedObject, in store: NSPersistentStore?) throws {
-        guard let store, let key = object.assignedID?.key, let coordinator = persistentStoreCoordinator, !object.deleted else { return }
+        guard let store, let key = object.storedObjectKey, let coordinator = persistentStoreCoordinator, !object.deleted else { return }
         for slot in object.layout.toManySlots where object.changedSlots.contains(slot) {
             guard let storage = object.slots[slot] as? ToManyStorage, let original = storage.original,
                   let relationship = object.layout.allProperties[slot] as? NSRelationshipDescription else { continue }

@@ -39,7 +39,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     /// The author recorded with saves (kept; persistent history is not recorded yet).
     open var transactionAuthor: String?
-    /// Whether objects with unsaved changes are kept alive by the context (they always are here).
+    /// Whether the context keeps every registered object alive. False (the default, as Apple's): an object
+    /// without unsaved changes that nothing else holds is let go (see `NSManagedObjectContext+Releasing.swift`),
+    /// and comes back as a fault when asked for again; objects with unsaved changes are always kept. Setting
+    /// it true keeps every registered object until it is deleted and saved, or the context is reset.
     open var retainsRegisteredObjects: Bool = false
     /// Whether a fault whose object is gone from its store becomes an empty object that reports `isDeleted`
     /// when it is first accessed (otherwise it stays empty without being marked).
@@ -52,6 +55,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     var registered: [NSManagedObjectID.Identity: NSManagedObject] = [:]
+    /// How many objects `registered` held after the last sweep for unreferenced objects (see
+    /// `releaseUnreferencedObjects(_:)`).
+    var registeredAfterSweep = 0
+    /// How many objects left the change tables (saved or rolled back) since that sweep.
+    var leftChangesSinceSweep = 0
     var insertedSet: [ObjectIdentifier: NSManagedObject] = [:]
     var updatedSet: [ObjectIdentifier: NSManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: NSManagedObject] = [:]
@@ -119,8 +127,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var updatedObjects: Set<NSManagedObject> { Set(updatedSet.values.filter { !$0.inserted && !$0.deleted }) }
     /// The objects deleted and not saved yet.
     open var deletedObjects: Set<NSManagedObject> { Set(deletedSet.values) }
-    /// Every object the context holds.
-    open var registeredObjects: Set<NSManagedObject> { Set(allObjects) }
+    /// Every object the context holds: those with unsaved changes, and the others that something outside the
+    /// context still holds (or all, with `retainsRegisteredObjects`).
+    open var registeredObjects: Set<NSManagedObject> {
+        releaseUnreferencedObjects(.always)
+        return Set(allObjects)
+    }
 
     /// Every object of the context: those registered by ID and the inserted ones that still have temporary IDs.
     var allObjects: [NSManagedObject] {
@@ -160,7 +172,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Makes `object` one of the context's objects, found by ID unless it is an insert with a temporary ID (a
     /// child context's objects for its parent's inserts have temporary IDs and are found by them).
     func register(_ object: NSManagedObject) {
-        if let id = object.assignedID, !(id.isTemporaryID && object.inserted) { registered[id.identity] = object }
+        if let identity = object.assignedIdentity, !(identity.isTemporary && object.inserted) { registered[identity] = object }
         object.managedObjectContext = self
     }
 
@@ -223,6 +235,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             deletedSet[ObjectIdentifier(object)] = nil
             updatedSet[ObjectIdentifier(object)] = nil
             insertionOrder.removeAll { $0 === object }
+            assignedStores[ObjectIdentifier(object)] = nil  // the object may go: its address must not name a store
             registered[object.objectID.identity] = nil
             object.managedObjectContext = nil
         }
@@ -257,6 +270,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.managedObjectContext = nil
             object.assignedID = nil  // a permanent ID obtained for it is dropped: it may be inserted again
         }
+        leftChangesSinceSweep += insertionOrder.count + updatedSet.count + deletedSet.count
         for object in Array(updatedSet.values) + Array(deletedSet.values) where object.managedObjectContext === self {
             if object.deleted { noteRestored(object) } else { notePending(object, .refreshed) }
             object.deleted = false
@@ -267,6 +281,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         deletedSet = [:]
         insertionOrder = []
         temporaryIDIndex = [:]
+        assignedStores = [:]
     }
 
     /// Forgets every registered object; objects held elsewhere become unusable.
@@ -277,6 +292,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.managedObjectContext = nil
         }
         registered = [:]
+        registeredAfterSweep = 0
         insertedSet = [:]
         updatedSet = [:]
         deletedSet = [:]
@@ -315,6 +331,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in registered.values where !object.inserted {
             refresh(object, mergeChanges: object.hasChanges)
         }
+        releaseUnreferencedObjects(.always)
     }
 
     /// Posts `NSManagedObjectContextObjectsDidChange` for the changes made since it was last posted, if any

@@ -17,13 +17,15 @@
 /// false or empty.
 @propertyWrapper
 public struct Managed<Value> {
-    @usableFromInline let explicitName: String?
+    /// The number of the model property's name when one is given (`ManagedPropertyNames`), else 0: two bytes
+    /// in each object.
+    @usableFromInline let nameNumber: UInt16
 
     /// A property named like the Swift property.
-    public init() { explicitName = nil }
+    public init() { nameNumber = 0 }
 
     /// A property backed by the model property `name`.
-    public init(_ name: String) { explicitName = name }
+    public init(_ name: String) { nameNumber = ManagedPropertyNames.shared.number(of: name) }
 
     @available(*, unavailable, message: "@Managed properties are only available on NSManagedObject subclasses")
     public var wrappedValue: Value {
@@ -39,7 +41,7 @@ public struct Managed<Value> {
     ) -> Value {
         get {
             object.checkQueue("@Managed \(storageKeyPath)")
-            let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, explicitName: object[keyPath: storageKeyPath].explicitName)
+            let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, nameNumber: object[keyPath: storageKeyPath].nameNumber)
             // Inlined into the caller, so the common case (an attribute stored in the property's own type) is a
             // cast the compiler knows both ends of.
             if let slot, let stored = object.storedAttributeValue(slot: slot), let value = stored as? Value { return value }
@@ -47,7 +49,7 @@ public struct Managed<Value> {
         }
         set {
             object.checkQueue("@Managed \(storageKeyPath)")
-            let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, explicitName: object[keyPath: storageKeyPath].explicitName)
+            let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, nameNumber: object[keyPath: storageKeyPath].nameNumber)
             // The common case, a value already of the attribute's storage type, needs no conversion.
             if let slot, object.setStoredAttribute(newValue, of: Value.self, slot: slot) { return }
             ManagedValueConversion.write(newValue, to: object, slot: slot)
@@ -62,7 +64,7 @@ protocol ManagedPropertyReflecting {
 }
 
 extension Managed: ManagedPropertyReflecting {
-    var explicitPropertyName: String? { explicitName }
+    var explicitPropertyName: String? { ManagedPropertyNames.shared.name(nameNumber) }
     var destinationClass: NSManagedObject.Type? { ManagedValueConversion.destinationClass(of: Value.self) }
 }
 
@@ -115,7 +117,7 @@ final class ManagedSlotCache: @unchecked Sendable {
 
     /// The slot of the property, or nil when the entity has no property of that name.
     @usableFromInline
-    func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, explicitName: @autoclosure () -> String?) -> Int? {
+    func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, nameNumber: @autoclosure () -> UInt16) -> Int? {
         let layout = object.layout
         let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(layout))
         let recent = tables.withValue { $0.recent } + Table.index(of: key)
@@ -129,7 +131,7 @@ final class ManagedSlotCache: @unchecked Sendable {
         kept.append(keyPath)
         kept.append(layout)
         keptLock.unlock()
-        let slot = layout.slotByName[explicitName() ?? Self.propertyName(of: keyPath)]
+        let slot = layout.slotByName[ManagedPropertyNames.shared.name(nameNumber()) ?? Self.propertyName(of: keyPath)]
         table.slots[key] = .some(slot)
         recent.pointee = Table.Entry(keyPath: key.keyPath, layout: key.layout, slot: slot)
         return slot

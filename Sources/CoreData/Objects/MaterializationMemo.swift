@@ -16,10 +16,15 @@ struct MaterializationMemo {
     /// The ID of a row's key, or nil when the store's model has no entity of that number (as
     /// `NSPersistentStore.objectID(for:)`).
     mutating func objectID(for key: ObjectKey) -> NSManagedObjectID? {
-        if let lastEntity, lastEntity.number == key.entityNumber { return store.objectID(for: key, entity: lastEntity.entity) }
+        entity(for: key).map { store.objectID(for: key, entity: $0) }
+    }
+
+    /// The entity of a row's key, or nil when the store's model has no entity of that number.
+    mutating func entity(for key: ObjectKey) -> NSEntityDescription? {
+        if let lastEntity, lastEntity.number == key.entityNumber { return lastEntity.entity }
         guard let entity = store.persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber) else { return nil }
         lastEntity = (key.entityNumber, entity)
-        return store.objectID(for: key, entity: entity)
+        return entity
     }
 
     /// A new object of the entity's class, outside any context (as `NSManagedObjectContext.makeObject`).

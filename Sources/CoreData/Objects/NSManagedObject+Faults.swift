@@ -12,6 +12,32 @@ extension NSManagedObject {
         faultState = .snapshot
     }
 
+    /// Puts a row's values (by slot, as the store gave them) into the object and marks it saved, unchanged and
+    /// filled.
+    func fill(values row: [Any?], version: Int64) {
+        var values = row
+        if values.count != layout.slotCount {
+            values = Array(values.prefix(layout.slotCount)) + [Any?](repeating: nil, count: max(0, layout.slotCount - values.count))
+        }
+        committed = values
+        for slot in layout.transformableSlots {
+            guard let data = values[slot] as? Data, let attribute = layout.allProperties[slot] as? NSAttributeDescription else { continue }
+            values[slot] = TransformableStorage.value(from: data, attribute: attribute)
+        }
+        slots = values
+        self.version = version
+        changedSlots = []
+        faulted = false
+    }
+
+    /// Fires a snapshot fault that has no context (its context was reset, or let go of it): it fills from the
+    /// row its fetch read, as it would have in its context; any other fault stays a fault.
+    func fireDetachedSnapshotFault() {
+        guard case .snapshot = faultState else { return }
+        fill(values: committed ?? [], version: version)
+        awakeFromFetchWithoutRecording()
+    }
+
     /// Makes the object a fault that reads its store when it next fires, and frees everything it held: its
     /// values, committed values, unsaved changes and invalid-value marks, and a fetched snapshot or batch.
     func discardValues() {

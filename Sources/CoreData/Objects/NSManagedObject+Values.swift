@@ -4,7 +4,8 @@ extension NSManagedObject {
     /// Loads the object's values if it is a fault.
     @inline(__always)
     func fireFaultIfNeeded() {
-        if faulted { managedObjectContext?.fulfillFault(of: self) }
+        guard faulted else { return }
+        if let context = managedObjectContext { context.fulfillFault(of: self) } else { fireDetachedSnapshotFault() }
     }
 
     /// The stored value of an attribute slot (its fault loaded first), or nil for another kind of slot or no value.
@@ -88,7 +89,9 @@ extension NSManagedObject {
     /// Records that a slot changed, and tells the context the object is updated (an inserted object already
     /// reported as inserted is reported as updated by the next change notification).
     func noteChange(slot: Int) {
-        if let context = managedObjectContext, context.suspendsChangeRecording {
+        // Only while some context runs an `awakeFromFetch` is the (weak) context loaded to ask whether it is this
+        // object's: a plain property set loads no weak reference for it.
+        if ChangeRecordingSuspensions.any, let context = managedObjectContext, context.suspendsChangeRecording {
             // Inside `awakeFromFetch`: the value is the object's as fetched, not a change (Apple's rule). It
             // becomes the committed value, in store form (a transformable one as its data).
             guard slot < (committed?.count ?? 0), layout.isStoredSlot[slot] else { return }
@@ -106,6 +109,9 @@ extension NSManagedObject {
             return
         }
         changedSlots.insert(slot)
+        // An inserted object its context already reports as inserted needs nothing more (an update of it is
+        // reported as the insert), so a run of sets on a new object loads no weak reference.
+        if inserted && pendingChanges.contains(.inserted) { return }
         if !inserted && !deleted {
             managedObjectContext?.noteUpdated(self)
         } else if pendingChanges.isEmpty || pendingOwner != managedObjectContext.map(ObjectIdentifier.init) {
@@ -120,7 +126,11 @@ extension NSManagedObject {
         defer { changesFaultState = false }
         guard let context = managedObjectContext, !context.suspendsChangeRecording else { return awakeFromFetch() }
         context.suspendsChangeRecording = true
-        defer { context.suspendsChangeRecording = false }
+        ChangeRecordingSuspensions.begin()
+        defer {
+            context.suspendsChangeRecording = false
+            ChangeRecordingSuspensions.end()
+        }
         awakeFromFetch()
     }
 

@@ -20,10 +20,54 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// Slots changed since the last fetch or save.
     var changedSlots = SlotSet()
     /// Attribute slots holding a value that could not be converted to the attribute's type (reported by
-    /// validation when saving).
-    var invalidSlots = SlotSet()
-    /// The ID, once one is given (lazily temporary for new objects).
-    var assignedID: NSManagedObjectID?
+    /// validation when saving). Rare, so kept in a box made on the first mark: eight bytes in each object.
+    var invalidSlots: SlotSet {
+        get { invalidSlotsBox?.slots ?? SlotSet() }
+        set {
+            if newValue.isEmpty { invalidSlotsBox = nil } else if let invalidSlotsBox { invalidSlotsBox.slots = newValue } else { invalidSlotsBox = SlotSetBox(newValue) }
+        }
+    }
+    private var invalidSlotsBox: SlotSetBox?
+    /// The ID object, once made: given (temporary for new objects, lazily), or made from `keyStore` and
+    /// `storeKey` when first asked for.
+    private var madeID: NSManagedObjectID?
+    /// For an object made from a store's key (a fetched object or fault): the store; nil otherwise. Its ID
+    /// object is made only when something asks for it, so a fetched object costs one allocation, not two.
+    private var keyStore: StoreIdentity?
+    /// The object's key in `keyStore` (meaningless without one).
+    private var storeKey = ObjectKey(entityNumber: 0, primaryKey: 0)
+
+    /// The ID, once one is given (lazily temporary for new objects). An object made from a store's key makes
+    /// its ID here, once, when first asked for; setting an ID replaces the key.
+    var assignedID: NSManagedObjectID? {
+        get {
+            if let madeID { return madeID }
+            guard let keyStore else { return nil }
+            let id = NSManagedObjectID(entity: entity, key: storeKey, store: keyStore)
+            madeID = id
+            return id
+        }
+        set {
+            madeID = newValue
+            keyStore = nil
+        }
+    }
+
+    /// Gives the object the permanent ID of `key` in `store`, without making the ID object yet.
+    func assignKey(_ key: ObjectKey, in store: StoreIdentity) {
+        madeID = nil
+        keyStore = store
+        storeKey = key
+    }
+
+    /// The identity of the object's ID (what contexts register it by), without making the ID.
+    var assignedIdentity: NSManagedObjectID.Identity? {
+        if let keyStore { return NSManagedObjectID.Identity(store: keyStore, key: storeKey) }
+        return madeID?.identity
+    }
+
+    /// The store of the object's permanent ID, without making the ID; nil for a temporary or no ID.
+    var assignedStoreIdentity: StoreIdentity? { keyStore ?? madeID?.storeIdentity }
     /// Whether the object is a fault, and where a fault's values come from (see `FaultState`).
     var faultState: FaultState = .filled
     /// Whether the object is a fault. Setting it true makes a fault that reads its store when it fires;
@@ -32,6 +76,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         @inline(__always) get { if case .filled = faultState { return false } else { return true } }
         set { faultState = newValue ? .store : .filled }
     }
+    /// The context `pendingChanges` belongs to: an object that moves to another context starts afresh there.
+    /// (Declared before the one-byte fields below, which then fill the rest of its last word.)
+    var pendingOwner: ObjectIdentifier?
     /// Whether the object is being filled from a fault or turned into one (what `faultingState` reports).
     var changesFaultState = false
     var inserted = false
@@ -39,8 +86,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// What happened to the object since its context last posted `NSManagedObjectContextObjectsDidChange`
     /// (empty when the context has not listed it; see `NSManagedObjectContext+ObjectsDidChange.swift`).
     var pendingChanges: PendingChanges = []
-    /// The context `pendingChanges` belongs to: an object that moves to another context starts afresh there.
-    var pendingOwner: ObjectIdentifier?
 
     /// Makes an object of `entity` and inserts it into `context` when one is given (Apple's designated
     /// initializer). Contexts make the objects they fetch with it, so a subclass's override runs for them too;
@@ -116,7 +161,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         return id
     }
 
-    public var storedObjectKey: ObjectKey? { assignedID?.key }
+    /// The object's key in its store (nil while its ID is temporary), without making its ID.
+    public var storedObjectKey: ObjectKey? { keyStore != nil ? storeKey : madeID?.key }
 
     /// Whether the object is inserted in its context and not saved yet.
     open var isInserted: Bool { inserted }
@@ -303,7 +349,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         fireFaultIfNeeded()
         if let storage = slots[slot] as? ToManyStorage { return storage.objects.map(\.objectID) }
         if let object = slots[slot] as? NSManagedObject { return [object.objectID] }
-        if let key = slots[slot] as? ObjectKey, let store = assignedID?.persistentStore,
+        if let key = slots[slot] as? ObjectKey, let store = assignedStoreIdentity?.handle as? NSPersistentStore,
            let entity = store.persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber) {
             return [store.objectID(for: key, entity: entity)]
         }

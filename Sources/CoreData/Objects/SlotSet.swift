@@ -61,3 +61,9 @@ struct SlotSet: Sequence, ExpressibleByArrayLiteral, Equatable {
 
     static func == (lhs: SlotSet, rhs: SlotSet) -> Bool { Array(lhs) == Array(rhs) }
 }
+
+/// A `SlotSet` in a box, for sets that are rarely not empty (an object's invalid-value marks).
+final class SlotSetBox {
+    var slots: SlotSet
+    init(_ slots: SlotSet) { self.slots = slots }
+}

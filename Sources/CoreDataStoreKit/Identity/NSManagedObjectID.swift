@@ -62,31 +62,42 @@ open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unche
 
     /// A value that is equal for equal IDs and cheap to hash (an addition to Apple's API, for registries).
     public var identity: Identity {
-        Identity(store: storeIdentity.map(ObjectIdentifier.init), key: key, temporaryNumber: temporaryNumber)
+        if let storeIdentity, let key { return Identity(store: storeIdentity, key: key) }
+        return Identity(temporaryNumber: temporaryNumber)
     }
 
     /// What makes two IDs equal: the store and key of a permanent ID, the number of a temporary one.
+    ///
+    /// 24 bytes (a registry of a million objects keeps a million of them): the store's identity as bits (0 for a
+    /// temporary ID), the key's entity number (0 for a temporary ID) and its primary key, or the temporary ID's
+    /// number.
     public struct Identity: Hashable, Sendable {
-        let store: ObjectIdentifier?
-        let key: ObjectKey?
-        let temporaryNumber: UInt64
+        let store: UInt
+        let entityNumber: Int32
+        let number: Int64
 
         /// The identity of the permanent ID of `key` in the store `store`, so a registry can look an object up
         /// without making its ID.
         public init(store: StoreIdentity, key: ObjectKey) {
-            self.init(store: ObjectIdentifier(store), key: key, temporaryNumber: 0)
+            self.store = UInt(bitPattern: ObjectIdentifier(store))
+            entityNumber = key.entityNumber
+            number = key.primaryKey
         }
 
-        init(store: ObjectIdentifier?, key: ObjectKey?, temporaryNumber: UInt64) {
-            self.store = store
-            self.key = key
-            self.temporaryNumber = temporaryNumber
+        /// Whether this is the identity of a temporary ID.
+        package var isTemporary: Bool { store == 0 }
+
+        /// The identity of a temporary ID.
+        init(temporaryNumber: UInt64) {
+            store = 0
+            entityNumber = 0
+            number = Int64(bitPattern: temporaryNumber)
         }
 
         /// Hashes one word: the primary key of a permanent ID (keys rarely repeat across stores and entity
         /// hierarchies), the number of a temporary one. Equality still compares every field.
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(key?.primaryKey ?? Int64(bitPattern: temporaryNumber))
+            hasher.combine(number)
         }
     }
 
