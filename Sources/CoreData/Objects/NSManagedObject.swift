@@ -42,6 +42,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     var assignedID: NSManagedObjectID? {
         get {
             if let madeID { return madeID }
+            guard keyStore != nil else { return nil }
+            // `objectID` may be read off the context's queue (it is how objects pass between queues, and Apple's
+            // allow it), so two threads may ask at once: the lock makes the ID once.
+            lazyObjectIDLock.lock()
+            defer { lazyObjectIDLock.unlock() }
+            if let madeID { return madeID }
             guard let keyStore else { return nil }
             let id = NSManagedObjectID(entity: entity, key: storeKey, store: keyStore)
             madeID = id
@@ -391,3 +397,6 @@ extension EntityLayout {
         }
     }
 }
+
+/// Serializes making the object IDs of fetched objects on first use (see `NSManagedObject.assignedID`).
+private let lazyObjectIDLock = NSLock()
