@@ -75,3 +75,16 @@ import Testing
         #expect(error.localizedDescription.contains("Book.pages"))
     }
 }
+
+/// Version hashes of models built in code: two builds of one model give one hash, so a mapping model finds
+/// models made in code as it finds compiled ones.
+@Suite struct MigrationCodeModelHashTests {
+    @Test func codeModelsAndInferredMappingsAgreeOnHashes() {
+        let a = libraryModel(), b = libraryModel()
+        for name in ["Author", "Book", "Draft"] {
+            #expect(a.entitiesByName[name]?.versionHash == b.entitiesByName[name]?.versionHash, "\(name)")
+        }
+        let inferred = try? NSMappingModel.inferredMappingModel(forSourceModel: libraryModel(), destinationModel: MigrationInferenceTests.renamedLibrary())
+        #expect(inferred?.entityMappingsByName["BookToBook"]?.sourceEntityVersionHash == a.entitiesByName["Book"]?.versionHash)
+    }
+}
