@@ -172,3 +172,45 @@ import Testing
         #expect(NSMappingModel(contentsOf: folder.appendingPathComponent("none.cdm")) == nil)
     }
 }
+
+/// Xcode packages that are not mapping models: errors with Apple's codes naming the file.
+@Suite struct MigrationBadPackageTests {
+    func package(_ text: String, in folder: URL) throws -> URL {
+        let package = folder.appendingPathComponent("Bad.xcmappingmodel")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: package.appendingPathComponent("xcmapping.xml"))
+        return package
+    }
+
+    @Test func notAnXMLStore() throws {
+        let folder = try makeMigrationFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = try #require(throws: NSError.self) { try NSMappingModel.mappingModel(contentsOf: try package("plain text", in: folder)) }
+        #expect(error.code == NSPersistentStoreInvalidTypeError)
+        #expect(error.localizedDescription.contains("xcmapping.xml"))
+    }
+
+    @Test func anXMLStoreWithoutMappingModel() throws {
+        let folder = try makeMigrationFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let text = """
+            <?xml version="1.0"?><database><databaseInfo><version>134481920</version><UUID>X</UUID><nextObjectID>2</nextObjectID><metadata></metadata></databaseInfo>
+            <object type="XDDEVENTITYMAPPING" id="z1"><attribute name="sourcename" type="string">A</attribute></object></database>
+            """
+        let error = try #require(throws: NSError.self) { try NSMappingModel.mappingModel(contentsOf: try package(text, in: folder)) }
+        #expect(error.code == NSFileReadCorruptFileError)
+        #expect(error.localizedDescription.contains("XDDEVMAPPINGMODEL"))
+    }
+
+    @Test func damagedEmbeddedModel() throws {
+        let folder = try makeMigrationFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let text = """
+            <?xml version="1.0"?><database><databaseInfo><version>134481920</version><UUID>X</UUID><nextObjectID>2</nextObjectID><metadata></metadata></databaseInfo>
+            <object type="XDDEVMAPPINGMODEL" id="z1"><attribute name="sourcemodeldata" type="binary">AAAA</attribute><attribute name="destinationmodeldata" type="binary">AAAA</attribute></object></database>
+            """
+        let error = try #require(throws: NSError.self) { try NSMappingModel.mappingModel(contentsOf: try package(text, in: folder)) }
+        #expect(error.code == NSFileReadCorruptFileError)
+        #expect(error.localizedDescription.contains("xcmapping.xml"))
+    }
+}

@@ -67,10 +67,26 @@ extension NSMigrationManager {
             request.includesSubentities = false
             return try sourceContext.fetch(request).compactMap { $0 as? NSManagedObject }
         }
+        if let fetched = try fetchedSourceInstances(expression, mapping: mapping, policy: policy) { return fetched }
         let value = try evaluate(expression, source: nil, destination: nil, mapping: mapping, propertyMapping: nil, policy: policy)
         guard let found = value as? [Any?] ?? (value as? [NSManagedObject])?.map({ $0 as Any? }) ?? (value as? [Any])?.map({ $0 as Any? }) else {
             throw CoreDataError.migrationFailed("the source expression of the entity mapping \(mapping.name ?? "") (\(expression)) gave no instances; its fetch failed or it is not a fetch")
         }
         return found.compactMap { $0 as? NSManagedObject }
+    }
+
+    /// A `FETCH(request, context, NO)` source expression run here rather than by the evaluator, so that a
+    /// failed fetch throws its own error; nil for any other expression.
+    private func fetchedSourceInstances(_ expression: CoreData.NSExpression, mapping: NSEntityMapping,
+                                        policy: NSEntityMigrationPolicy) throws -> [NSManagedObject]? {
+        guard case .operand(.fetch(let requestOperand, let contextOperand, false)) = expression.form else { return nil }
+        let request = try evaluate(CoreData.NSExpression(form: .operand(requestOperand)), source: nil, destination: nil,
+                                   mapping: mapping, propertyMapping: nil, policy: policy)
+        let context = try evaluate(CoreData.NSExpression(form: .operand(contextOperand)), source: nil, destination: nil,
+                                   mapping: mapping, propertyMapping: nil, policy: policy)
+        guard let fetchRequest = request as? NSFetchRequest<NSFetchRequestResult>, let fetchContext = context as? NSManagedObjectContext else {
+            throw CoreDataError.migrationFailed("the source expression of the entity mapping \(mapping.name ?? "") (\(expression)) does not give a fetch request and a context")
+        }
+        return try fetchContext.fetch(fetchRequest).compactMap { $0 as? NSManagedObject }
     }
 }
