@@ -181,7 +181,7 @@ extension SQLPredicateCompiler {
         case .array(let items): return items.allSatisfy(isClosed)
         case .arithmetic(_, let a, let b): return isClosed(a) && isClosed(b)
         case .negate(let inner), .cast(let inner, _), .aggregate(_, let inner), .index(let inner, _): return isClosed(inner)
-        case .evaluatedObject, .keyPath, .member, .variable, .subquery: return false
+        case .evaluatedObject, .keyPath, .member, .variable, .subquery, .function, .fetch: return false
         }
     }
 

@@ -73,6 +73,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             throw CoreDataError.make(NSPersistentStoreOperationError,
                                      "The model has no configuration named \"\(configuration)\".")
         }
+        if let url, let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
+            try staged.migrateStore(at: url, type: type, options: options ?? [:], to: managedObjectModel)
+        }
         lock.lock()
         defer { lock.unlock() }
         // A store type that keeps no files at a file URL (in-memory, SQLite at /dev/null) may be added there

@@ -103,7 +103,7 @@ open class NSExpression: NSObject, @unchecked Sendable {
             case .keyPath: return .keyPath
             case .variable: return .variable
             case .subquery: return .subquery
-            case .member, .aggregate, .arithmetic, .negate, .cast, .index: return .function
+            case .member, .aggregate, .arithmetic, .negate, .cast, .index, .function, .fetch: return .function
             }
         }
     }
@@ -128,12 +128,14 @@ open class NSExpression: NSObject, @unchecked Sendable {
 
     /// The function name of a function expression, else "".
     open var function: String {
+        if case .operand(.function(_, let selector, _)) = form { return selector }
         guard case .function(let name, _) = form else { return "" }
         return name
     }
 
     /// The arguments of a function expression, else nil.
     open var arguments: [NSExpression]? {
+        if case .operand(.function(_, _, let arguments)) = form { return arguments.map { NSExpression(form: .operand($0)) } }
         guard case .function(_, let arguments) = form else { return nil }
         return arguments
     }

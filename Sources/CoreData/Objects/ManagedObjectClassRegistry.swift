@@ -50,6 +50,13 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         return preferred.sorted() + modulePrefixes.subtracting(preferred).sorted()
     }
 
+    /// The module prefixes of the entity classes seen so far (migration policies are looked for in them too).
+    var knownModulePrefixes: Set<String> {
+        lock.lock()
+        defer { lock.unlock() }
+        return modulePrefixes
+    }
+
     /// Remembers a model, so `NSManagedObject.entity()` can search it.
     func noteModel(_ model: NSManagedObjectModel) {
         lock.lock()

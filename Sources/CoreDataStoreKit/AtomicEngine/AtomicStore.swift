@@ -73,7 +73,9 @@ open class AtomicStore: PersistentStoreBackend {
                 guard request.allowsLightweightMigration else { throw CoreDataError.incompatibleModel(url, reason: reason) }
                 migrating = true
             }
-            try load(snapshot, migrating: migrating, url: url)
+            let migration = AtomicLightweightMigration(entities: request.entities)
+            try load(migrating ? migration.renamed(snapshot) : snapshot, migrating: migrating, url: url)
+            if migrating { try migration.completeRequiredValues(Array(records.values)) }
             metadata = ModelCompatibility.upgradingLegacy(metadata, storeType: typeName, entities: request.entities, model: request.model)
             if migrating {
                 metadata = ModelCompatibility.metadata(storeType: typeName, uuid: uuid, entities: request.entities,
@@ -146,7 +148,10 @@ open class AtomicStore: PersistentStoreBackend {
                     throw CoreDataError.incompatibleModel(url, reason: "entity \(entity.name ?? "") has no attribute \(name)")
                 }
                 guard let coerced = AttributeValueCoercion.coerce(value, to: attribute.attributeType) else {
-                    if migrating { continue }
+                    if migrating {
+                        throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: name,
+                                                               reason: "holds a \(type(of: value)), which the inferred mapping cannot convert to type \(attribute.attributeType.rawValue)")
+                    }
                     throw CoreDataError.corruptStore(url, type: Self.storeTypeName, reason: "attribute \(name) of \(entity.name ?? "") holds a \(type(of: value)), not a value of type \(attribute.attributeType)")
                 }
                 values[slot] = coerced

@@ -82,14 +82,32 @@ struct ArchivedPredicateText {
         case "NSFunctionExpression":
             let selector = archive.string(object.fields["NSSelectorName"]) ?? ""
             let arguments = try (archive.elements(object.fields["NSArguments"]) ?? []).map { try expression($0, depth: depth + 1) }
+            // A method called on a target (`$manager`, `$entityPolicy`, a value) is `FUNCTION(target, "sel:", …)`;
+            // one of the built-in functions has no meaningful target.
+            if let target = try functionTarget(object.fields["NSOperand"], selector: selector, depth: depth) {
+                return "FUNCTION(" + ([target, ModelValueText.quoted(selector)] + arguments).joined(separator: ", ") + ")"
+            }
             let name = selector.hasSuffix(":") ? String(selector.dropLast()) : selector
             return "\(name)(\(arguments.joined(separator: ", ")))"
+        case "NSFetchRequestExpression":
+            let request = try expression(object.fields["NSFRExpression"], depth: depth + 1)
+            let context = try expression(object.fields["NSMOCExpression"], depth: depth + 1)
+            let countOnly = archive.bool(object.fields["NSCountOnlyFlag"]) ?? false
+            return "FETCH(\(request), \(context), \(countOnly ? "YES" : "NO"))"
         case "NSAggregateExpression":
             let items = try (archive.elements(object.fields["NSCollection"]) ?? []).map { try expression($0, depth: depth + 1) }
             return "{" + items.joined(separator: ", ") + "}"
         default:
             throw KeyedArchive.ArchiveError("unsupported expression class \(object.className)")
         }
+    }
+
+    /// The format text of a function expression's target, or nil for a built-in function (one
+    /// `ExpressionFunction` knows, whose target is absent or a constant).
+    private func functionTarget(_ value: Any?, selector: String, depth: Int) throws -> String? {
+        guard let operand = archive.object(value) else { return nil }
+        if ExpressionFunction.isKnown(selector), operand.className == "NSConstantValueExpression" { return nil }
+        return try expression(value, depth: depth + 1)
     }
 
     /// A constant as format text: quoted strings, numbers, `CAST(…, "NSDate")`, `{…}` collections, `nil`.

@@ -42,11 +42,21 @@ struct KeyedArchive {
 
     // MARK: References
 
+    /// A reference to an archived object made by the reader (the root, for instance), accepted wherever a
+    /// field's UID is.
+    struct Reference {
+        let index: Int
+    }
+
+    /// A reference to the root object.
+    var root: Reference { Reference(index: rootIndex) }
+
     /// The index a keyed-archiver UID refers to, or nil when `value` is not a UID.
     ///
     /// Foundation gives UIDs as an opaque class (`_NSKeyedArchiverUID` on Linux, `__NSCFType` on Apple
     /// platforms) whose only public trace is its reflection (`value`) or its description (`{value = N}`).
     static func uid(_ value: Any) -> Int? {
+        if let reference = value as? Reference { return reference.index }
         if value is String || value is NSNumber || value is [Any] || value is Data { return nil }
         let typeName = String(describing: type(of: value))
         guard typeName.contains("UID") || typeName.contains("CFType") else { return nil }

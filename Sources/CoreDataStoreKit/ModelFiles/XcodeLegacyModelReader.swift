@@ -8,7 +8,8 @@
 ///   parent is `_general`), `XDBucketForOwnedAttributesstorage` (name to `XDPMAttribute`, `XDPMRelationship`
 ///   or `XDPMFetchedProperty`), and "stereotypes" (`XDUMLStereotypeImp` dictionaries of `XDUMLPropertyImp`
 ///   whose `_default` is the value): `XD_PStereotype` (class name, abstract, userInfo, version hash modifier,
-///   fetch request templates as `XDPMFetchRequest`).
+///   fetch request templates as `XDPMFetchRequest`, and in newer archives `XDPMUniquenessConstraints`, an
+///   array of arrays of property names).
 /// - Properties: `XD_PPropStereotype` (optional, transient, indexed, userInfo, version hash modifier, element
 ///   ID); attributes `XD_PAtt_Stereotype` (type as `NSAttributeType`'s raw value, default value text, minimum,
 ///   maximum, regular expression, transformer); relationships `XD_PR_Stereotype` (destination, inverse, to-many,
@@ -24,13 +25,20 @@ enum XcodeLegacyModelReader {
         do { data = try Data(contentsOf: file) } catch {
             throw CoreDataError.modelFileMissing(.init(file: file), reason: error.localizedDescription)
         }
+        return (try read(data, file: file), ModelCodegenHints())
+    }
+
+    /// The draft model of an `elements`-style archive held in memory (Xcode's mapping models embed their
+    /// source and destination models this way); `file` names where the bytes came from in errors.
+    /// - Throws: as `read(_:)`.
+    static func read(_ data: Data, file: URL) throws -> ModelDraft {
         let archive: KeyedArchive
         do { archive = try KeyedArchive(data: data) } catch {
             throw CoreDataError.invalidModelFile(.init(file: file), reason: "the Xcode 3 model archive is damaged: \(error)")
         }
         var reader = Reader(archive: archive, file: file)
         try reader.readModel()
-        return (reader.draft, ModelCodegenHints())
+        return reader.draft
     }
 
     private struct Reader {
@@ -98,6 +106,10 @@ enum XcodeLegacyModelReader {
             entity.managedObjectClassName = className.flatMap { $0.isEmpty ? nil : $0 } ?? "NSManagedObject"
             entity.userInfo = try userInfo(values["XD_PSK_userInfo"], entity: name, property: nil)
             entity.versionHashModifier = archive.string(values["XD_PSK_versionHashModifier"])
+            // Newer Xcode archives (those embedded in mapping models) keep uniqueness constraints as arrays of names.
+            if let constraints = archive.plainValue(values["XDPMUniquenessConstraints"]) as? [Any] {
+                entity.uniquenessConstraints = constraints.compactMap { $0 as? [Any] }.map { $0.compactMap { $0 as? String } }.filter { !$0.isEmpty }
+            }
             var parentName: String?
             for generalization in archive.elements(object.fields["XDBucketForGeneralizationsstorage"]) ?? [] {
                 guard let link = archive.object(generalization), let parent = archive.object(link.fields["_general"]) else { continue }

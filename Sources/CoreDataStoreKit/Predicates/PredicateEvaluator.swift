@@ -146,6 +146,12 @@ struct PredicateEvaluator {
             case .size: return Int64(items.count)
             case .position(let i): return i >= 0 && i < items.count ? items[i] : nil
             }
+        case .function(let target, let selector, let arguments):
+            guard let receiver = PredicateValues.unwrap(value(target, on: object)) as? PredicateFunctionTarget else { return nil }
+            return receiver.value(ofFunction: selector, arguments: arguments.map { value($0, on: object) })
+        case .fetch(let request, let context, let countOnly):
+            guard let receiver = PredicateValues.unwrap(value(context, on: object)) as? PredicateFetchContext else { return nil }
+            return receiver.value(ofFetch: value(request, on: object), countOnly: countOnly)
         }
     }
 

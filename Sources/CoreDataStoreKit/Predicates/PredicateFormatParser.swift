@@ -425,6 +425,12 @@ struct PredicateFormatParser {
             case "CAST":
                 advance()
                 return try parseCast()
+            case "FUNCTION":
+                advance()
+                return try parseFunction()
+            case "FETCH":
+                advance()
+                return try parseFetch()
             case "FIRST", "LAST", "SIZE":
                 advance()
                 return (.keyPath([w]), 1)
@@ -499,6 +505,45 @@ struct PredicateFormatParser {
             return (.constant(PredicateConstant(argument: folded)), 1)
         }
         return try checked(.cast(value.node, type: type), depth: value.depth + 1)
+    }
+
+    /// `FUNCTION(target, "selector:", arguments…)`.
+    private mutating func parseFunction() throws -> Operand {
+        try expectSymbol("(", "after FUNCTION")
+        let target = try parseExpression()
+        try expectSymbol(",", "after the FUNCTION target")
+        let selectorToken = current
+        let selectorOperand = try parseExpression()
+        guard case .constant(.string(let selector)) = selectorOperand.node, !selector.isEmpty else {
+            throw fail("expected a selector name string as the second FUNCTION argument", at: selectorToken)
+        }
+        var arguments: [Operand] = []
+        while isSymbol(",") {
+            advance()
+            arguments.append(try parseExpression())
+        }
+        try expectSymbol(")", "to close FUNCTION")
+        let depth = ([target.depth] + arguments.map(\.depth)).max() ?? 0
+        return try checked(.function(target: target.node, selector: selector, arguments: arguments.map(\.node)), depth: depth + 1)
+    }
+
+    /// `FETCH(request, context, countOnly)`.
+    private mutating func parseFetch() throws -> Operand {
+        try expectSymbol("(", "after FETCH")
+        let request = try parseExpression()
+        try expectSymbol(",", "after the FETCH request")
+        let context = try parseExpression()
+        try expectSymbol(",", "after the FETCH context")
+        let flagToken = current
+        let flag = try parseExpression()
+        let countOnly: Bool
+        switch flag.node {
+        case .constant(.bool(let value)): countOnly = value
+        case .constant(.integer(let value)): countOnly = value != 0
+        default: throw fail("expected YES or NO as the third FETCH argument", at: flagToken)
+        }
+        try expectSymbol(")", "to close FETCH")
+        return try checked(.fetch(request: request.node, context: context.node, countOnly: countOnly), depth: max(request.depth, context.depth) + 1)
     }
 
     // MARK: Literals and arguments

@@ -82,6 +82,10 @@ extension PredicateOperand {
             case .position(let i): inside = String(i)
             }
             return base.formatAsPostfixBase + "[" + inside + "]"
+        case .function(let target, let selector, let arguments):
+            return "FUNCTION(" + ([target.format, PredicateConstant.quote(selector)] + arguments.map(\.format)).joined(separator: ", ") + ")"
+        case .fetch(let request, let context, let countOnly):
+            return "FETCH(" + request.format + ", " + context.format + ", " + (countOnly ? "YES" : "NO") + ")"
         }
     }
 
@@ -128,8 +132,8 @@ extension PredicateConstant {
         }
     }
 
-    /// A double-quoted string literal with backslash escapes.
-    static func quote(_ s: String) -> String {
+    /// A double-quoted string literal with backslash escapes, as the format parser reads it back.
+    public static func quote(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

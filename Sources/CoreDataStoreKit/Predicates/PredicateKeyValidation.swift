@@ -98,6 +98,11 @@ struct PredicateKeyValidator {
         case .index(let base, let index):
             let baseScope = try scope(of: base, root: root)
             return index == .size ? .unknown : baseScope
+        case .function(let target, _, let arguments):
+            for item in [target] + arguments { _ = try scope(of: item, root: root) }
+            return .unknown
+        case .fetch:
+            return .unknown
         }
     }
 

@@ -32,6 +32,13 @@ public indirect enum PredicateOperand: Hashable, @unchecked Sendable {
     case cast(PredicateOperand, type: String)
     /// An index into a collection: `items[FIRST]`, `items[LAST]`, `items[SIZE]` or `items[2]`.
     case index(PredicateOperand, CollectionIndex)
+    /// `FUNCTION(target, "selector:", arguments…)`: a method called on the target's value. Evaluated by a
+    /// target that adopts ``PredicateFunctionTarget`` (the migration manager, a migration policy); any other
+    /// target gives nil.
+    case function(target: PredicateOperand, selector: String, arguments: [PredicateOperand])
+    /// `FETCH(request, context, countOnly)`: the objects (or their count) a fetch request gives in a
+    /// context, evaluated by a context that adopts ``PredicateFetchContext``; nil otherwise.
+    case fetch(request: PredicateOperand, context: PredicateOperand, countOnly: Bool)
 
     /// Collection operators.
     public enum Aggregate: String, Hashable, Sendable, CaseIterable {

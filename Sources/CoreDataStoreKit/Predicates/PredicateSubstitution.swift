@@ -51,6 +51,11 @@ extension PredicateOperand {
             return .cast(inner.substituting(variables), type: type)
         case .index(let base, let index):
             return .index(base.substituting(variables), index)
+        case .function(let target, let selector, let arguments):
+            return .function(target: target.substituting(variables), selector: selector,
+                             arguments: arguments.map { $0.substituting(variables) })
+        case .fetch(let request, let context, let countOnly):
+            return .fetch(request: request.substituting(variables), context: context.substituting(variables), countOnly: countOnly)
         }
     }
 }
