@@ -85,12 +85,25 @@ struct AccessorProbe {
         process.standardError = errorHandle
         process.standardOutput = errorHandle
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard Self.exitStatus(of: process) == 0 else {
             let messages = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             throw ProbeFailure(messages: messages)
         }
         return try String(contentsOf: output, encoding: .utf8)
+    }
+
+    /// Waits for a child with `waitpid` itself (Foundation's `waitUntilExit()` was seen never to return for a
+    /// child that had exited, under load) and returns its exit status; -1 when it did not exit normally. When
+    /// Foundation reaped the child first, its own record of the status is used.
+    private static func exitStatus(of process: Process) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(process.processIdentifier, &status, 0) == -1 {
+            guard errno == EINTR else {
+                process.waitUntilExit()
+                return process.terminationReason == .exit ? process.terminationStatus : -1
+            }
+        }
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
     }
 
     /// The compiler refused the probe: usually a type of an `@NSManaged` member that is declared neither in the
