@@ -54,6 +54,7 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
         let path = url.path
         if !Self.isInMemoryDatabase(url) && !request.isReadOnly {
             Self.removeCreationLeftovers(of: url)
+            SQLiteMigration.removeLeftover(of: url)
             // A new store is built beside the file and moved into place whole (SQLiteStore+Creating.swift).
             if (Self.fileSize(path) ?? 0) == 0 { try Self.createFile(at: url, request: request, schema: schema) }
         }
@@ -70,9 +71,12 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
                 metadata = try Self.validate(url: url, request: request, schema: schema)
             } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreIncompatibleVersionHashError
                         && request.allowsLightweightMigration && !request.isReadOnly {
-                // Saved with another model, and the options ask for an inferred migration (SQLiteMigration).
-                try SQLiteMigration.migrate(url: url, request: request, schema: schema)
-                metadata = try Self.validate(url: url, request: request, schema: schema)
+                // Saved with another model, and the options ask for an inferred migration (SQLiteMigration),
+                // unless another process migrates it first.
+                let schema = schema
+                metadata = try SQLiteMigration.migrateUnlessMigrated(url: url, request: request, schema: schema) {
+                    try SQLiteStore.validate(url: url, request: request, schema: schema)
+                }
             }
             metadata = ModelCompatibility.upgradingLegacy(metadata, storeType: NSSQLiteStoreType, entities: request.entities,
                                                           model: request.model)
