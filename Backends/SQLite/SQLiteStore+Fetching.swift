@@ -27,9 +27,10 @@ extension SQLiteStore {
                 return .count(Int(count))
             case .keys:
                 let sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(compiled.from)\(compiled.whereSQL)" + compiled.orderAndLimit(for: request, limitInSQL: true)
+                // A row whose Z_ENT is no entity of the store (a damaged file) is left out, as in `.rows`.
                 return .keys(try connection.query(sql, compiled.bindings) {
                     self.storedKey(entity: $0.int64(at: 1), primaryKey: $0.int64(at: 0))
-                })
+                }.filter { $0.entityNumber != 0 })
             default:
                 break
             }
@@ -121,13 +122,13 @@ extension SQLiteStore {
             return try connection.query("SELECT t0.Z_PK, t0.Z_ENT FROM \(q(destinationTable.name)) t0 WHERE t0.\(column) = ?1 ORDER BY \(order)",
                                         [.integer(key.primaryKey)]) {
                 self.storedKey(entity: $0.int64(at: 1), primaryKey: $0.int64(at: 0))
-            }
+            }.filter { $0.entityNumber != 0 }
         case .joinTable(let join, let ownerColumn, let destinationColumn, let orderColumn):
             let order = orderColumn.map { "j.\(q($0)), d.Z_PK" } ?? "d.Z_PK"
             let sql = "SELECT d.Z_PK, d.Z_ENT FROM \(q(join.name)) j JOIN \(q(destinationTable.name)) d ON d.Z_PK = j.\(q(destinationColumn)) WHERE j.\(q(ownerColumn)) = ?1 ORDER BY \(order)"
             return try connection.query(sql, [.integer(key.primaryKey)]) {
                 self.storedKey(entity: $0.int64(at: 1), primaryKey: $0.int64(at: 0))
-            }
+            }.filter { $0.entityNumber != 0 }
         }
     }
 }
