@@ -222,6 +222,38 @@ import Testing
         #expect(RawSQLite.rows(url, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Shape'") == [["4"]])
     }
 
+    @Test func historyRecordsTheFilesEntityNumbers() throws {
+        let (url, _) = try Self.makeStore()
+        let names = ["Box", "Person", "Shape", "Circle", "Square", "Tag"]
+        let old = Dictionary(uniqueKeysWithValues: names.map { ($0, Self.number(url, $0)) })
+        // Square and Tag swap numbers: no column is named after either, so only Z_ENT values change.
+        var new = old
+        (new["Square"], new["Tag"]) = (old["Tag"], old["Square"])
+        Self.renumber(url, from: old, to: new)
+        let tracking: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true as NSNumber]
+        let stack = try Stack(model: Self.model(), url: url, options: tracking)
+        try stack.context.performAndWait {
+            let square = NSEntityDescription.insertNewObject(forEntityName: "Square", into: stack.context)
+            square.setValuesForKeys(["name": "s9", "size": "tiny"])
+            try stack.context.save()
+        }
+        try stack.close()
+        #expect(RawSQLite.rows(url, "SELECT ZENTITY FROM ACHANGE") == [["\(new["Square"] ?? 0)"]])
+        let reopened = try Stack(model: Self.model(), url: url, options: tracking)
+        let changes = try reopened.context.performAndWait {
+            let result = try reopened.context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+            return ((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction] ?? []).flatMap { $0.changes ?? [] }
+        }
+        #expect(changes.map { $0.changedObjectID.entity.name } == ["Square"])
+        let name = try reopened.context.performAndWait {
+            try changes.first.map { try reopened.context.existingObject(with: $0.changedObjectID).value(forKey: "name") as? String }
+        }
+        #expect(name == "s9")
+        #expect(try reopened.count("Square") == 2)
+        #expect(try reopened.count("Tag") == 2)
+        try reopened.close()
+    }
+
     @Test func suffixedAndOtherwiseNamedColumnsFromTheFile() throws {
         let (url, original) = try Self.makeStore()
         let box = Self.number(url, "Box"), tag = Self.number(url, "Tag")
