@@ -92,8 +92,8 @@ enum SQLiteMigration {
     /// finds the store migrated.
     /// - Returns: what `validate` returns for the store that fits the model.
     /// - Throws: as `migrate(url:request:schema:)`, and `validate`'s errors other than 134100.
-    static func migrateUnlessMigrated(url: URL, request: StoreOpenRequest, schema: SQLSchema,
-                                      validate: () throws -> [String: Any]) throws -> [String: Any] {
+    static func migrateUnlessMigrated<Validated>(url: URL, request: StoreOpenRequest, schema: SQLSchema,
+                                                 validate: () throws -> Validated) throws -> Validated {
         try StoreFileLock.withExclusiveLock(on: url) {
             do {
                 return try validate()
