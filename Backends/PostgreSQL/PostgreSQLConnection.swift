@@ -78,12 +78,32 @@ final class PostgreSQLConnection {
     /// - Throws: `PostgreSQLError` with the server's SQLSTATE, or `.connectionLost`.
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> PostgreSQLResult {
-        try resending { try send(sql, parameters) }
+        let level = SQLDebugLog.recordingLevel
+        guard level > 0 else { return try resending { try send(sql, parameters) } }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let result = try resending { try send(sql, parameters) }
+        report(sql, parameters, started: started, result: result, level: level)
+        return result
     }
 
     /// Runs statements without parameters (several may be separated by semicolons).
     func execute(_ sql: String) throws {
+        let started = SQLDebugLog.recordingLevel > 0 ? DispatchTime.now().uptimeNanoseconds : nil
         try resending { _ = try checked(PQexec(try usableHandle(), sql), sql: sql) }
+        if let started { report(sql, [], started: started, result: nil, level: 1) }
+    }
+
+    /// Hands a statement that ran to the SQL debug log (`SQLDebugLog`): parameters as text in quotes, and at
+    /// level 3 the rows' values.
+    private func report(_ sql: String, _ parameters: [String?], started: UInt64, result: PostgreSQLResult?, level: Int) {
+        let rows = level >= 3 ? (result.map { result in
+            (0..<result.rowCount).map { row in
+                (0..<result.columnCount).map { column in result.text(row, column).map { "\"\($0)\"" } ?? "NULL" }.joined(separator: ", ")
+            }
+        } ?? []) : []
+        SQLDebugLog.report(SQLStatementRecord(sql: sql, bindings: parameters.map { $0.map { "\"\($0)\"" } ?? "NULL" },
+                                              duration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
+                                              rowCount: result?.rowCount ?? 0, database: displayName, rows: rows))
     }
 
     /// Runs `attempt`, and once more when it found the connection dropped outside a transaction.

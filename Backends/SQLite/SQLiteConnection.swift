@@ -42,6 +42,13 @@ final class SQLiteConnection {
     /// - Throws: 134180 with SQLite's message.
     func execute(_ sql: String) throws {
         guard let handle else { throw SQLiteConnection.closedError() }
+        let started = SQLDebugLog.recordingLevel > 0 ? DispatchTime.now().uptimeNanoseconds : nil
+        defer {
+            if let started {
+                SQLDebugLog.report(SQLStatementRecord(sql: sql, bindings: [], duration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
+                                                      rowCount: 0, database: path))
+            }
+        }
         var message: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &message)
         if result != SQLITE_OK {
@@ -65,14 +72,15 @@ final class SQLiteConnection {
     }
 
     /// A statement that is not cached (for SQL that varies with the data, such as IN lists of many sizes).
-    func prepare(_ sql: String) throws -> SQLiteStatement {
+    /// `traced: false` keeps its runs out of the SQL debug log (the log's own queries).
+    func prepare(_ sql: String, traced: Bool = true) throws -> SQLiteStatement {
         guard let handle else { throw SQLiteConnection.closedError() }
         var raw: OpaquePointer?
         let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
         guard result == SQLITE_OK, let raw else {
             throw SQLiteConnection.error(code: result, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
         }
-        return SQLiteStatement(raw, connection: self, sql: sql)
+        return SQLiteStatement(raw, connection: self, sql: sql, traced: traced)
     }
 
     /// The rows of a query, each read by `body`.
@@ -154,22 +162,39 @@ final class SQLiteStatement {
     private(set) var handle: OpaquePointer?
     unowned let connection: SQLiteConnection
     let sql: String
+    /// Whether runs are reported to the SQL debug log.
+    private let traced: Bool
+    /// The values bound since the last reset, kept only while the SQL debug log records.
+    private var loggedBindings: [Int32: SQLValue] = [:]
+    /// The run being recorded for the SQL debug log, from its first step to its end.
+    private var trace: SQLiteStatementTrace?
 
-    init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
+    init(_ handle: OpaquePointer, connection: SQLiteConnection, sql: String, traced: Bool = true) {
         self.handle = handle
         self.connection = connection
         self.sql = sql
+        self.traced = traced
     }
 
     func finalize() {
+        endTrace()
         if let handle { sqlite3_finalize(handle) }
         handle = nil
     }
 
     func reset() {
+        endTrace()
         guard let handle else { return }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        if !loggedBindings.isEmpty { loggedBindings.removeAll() }
+    }
+
+    /// Reports a recorded run to the SQL debug log.
+    private func endTrace() {
+        guard let finished = trace else { return }
+        trace = nil
+        SQLDebugLog.report(finished.record(of: self))
     }
 
     /// Binds values to parameters 1…n.
@@ -180,6 +205,7 @@ final class SQLiteStatement {
     /// Binds one value to a 1-based parameter index.
     func bind(_ value: SQLValue, at index: Int32) throws {
         guard let handle else { throw SQLiteConnection.closedError() }
+        if traced && SQLDebugLog.recordingLevel > 0 { loggedBindings[index] = value }
         let result: Int32
         switch value {
         case .null: result = sqlite3_bind_null(handle, index)
@@ -196,6 +222,7 @@ final class SQLiteStatement {
     }
 
     func bind(_ value: Int64, at index: Int32) {
+        if traced && SQLDebugLog.recordingLevel > 0 { loggedBindings[index] = .integer(value) }
         if let handle { sqlite3_bind_int64(handle, index, value) }
     }
 
@@ -203,11 +230,19 @@ final class SQLiteStatement {
     /// - Throws: 134180 (or 259 for a damaged file).
     func step() throws -> Bool {
         guard let handle else { throw SQLiteConnection.closedError() }
+        if traced, trace == nil, case let level = SQLDebugLog.recordingLevel, level > 0 {
+            trace = SQLiteStatementTrace(self, bound: loggedBindings, level: level)
+        }
         let result = sqlite3_step(handle)
         switch result {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
+        case SQLITE_ROW:
+            trace?.recordRow(self)
+            return true
+        case SQLITE_DONE:
+            endTrace()
+            return false
         default:
+            endTrace()
             let error = failure(result)
             sqlite3_reset(handle)
             throw error

@@ -39,16 +39,21 @@ enum SQLiteMigration {
             defer { connection.close() }
             source = try SQLiteMigrationSourceReader.source(connection, url: url, package: request.model.versionedPackageURL)
         }
+        MigrationDebugLog.note("will attempt automatic schema migration of the SQLite store at \(url.path) to the model with version checksum \(request.model.versionChecksum)")
         let plan = try SQLMigrationPlan(source: source, schema: schema, newQualifier: "main", oldQualifier: "old")
+        MigrationDebugLog.note("inferred a mapping from the store's tables: \(plan.copies.count) copy statements, \(plan.checks.count) checks of required values")
         let temporary = temporaryURL(for: url)
         removeFile(temporary.path)
+        let started = Date()
         do {
             try build(temporary, from: url, plan: plan, source: source, request: request, schema: schema)
             try SQLiteFileReplacement.move(temporary, over: url)
         } catch {
             removeFile(temporary.path)
+            MigrationDebugLog.note("migration of \(url.path) failed and left the store as it was: \(error.localizedDescription)")
             throw CoreDataError.migrationFailed(error)
         }
+        MigrationDebugLog.note("in-place migration of \(url.path) completed successfully in \(String(format: "%.2f", Date().timeIntervalSince(started))) seconds")
     }
 
     /// Writes the migrated store into `temporary` and closes it, leaving no `-wal` beside it.
@@ -98,6 +103,7 @@ enum SQLiteMigration {
             do {
                 return try validate()
             } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreIncompatibleVersionHashError {
+                MigrationDebugLog.note("the store at \(url.path) does not fit the model: \(error.localizedDescription)")
                 try migrate(url: url, request: request, schema: schema)
                 return try validate()
             }

@@ -52,8 +52,38 @@ enum ConcurrencyProbe {
             let item = background.performAndWait { Item(context: background) }
             item.name = "off the queue"  // off the context's queue
             finish()
+        case "sql-debug":
+            // Saves and fetches once, for the SQL debug log's launch argument and variable (DebugLogTests).
+            let context = Scenario().viewContext
+            context.performAndWait {
+                Item(context: context).name = "logged"
+                report("saves", (try? context.save()) != nil)
+                let request = NSFetchRequest<Item>(entityName: "Item")
+                request.predicate = NSPredicate(format: "name == %@", "logged")
+                report("fetches", (try? context.fetch(request))?.count == 1)
+            }
+            finish()
+        case "migration-debug":
+            // Opens a store of one model with another and the migration options (DebugLogTests).
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migration-probe-\(UUID().uuidString)")
+            let url = folder.appendingPathComponent("Probe.sqlite")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let first = NSEntityDescription(name: "Item", managedObjectClassName: "Item")
+            first.properties = [NSAttributeDescription(name: "name", type: .string)]
+            let second = NSEntityDescription(name: "Item", managedObjectClassName: "Item")
+            second.properties = [NSAttributeDescription(name: "name", type: .string), NSAttributeDescription(name: "rank", type: .integer64)]
+            let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+            for model in [NSManagedObjectModel(entities: [first]), NSManagedObjectModel(entities: [second])] {
+                let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+                do {
+                    try coordinator.remove(try coordinator.addPersistentStore(type: .sqlite, at: url, options: options))
+                } catch {
+                    report("the store opens with version \(model.entities[0].properties.count)", false, "\(error)")
+                }
+            }
+            finish()
         default:
-            print("usage: ConcurrencyProbe main-thread|run-loop|dispatch-main|async-main|main-actor|stress [workers saves]|misuse-fetch|misuse-object")
+            print("usage: ConcurrencyProbe main-thread|run-loop|dispatch-main|async-main|main-actor|stress [workers saves]|misuse-fetch|misuse-object|sql-debug|migration-debug")
             exit(64)
         }
         // The served checks end the process; give them time, then report a hang.

@@ -46,6 +46,7 @@ extension NSMigrationManager {
         if !inPlace, destinationBackend.storeFiles(at: destinationURL).contains(where: { FileManager.default.fileExists(atPath: $0.path) }) {
             throw destinationError("a store already exists at \(destinationURL.path); a migration never overwrites another store")
         }
+        MigrationDebugLog.note("migrating the \(sourceType) store at \(sourceURL.path) to a \(destinationType) store at \(destinationURL.path) with \(mapping.entityMappings?.count ?? 0) entity mappings")
         let sourceStore = try openSource(at: sourceURL, type: sourceType, options: sourceOptions)
         defer { try? sourceContext.persistentStoreCoordinator?.remove(sourceStore) }
         let staging = destinationBackend.storeFiles(at: destinationURL).isEmpty ? destinationURL : Self.stagingURL(for: destinationURL)
@@ -64,7 +65,9 @@ extension NSMigrationManager {
                 try install(staging, at: destinationURL, backend: destinationBackend)
             }
             migrationProgress = 1
+            MigrationDebugLog.note("migration to \(destinationURL.path) completed successfully")
         } catch {
+            MigrationDebugLog.note("migration to \(destinationURL.path) failed, nothing was written there: \((error as NSError).localizedDescription)")
             try? destinationContext.persistentStoreCoordinator?.remove(destinationStore)
             if staging != destinationURL {
                 for file in destinationBackend.storeFiles(at: staging) { try? FileManager.default.removeItem(at: file) }

@@ -26,6 +26,7 @@ extension NSMigrationManager {
 
     /// Stage 1: `begin`, then `createDestinationInstances` for every source instance, then `endInstanceCreation`.
     private func createDestinationInstances(of mapping: NSEntityMapping, policy: NSEntityMigrationPolicy) throws {
+        MigrationDebugLog.note("entity mapping \(mapping.name ?? "") (\(mapping.sourceEntityName ?? "nothing") → \(mapping.destinationEntityName ?? "nothing")) with \(type(of: policy))")
         currentEntityMapping = mapping
         policy.activeManager = self
         try checkCancelled()

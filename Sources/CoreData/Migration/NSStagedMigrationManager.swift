@@ -72,6 +72,7 @@ open class NSStagedMigrationManager: NSObject {
                 throw CoreDataError.make(NSMigrationMissingSourceModelError,
                                          "No model with the version checksum \(models[step.from] == nil ? step.from : step.to) was found for a staged migration.")
             }
+            MigrationDebugLog.note("staged migration of \(url.path): from version checksum \(step.from) to \(step.to)\(step.custom.map { " (custom stage \($0.label ?? "without a label"))" } ?? "")")
             if let custom = step.custom, let handler = custom.willMigrateHandler {
                 try withContainer(model: from, url: url, type: type, options: plain) { try handler(self, custom) }
             }

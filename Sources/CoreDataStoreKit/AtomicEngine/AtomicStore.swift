@@ -75,6 +75,7 @@ open class AtomicStore: PersistentStoreBackend {
             var migrating = false
             if case .different(let reason) = verdict {
                 guard request.allowsLightweightMigration else { throw CoreDataError.incompatibleModel(url, reason: reason) }
+                MigrationDebugLog.note("will attempt automatic lightweight migration of the \(typeName) store at \(url.path): \(reason)")
                 migrating = true
             }
             let migration = AtomicLightweightMigration(entities: request.entities)
@@ -85,6 +86,7 @@ open class AtomicStore: PersistentStoreBackend {
                 metadata = ModelCompatibility.metadata(storeType: typeName, uuid: uuid, entities: request.entities,
                                                        model: request.model, keeping: metadata)
                 if !request.isReadOnly { try writeFile() }
+                MigrationDebugLog.note("migration of \(url.path) to the model with version checksum \(request.model.versionChecksum) completed successfully")
             }
         } else {
             metadata = ModelCompatibility.metadata(storeType: typeName, uuid: UUID().uuidString,
