@@ -35,22 +35,12 @@ enum SQLiteFileCheck {
         }
     }
 
-    /// The URI of a read-only connection that changes no file and creates none beside the database, when
-    /// the files allow it. Without a `-wal` file: `immutable` (no locks, no log, no `-shm`). With a `-wal`
-    /// and a `-shm`: `readonly_shm`, so the log is read and the shared-memory index is only read. With a
-    /// `-wal` and no `-shm`, SQLite cannot read the log without creating a `-shm`: `untouched` is false and
-    /// the URI is plain read-only (which creates it).
-    static func readOnlyURI(for url: URL) -> (uri: String, untouched: Bool) {
-        let base = url.standardizedFileURL.absoluteString
-        guard FileManager.default.fileExists(atPath: url.path + "-wal") else { return (base + "?mode=ro&immutable=1", true) }
-        guard FileManager.default.fileExists(atPath: url.path + "-shm") else { return (base + "?mode=ro", false) }
-        return (base + "?mode=ro&readonly_shm=1", true)
-    }
-
-    /// A connection that cannot change the file, and creates nothing beside it unless the file has a
-    /// `-wal` without a `-shm` (see `readOnlyURI(for:)`).
+    /// A connection that cannot change the file or create files beside it. Without a `-wal` file the
+    /// database is opened immutable (no locks, no `-shm`); with one, read-only so the log is read.
     static func readOnlyConnection(url: URL) throws -> SQLiteConnection {
-        let connection = try SQLiteConnection(path: readOnlyURI(for: url).uri, flags: SQLITE_OPEN_READONLY, uri: true)
+        let walExists = FileManager.default.fileExists(atPath: url.path + "-wal")
+        let uri = url.standardizedFileURL.absoluteString + (walExists ? "?mode=ro" : "?mode=ro&immutable=1")
+        let connection = try SQLiteConnection(path: uri, flags: SQLITE_OPEN_READONLY, uri: true)
         SQLiteFunctions.register(on: connection)
         // Make SQLite read the schema now, so a damaged file fails here.
         do {

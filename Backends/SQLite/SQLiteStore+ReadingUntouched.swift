@@ -3,9 +3,9 @@ import CoreDataStoreKit
 
 extension SQLiteStore {
     /// A store option for this package's `coredata` tool, not Apple's: together with
-    /// `NSReadOnlyPersistentStoreOption`, the store's connection creates no file beside the database and
-    /// changes none (`SQLiteFileCheck.readOnlyURI(for:)`): immutable without a `-wal` file, reading the
-    /// `-shm` without writing it with one.
+    /// `NSReadOnlyPersistentStoreOption`, the store's connection is opened `immutable`, so no file beside the
+    /// database is created or changed (a WAL-mode database opened only read-only gets a `-wal` and a `-shm`).
+    /// The database must have no `-wal` file, whose rows an immutable connection would not read.
     ///
     /// Immutable means SQLite takes no locks and assumes nothing else writes the file while it is open, so
     /// the option suits a short inspection, not an app that shares a store with a writer (which is why
@@ -13,16 +13,15 @@ extension SQLiteStore {
     /// without touching it").
     package static let leavesFilesUntouchedOption = "CoreDataSQLiteLeavesFilesUntouched"
 
-    /// The read-only connection `leavesFilesUntouchedOption` asks for.
-    /// - Throws: 134080 when the database has a `-wal` file and no `-shm`, which SQLite cannot read
-    ///   without creating a `-shm`; SQLite's errors as 134180.
+    /// The read-only, immutable connection `leavesFilesUntouchedOption` asks for.
+    /// - Throws: 134080 when the database has a `-wal` file; SQLite's errors as 134180.
     static func untouchedConnection(path: String) throws -> SQLiteConnection {
         let url = URL(fileURLWithPath: path)
-        let (uri, untouched) = SQLiteFileCheck.readOnlyURI(for: url)
-        guard untouched else {
-            throw CoreDataError.openFailed(url, reason: "it has a write-ahead log (-wal) but no shared-memory file (-shm), "
-                                                + "and SQLite cannot read the log without creating one")
+        guard !FileManager.default.fileExists(atPath: path + "-wal") else {
+            throw CoreDataError.openFailed(url, reason: "it has a write-ahead log (-wal), which SQLite cannot read without "
+                                                + "creating or changing files beside it, so it cannot be opened untouched")
         }
-        return try SQLiteConnection(path: uri, flags: SQLITE_OPEN_READONLY, uri: true)
+        return try SQLiteConnection(path: url.standardizedFileURL.absoluteString + "?mode=ro&immutable=1",
+                                    flags: SQLITE_OPEN_READONLY, uri: true)
     }
 }

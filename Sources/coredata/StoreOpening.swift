@@ -6,10 +6,10 @@ import Foundation
 /// line or, for a SQLite store, the model cached in it.
 ///
 /// Guarantees: the store's type comes from its content (`StoreFileKind`); nothing beside the store is
-/// created and no file changes. A SQLite store is read through `SQLiteStore.leavesFilesUntouchedOption`
-/// (immutable without a `-wal` file, the `-shm` only read with one); a SQLite store with a `-wal` and no
-/// `-shm`, which SQLite cannot read without creating a `-shm`, is read from a temporary copy of the two
-/// files, removed by `Opened.close()`.
+/// created and no file changes. A SQLite store without a `-wal` file is read through an immutable connection
+/// (`SQLiteStore.leavesFilesUntouchedOption`); one with a `-wal`, whose rows SQLite reads only through a
+/// `-shm` it creates or writes, is read from a temporary copy of the database and its log, removed by
+/// `Opened.close()`.
 enum StoreOpening {
     /// An open store, and where its model came from.
     struct Opened {
@@ -62,12 +62,11 @@ enum StoreOpening {
     }
 
     /// Where the store can be read without touching anything beside it: the file itself, or, for a SQLite
-    /// store with a `-wal` and no `-shm`, a copy of both in a new temporary folder (returned too).
+    /// store with a `-wal`, a copy of the database and the log in a new temporary folder (returned too; the
+    /// copy gets its own `-shm`, rebuilt from the log).
     static func readableLocation(of url: URL, kind: StoreFileKind) throws -> (URL, URL?) {
         let files = FileManager.default
-        guard kind == .sqlite, files.fileExists(atPath: url.path + "-wal"), !files.fileExists(atPath: url.path + "-shm") else {
-            return (url, nil)
-        }
+        guard kind == .sqlite, files.fileExists(atPath: url.path + "-wal") else { return (url, nil) }
         let folder = files.temporaryDirectory.appendingPathComponent("coredata-read-\(UUID().uuidString)")
         let copy = folder.appendingPathComponent(url.lastPathComponent)
         do {
@@ -77,8 +76,8 @@ enum StoreOpening {
         } catch {
             try? files.removeItem(at: folder)
             throw CoreDataError.make(NSFileReadUnknownError,
-                                     "The store at \(url.path) has a write-ahead log (-wal) but no -shm file, which SQLite cannot read without "
-                                     + "creating one; copying the two to read them failed: \(error.localizedDescription)",
+                                     "The store at \(url.path) has a write-ahead log (-wal), which SQLite reads only through a -shm file it "
+                                     + "creates or changes, so the tool reads a copy; copying the two failed: \(error.localizedDescription)",
                                      userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error])
         }
         return (copy, folder)

@@ -53,8 +53,8 @@ import Testing
     static let surfJournal = "kodecocodes__cdt-materials__09-multiple-managed-object-contexts__projects__final__SurfJournal__SurfJournal__CoreDataSeed__SurfJournalModel.sqlite"
     static let surfJournalModel = "apple/models/kodecocodes__cdt-materials__09-multiple-managed-object-contexts__projects__final__SurfJournal__SurfJournal__SurfJournalModel.xcdatamodeld"
 
-    /// Apple's SurfJournal store keeps its 5,000 rows in its `-wal`: read with the `-shm` beside it (only
-    /// read), and without one (SQLite would create it, so the tool reads a temporary copy).
+    /// Apple's SurfJournal store keeps its 5,000 rows in its `-wal`, which SQLite reads only through a `-shm`
+    /// it creates or writes: the tool reads a temporary copy, whether the `-shm` is there or not.
     @Test(arguments: [true, false])
     func aStoreWhoseRowsAreInItsLogIsReadWithoutTouchingIt(withShm: Bool) throws {
         guard let root = ToolFixtures.root else { try Test.cancel("fixtures not found") }
