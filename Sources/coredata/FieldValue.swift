@@ -6,7 +6,7 @@ import Foundation
 /// text, binary data as its length and first bytes, transformable values as the JSON of their property
 /// list (other objects by their one-line description), to-one relationships as the destination's object ID
 /// and to-many ones as the destinations' IDs.
-indirect enum FieldValue: Equatable {
+indirect enum FieldValue {
     case null
     case bool(Bool)
     /// A number, as the JSON text that spells it (integers, decimals and doubles keep their digits).
@@ -17,17 +17,6 @@ indirect enum FieldValue: Equatable {
     case array([FieldValue])
     /// Members in order.
     case object([(String, FieldValue)])
-
-    static func == (a: FieldValue, b: FieldValue) -> Bool {
-        switch (a, b) {
-        case (.null, .null): return true
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.number(x), .number(y)), let (.string(x), .string(y)), let (.objectID(x), .objectID(y)): return x == y
-        case let (.array(x), .array(y)): return x == y
-        case let (.object(x), .object(y)): return x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
-        default: return false
-        }
-    }
 
     /// How many bytes of binary data are shown.
     static let dataPrefixLength = 16
