@@ -1,8 +1,8 @@
 /// The constants of the binary store format. `Docs/BinaryStoreFormat.md` describes the whole layout.
-enum BinaryStoreFormat {
+package enum BinaryStoreFormat {
     /// The first 8 bytes of every file: 0x89 "CDBIN" CR LF (a high byte and a line ending catch files mangled
     /// by text-mode transfers, as PNG's signature does).
-    static let magic: [UInt8] = [0x89, 0x43, 0x44, 0x42, 0x49, 0x4E, 0x0D, 0x0A]
+    package static let magic: [UInt8] = [0x89, 0x43, 0x44, 0x42, 0x49, 0x4E, 0x0D, 0x0A]
     /// The format version this library writes and the only one it reads.
     static let version: UInt16 = 1
     /// Bytes before the body: magic (8), version (2), flags (2), reserved (4), body length (8), store UUID (16).

@@ -152,7 +152,8 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
     /// Apple's triggers call, and secure delete off.
     static func openConnection(path: String, readOnly: Bool, options: [AnyHashable: Any], creating: Bool = false) throws -> SQLiteConnection {
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
-        let connection = try SQLiteConnection(path: path, flags: flags)
+        let connection = readOnly && storeOptionIsSet(options, leavesFilesUntouchedOption)
+            ? try untouchedConnection(path: path) : try SQLiteConnection(path: path, flags: flags)
         let timeout = (options[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue
             ?? (options[NSPersistentStoreTimeoutOption] as? Double) ?? 30
         if let handle = connection.handle { sqlite3_busy_timeout(handle, Int32(max(0, min(timeout, 86_400)) * 1000)) }

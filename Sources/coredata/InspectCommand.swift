@@ -8,11 +8,15 @@ enum InspectCommand: Command {
     static let usage = """
         usage: coredata inspect <store> [--model <model>] [--type sqlite|xml|binary]
 
-          <store>          a store file (read-only; never changed)
+          <store>          a SQLite, XML or binary store file, its type told by its content (not its name);
+                           read-only: nothing beside it is created and no file changes
           --model <model>  the model the store was saved with (.xcdatamodeld, .xcdatamodel, .momd, .mom); of a
-                           package, the version whose hashes the store records is used and named;
-                           optional for a SQLite store that caches its model (Apple's stores since about 2015)
-          --type <type>    the store type, when the file extension does not tell
+                           package, the version whose hashes the store records is used and named; optional for
+                           a SQLite store that caches its model (Apple's since about 2015, and this package's)
+          --type <type>    the store type the file must have (checked against its content)
+
+        Exit status: 0 success, 1 failure (no such file, a directory, not a store, a damaged store, a model
+        that does not match), 64 usage error (and when a model is needed and not given). See Docs/Tool.md.
         """
 
     static func run(_ arguments: [String]) throws {
@@ -24,16 +28,17 @@ enum InspectCommand: Command {
         let parsed = try ParsedArguments(arguments, valued: ["--model", "--type"])
         guard parsed.positional.count == 1, let store = parsed.positional.first else { throw UsageError("expected one store") }
         let opened = try StoreOpening.open(store: store, model: parsed.options["--model"], type: parsed.options["--type"])
+        defer { opened.close() }
         let (coordinator, persistentStore) = (opened.coordinator, opened.store)
         let metadata = coordinator.metadata(for: persistentStore)
         var lines = [
-            "store:  \(persistentStore.url?.path ?? store)",
+            "store:  \(opened.url.path)",
             "type:   \(persistentStore.type)",
             "uuid:   \(persistentStore.identifier ?? "")",
             "model:  \(opened.modelSource)",
         ]
         let other = metadata.keys.filter { ![NSStoreTypeKey, NSStoreUUIDKey, NSStoreModelVersionHashesKey].contains($0) }.sorted()
-        for key in other { lines.append("meta:   \(key) = \(metadata[key].map { "\($0)" } ?? "nil")") }
+        for key in other { lines.append("meta:   \(key) = \(metadata[key].map { FieldValue(propertyList: $0).cell(shortIDs: false) } ?? "nil")") }
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         lines.append("entities:")

@@ -2,62 +2,103 @@ import CoreData
 import CoreDataSQLite
 import Foundation
 
-/// Opens a store file for the tool, read-only, with a model given on the command line or, for a SQLite
-/// store, the model Apple's Core Data cached in it.
+/// Opens a store file for the tool, read-only and without touching it, with a model given on the command
+/// line or, for a SQLite store, the model cached in it.
+///
+/// Guarantees: the store's type comes from its content (`StoreFileKind`); nothing beside the store is
+/// created and no file changes. A SQLite store without a `-wal` file is read through an immutable connection
+/// (`SQLiteStore.leavesFilesUntouchedOption`); one with a `-wal`, whose rows SQLite reads only through a
+/// `-shm` it creates or writes, is read from a temporary copy of the database and its log, removed by
+/// `Opened.close()`.
 enum StoreOpening {
     /// An open store, and where its model came from.
     struct Opened {
         let coordinator: NSPersistentStoreCoordinator
         let store: NSPersistentStore
-        /// The model file's path, or "cached in the store".
+        /// The store file named on the command line.
+        let url: URL
+        let kind: StoreFileKind
+        /// The model file's path (and version), or "cached in the store".
         let modelSource: String
-    }
+        /// The folder of a temporary copy the store was opened from, if any.
+        let temporaryFolder: URL?
 
-    /// The store type for a file: `--type` when given, else from the extension (.sqlite, .xml, .binary).
-    static func storeType(for url: URL, given: String?) throws -> String {
-        if let given {
-            switch given.lowercased() {
-            case "sqlite": return NSSQLiteStoreType
-            case "xml": return NSXMLStoreType
-            case "binary": return NSBinaryStoreType
-            default: return given
-            }
-        }
-        switch url.pathExtension.lowercased() {
-        case "sqlite", "sqlite3", "db", "storedata": return NSSQLiteStoreType
-        case "xml", "crx": return NSXMLStoreType
-        case "binary", "bin": return NSBinaryStoreType
-        default: throw UsageError("cannot tell the store type of \(url.lastPathComponent); pass --type sqlite|xml|binary")
+        /// Closes the store and removes the temporary copy, if any.
+        func close() {
+            try? coordinator.remove(store)
+            if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
         }
     }
 
     /// A read-only coordinator on the store at `path`, with the model at `modelPath`; without one, a SQLite
     /// store's cached model (`Z_MODELCACHE`).
-    /// - Throws: a `UsageError` when no model is given and the store has none cached; the store's errors.
+    /// - Throws: a `UsageError` when no model is given and the store carries none, or `--type` is not a
+    ///   type; the errors of `StoreFileKind.detect(at:)`; 134000 when `--type` names another type than the
+    ///   content shows; the store's errors.
     static func open(store path: String, model modelPath: String?, type: String?) throws -> Opened {
         let url = URL(fileURLWithPath: path)
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw CoreDataError.make(NSFileReadNoSuchFileError, "There is no store file at \(url.path).")
+        let kind = try StoreFileKind.detect(at: url)
+        if let type {
+            let named = try StoreFileKind(typeOption: type)
+            guard named == kind else {
+                throw CoreDataError.make(NSPersistentStoreInvalidTypeError,
+                                         "The file at \(url.path) holds \(kind.name), not \(named.name) (--type \(type)).",
+                                         userInfo: [NSFilePathErrorKey: url.path])
+            }
         }
-        let storeType = try storeType(for: url, given: type)
-        let model: NSManagedObjectModel
-        let modelSource: String
+        let (readable, temporaryFolder) = try readableLocation(of: url, kind: kind)
+        do {
+            let (model, modelSource) = try model(for: readable, named: url, kind: kind, modelPath: modelPath)
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            var options: [String: Any] = [NSReadOnlyPersistentStoreOption: true]
+            if temporaryFolder == nil { options[SQLiteStore.leavesFilesUntouchedOption] = true }
+            let store = try coordinator.addPersistentStore(ofType: kind.storeType, configurationName: nil, at: readable, options: options)
+            return Opened(coordinator: coordinator, store: store, url: url, kind: kind, modelSource: modelSource,
+                          temporaryFolder: temporaryFolder)
+        } catch {
+            if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
+            throw error
+        }
+    }
+
+    /// Where the store can be read without touching anything beside it: the file itself, or, for a SQLite
+    /// store with a `-wal`, a copy of the database and the log in a new temporary folder (returned too; the
+    /// copy gets its own `-shm`, rebuilt from the log).
+    static func readableLocation(of url: URL, kind: StoreFileKind) throws -> (URL, URL?) {
+        let files = FileManager.default
+        guard kind == .sqlite, files.fileExists(atPath: url.path + "-wal") else { return (url, nil) }
+        let folder = files.temporaryDirectory.appendingPathComponent("coredata-read-\(UUID().uuidString)")
+        let copy = folder.appendingPathComponent(url.lastPathComponent)
+        do {
+            try files.createDirectory(at: folder, withIntermediateDirectories: true)
+            try files.copyItem(atPath: url.path, toPath: copy.path)
+            try files.copyItem(atPath: url.path + "-wal", toPath: copy.path + "-wal")
+        } catch {
+            try? files.removeItem(at: folder)
+            throw CoreDataError.make(NSFileReadUnknownError,
+                                     "The store at \(url.path) has a write-ahead log (-wal), which SQLite reads only through a -shm file it "
+                                     + "creates or changes, so the tool reads a copy; copying the two failed: \(error.localizedDescription)",
+                                     userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error])
+        }
+        return (copy, folder)
+    }
+
+    /// The model to open the store with, and how to describe it: the one at `modelPath`, else the model a
+    /// SQLite store caches. `readable` is where the store is read, `named` the path the user gave.
+    static func model(for readable: URL, named: URL, kind: StoreFileKind, modelPath: String?) throws -> (NSManagedObjectModel, String) {
         if let modelPath {
-            (model, modelSource) = try modelVersion(at: URL(fileURLWithPath: modelPath), for: url, storeType: storeType, path: modelPath)
-        } else {
-            guard storeType == NSSQLiteStoreType else {
-                throw UsageError("--model is required for a \(storeType) store (only SQLite stores can hold a cached model)")
-            }
-            guard let cached = try SQLiteStore.cachedModel(at: url) else {
-                throw UsageError("\(url.lastPathComponent) has no cached model (its Z_MODELCACHE table is missing or empty); pass --model")
-            }
-            model = cached
-            modelSource = "cached in the store"
+            return try modelVersion(at: URL(fileURLWithPath: modelPath), for: readable, storeType: kind.storeType, path: modelPath)
         }
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url,
-                                                       options: [NSReadOnlyPersistentStoreOption: true])
-        return Opened(coordinator: coordinator, store: store, modelSource: modelSource)
+        guard kind == .sqlite else {
+            throw UsageError("\(named.lastPathComponent) is \(kind.name), which does not carry its model; "
+                             + "pass --model with the .xcdatamodeld, .xcdatamodel, .momd or .mom it was saved with")
+        }
+        guard let cached = try SQLiteStore.cachedModel(at: readable) else {
+            throw UsageError("\(named.lastPathComponent) has no cached model: its Z_MODELCACHE table is missing (stores Apple's Core Data "
+                             + "wrote before about 2015) or empty (this package leaves it empty for models its .mom writer refuses: "
+                             + "derived attributes, predicates with aggregates, subqueries or functions); pass --model")
+        }
+        return (cached, "cached in the store")
     }
 
     /// The model at `modelURL` to open the store at `storeURL` with, and how to describe it. For a versioned

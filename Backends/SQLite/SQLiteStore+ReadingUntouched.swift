@@ -1,0 +1,27 @@
+import CSQLite
+import CoreDataStoreKit
+
+extension SQLiteStore {
+    /// A store option for this package's `coredata` tool, not Apple's: together with
+    /// `NSReadOnlyPersistentStoreOption`, the store's connection is opened `immutable`, so no file beside the
+    /// database is created or changed (a WAL-mode database opened only read-only gets a `-wal` and a `-shm`).
+    /// The database must have no `-wal` file, whose rows an immutable connection would not read.
+    ///
+    /// Immutable means SQLite takes no locks and assumes nothing else writes the file while it is open, so
+    /// the option suits a short inspection, not an app that shares a store with a writer (which is why
+    /// `NSReadOnlyPersistentStoreOption` alone does not do this; see Decisions.md, "Reading a store
+    /// without touching it").
+    package static let leavesFilesUntouchedOption = "CoreDataSQLiteLeavesFilesUntouched"
+
+    /// The read-only, immutable connection `leavesFilesUntouchedOption` asks for.
+    /// - Throws: 134080 when the database has a `-wal` file; SQLite's errors as 134180.
+    static func untouchedConnection(path: String) throws -> SQLiteConnection {
+        let url = URL(fileURLWithPath: path)
+        guard !FileManager.default.fileExists(atPath: path + "-wal") else {
+            throw CoreDataError.openFailed(url, reason: "it has a write-ahead log (-wal), which SQLite cannot read without "
+                                                + "creating or changing files beside it, so it cannot be opened untouched")
+        }
+        return try SQLiteConnection(path: url.standardizedFileURL.absoluteString + "?mode=ro&immutable=1",
+                                    flags: SQLITE_OPEN_READONLY, uri: true)
+    }
+}
