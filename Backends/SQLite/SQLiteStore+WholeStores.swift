@@ -63,3 +63,18 @@ extension SQLiteStore: StoreFileMoving, StoreReplacing {
         }
     }
 }
+
+/// Store metadata written without opening the store.
+extension SQLiteStore: StoreMetadataWriting {
+    /// Replaces the store's `Z_METADATA` row in one transaction, after the same checks an open makes of the
+    /// file (`metadataForStore(at:options:)`).
+    public static func setMetadata(_ metadata: [String: Any]?, forStoreAt url: URL, options: [AnyHashable: Any]?) throws {
+        let current = try metadataForStore(at: url, options: options)
+        var written = metadata ?? [:]
+        written[NSStoreUUIDKey] = written[NSStoreUUIDKey] ?? current[NSStoreUUIDKey]
+        written[NSStoreTypeKey] = written[NSStoreTypeKey] ?? current[NSStoreTypeKey] ?? NSSQLiteStoreType
+        let connection = try openConnection(path: url.path, readOnly: false, options: options ?? [:])
+        defer { connection.close() }
+        try connection.transaction { try writeMetadata(written, on: connection) }
+    }
+}

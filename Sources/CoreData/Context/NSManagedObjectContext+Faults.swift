@@ -5,7 +5,7 @@
 /// - A fault fires on first access to a property (and on `existingObject(with:)`), and calls `awakeFromFetch`
 ///   once its values are in place.
 /// - A snapshot fault fills from the values its fetch read, without a store call: a fault of a default fetch
-///   reads as the object read at the fetch would have.
+///   reads as the object read at the fetch would have; with `stalenessInterval` 0 it reads its store instead.
 /// - A batch fault fills every fault still waiting for its batch with one `rows(for:in:)` call.
 /// - A fault whose row is gone, or whose store cannot be read, stays empty and, with
 ///   `shouldDeleteInaccessibleFaults` (the default), reports `isDeleted`; `existingObject(with:)` throws.
@@ -36,6 +36,8 @@ extension NSManagedObjectContext {
     /// store's error when the store cannot be read.
     func fulfillFaultThrowing(_ object: NSManagedObject) throws {
         switch object.faultState {
+        case .snapshot where stalenessInterval == 0:
+            object.dropSnapshot()  // no staleness accepted: read the store
         case .snapshot:
             fill(object, values: object.committed ?? [], version: object.version)
             object.awakeFromFetchWithoutRecording()

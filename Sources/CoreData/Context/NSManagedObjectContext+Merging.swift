@@ -81,6 +81,7 @@ extension NSManagedObjectContext {
         for id in inserted where !id.isTemporaryID && registered[id.identity] == nil {
             notePending(object(with: id), .inserted)
         }
+        postObjectIDs(Self.didMergeChangesObjectIDsNotification, inserted: inserted.filter { !$0.isTemporaryID }, updated: updated, deleted: deleted)
     }
 
     /// Removes deleted objects from the relationships of the context's loaded objects, as their store already

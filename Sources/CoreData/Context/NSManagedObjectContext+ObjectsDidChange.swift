@@ -26,15 +26,25 @@ extension NSManagedObjectContext {
     /// Apple's Swift name of `NSManagedObjectContextWillSave`.
     public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
 
-    /// userInfo keys of the context notifications, with Apple's values (the object-ID keys of Apple's enum are
-    /// absent: no notification here carries them).
+    /// userInfo keys of the context notifications, with Apple's values. The object keys are those of the
+    /// objects-did-change and did-save notifications; the object-ID keys those of
+    /// `didSaveObjectIDsNotification` and `didMergeChangesObjectIDsNotification` (and of history transactions'
+    /// and remote-change notifications); `sourceContext` names the context that saved. `queryGeneration` is
+    /// never set: query generations are not supported (see `setQueryGenerationFrom(_:)`).
     public enum NotificationKey: String, Sendable {
+        case sourceContext = "managedObjectContext"
+        case queryGeneration = "newQueryGeneration"
         case insertedObjects = "inserted"
         case updatedObjects = "updated"
         case deletedObjects = "deleted"
         case refreshedObjects = "refreshed"
         case invalidatedObjects = "invalidated"
         case invalidatedAllObjects = "invalidatedAll"
+        case insertedObjectIDs = "inserted_objectIDs"
+        case updatedObjectIDs = "updated_objectIDs"
+        case deletedObjectIDs = "deleted_objectIDs"
+        case refreshedObjectIDs = "refreshed_objectIDs"
+        case invalidatedObjectIDs = "invalidated_objectIDs"
     }
 
     // MARK: Recording

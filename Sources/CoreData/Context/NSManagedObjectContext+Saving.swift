@@ -298,6 +298,8 @@ extension NSManagedObjectContext {
             NSUpdatedObjectsKey: Set(updated),
             NSDeletedObjectsKey: Set(deleted),
         ])
+        postObjectIDs(Self.didSaveObjectIDsNotification, inserted: inserted.map(\.objectID), updated: updated.map(\.objectID),
+                      deleted: deleted.map(\.objectID))
     }
 }
 

@@ -47,6 +47,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether a fault whose object is gone from its store becomes an empty object that reports `isDeleted`
     /// when it is first accessed (otherwise it stays empty without being marked).
     open var shouldDeleteInaccessibleFaults: Bool = true
+    /// How old the values a fetch read may be when a fault fills from them, in seconds. Negative (the default,
+    /// as Apple's): any age, so a fault fills from the row its fetch read. Zero: none, so a fault reads its
+    /// store when it fires. A positive interval is treated as any age: fetched rows carry no time here.
+    open var stalenessInterval: TimeInterval = -1
     /// Free-form information.
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
 

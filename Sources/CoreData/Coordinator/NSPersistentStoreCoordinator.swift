@@ -155,6 +155,20 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         try StoreRegistry.shared.backendType(for: storeType).metadataForStore(at: url, options: options)
     }
 
+    /// Replaces the metadata of the store file at `url` without adding it, as the store type writes it
+    /// (`NSStoreUUIDKey` and `NSStoreTypeKey` keep the file's values when `metadata` lacks them).
+    /// - Throws: 134000 for an unregistered type or a file of another type, 260 when there is no file, 134091
+    ///   for a store type that cannot write metadata without being added (the XML, binary and in-memory
+    ///   stores: add the store and use `setMetadata(_:for:)` with a save instead).
+    open class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreOfType storeType: String, at url: URL,
+                                options: [AnyHashable: Any]? = nil) throws {
+        let backend = try StoreRegistry.shared.backendType(for: storeType)
+        guard let writer = backend as? StoreMetadataWriting.Type else {
+            throw CoreDataError.unsupported("setting the metadata of a \(storeType) store without adding it; add the store, call setMetadata(_:for:) and save")
+        }
+        try writer.setMetadata(metadata, forStoreAt: url, options: options)
+    }
+
     // MARK: Object IDs
 
     /// The object ID a URI from `NSManagedObjectID.uriRepresentation()` names, or nil when no added store,
