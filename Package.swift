@@ -40,9 +40,14 @@ let package = Package(
                 exclude: ["Shelf.xcdatamodeld"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
         .executableTarget(name: "XcodeGeneratedClassesCheck", dependencies: ["XcodeGeneratedClasses", "CoreData"],
                           path: "Examples/XcodeGeneratedClassesCheck"),
+        // Apple-style app code, unchanged but for `@objc(…)`: Xcode's template stack, a container subclass, a merge
+        // policy subclass, a history reader, batch deletes and backups (issue 14's corpus).
+        .target(name: "AppleStyleJournal", dependencies: ["CoreData"], path: "Examples/AppleStyleJournal",
+                exclude: ["Journal.xcdatamodeld"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
         .target(name: "StoreTestSupport", dependencies: ["CoreData"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "GeneratedModelTests", dependencies: ["GeneratedModelExample", "CoreData"]),
         .testTarget(name: "XcodeGeneratedClassTests", dependencies: ["XcodeGeneratedClasses", "CoreData"]),
+        .testTarget(name: "AppleStyleJournalTests", dependencies: ["AppleStyleJournal", "CoreData"]),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit", "StoreTestSupport"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"],
                     resources: [.copy("Resources/Model.xcdatamodeld"), .copy("Resources/MustC.xcdatamodeld")]),

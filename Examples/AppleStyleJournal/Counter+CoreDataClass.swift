@@ -1,0 +1,15 @@
+//
+//  Counter+CoreDataClass.swift
+//  Journal
+//
+//  As Xcode's "Create NSManagedObject Subclass…" writes it, but for the `@objc(Counter)` attribute, which only
+//  Objective-C has.
+//
+
+import Foundation
+import CoreData
+
+
+public class Counter: NSManagedObject {
+
+}
