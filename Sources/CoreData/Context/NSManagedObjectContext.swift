@@ -303,6 +303,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         insertionOrder = []
         temporaryIDIndex = [:]
         formerTemporaryIDs = [:]
+        assignedStores = [:]  // the objects are gone: their addresses must not name stores
     }
 
     /// Turns an object into a fault, or with `mergeChanges` reloads its saved values under its unsaved changes.
