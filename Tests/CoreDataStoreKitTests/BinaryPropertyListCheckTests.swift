@@ -69,3 +69,29 @@ import StoreTestSupport
         #expect(refused > 0)
     }
 }
+
+/// Keyed archives (model files, transformable values) hold UIDs: accepted when asked for, and damaged archives
+/// are refused before Foundation sees them, whatever the damage.
+@Suite struct KeyedArchiveCheckTests {
+    static func archive() throws -> Data {
+        try NSKeyedArchiver.archivedData(withRootObject: ["name": "value", "list": [1, 2, 3]] as NSDictionary, requiringSecureCoding: true)
+    }
+
+    @Test func archivesAreWellFormedOnlyWhenUIDsAreAllowed() throws {
+        let data = try Self.archive()
+        #expect(BinaryPropertyListCheck.isWellFormed(data, allowingUIDs: true))
+        #expect(!BinaryPropertyListCheck.isWellFormed(data), "store metadata never holds UIDs")
+    }
+
+    @Test func damagedArchivesNeverReachFoundationUnchecked() throws {
+        let data = try Self.archive()
+        var random = SplitMix64(seed: 31)
+        let transformer = NSSecureUnarchiveFromDataTransformer()
+        for _ in 0..<fuzzIterations(normal: 2_000) {
+            let damaged = mutate(data, &random)
+            // Either refused by the check, or decoded by Foundation (which then must not crash).
+            _ = BinaryPropertyListCheck.propertyList(from: damaged, allowingUIDs: true)
+            _ = transformer.transformedValue(damaged)
+        }
+    }
+}

@@ -10,7 +10,7 @@ enum CompiledModelFormat {
     /// Whether `data` starts like this format (a binary plist whose root names it); cheap, for sniffing.
     static func isCompiledModel(_ data: Data) -> Bool {
         guard data.starts(with: Array("bplist".utf8)),
-              let root = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any]
+              let root = BinaryPropertyListCheck.propertyList(from: data) as? [String: Any]
         else { return false }
         return root["format"] as? String == formatName
     }
@@ -145,7 +145,7 @@ enum CompiledModelFormat {
         func fail(_ entity: String?, _ property: String?, _ reason: String) -> NSError {
             CoreDataError.invalidModelFile(.init(file: file, entity: entity, property: property), reason: reason)
         }
-        guard let root = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any],
+        guard let root = BinaryPropertyListCheck.propertyList(from: data) as? [String: Any],
               root["format"] as? String == formatName else { throw fail(nil, nil, "not a compiled model of this package") }
         guard let version = root["schemaVersion"] as? Int, version <= schemaVersion else {
             throw CoreDataError.unsupportedModelFormat(.init(file: file), reason: "compiled model schema \(root["schemaVersion"] ?? "?") is newer than \(schemaVersion)")

@@ -14,8 +14,13 @@ struct KeyedArchive {
     /// The index of the root object.
     let rootIndex: Int
 
-    /// - Throws: a description of what is wrong when `data` is not a keyed archive.
+    /// - Throws: a description of what is wrong when `data` is not a keyed archive. A binary property list is
+    ///   checked (`BinaryPropertyListCheck`) before Foundation decodes it, since Foundation can crash on
+    ///   damaged ones.
     init(data: Data) throws {
+        if data.starts(with: Array("bplist00".utf8)), !BinaryPropertyListCheck.isWellFormed(data, allowingUIDs: true) {
+            throw ArchiveError("a damaged binary property list")
+        }
         let plist: Any
         do { plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) } catch {
             throw ArchiveError("not a property list (\(error.localizedDescription))")

@@ -29,7 +29,7 @@ public enum MappingModelArchiveReader {
     /// - Throws: 259 naming the file for bytes that are not such an archive.
     public static func expressionFormat(archivedExpression data: Data, file: URL) throws -> String? {
         // Xcode archives a cleared expression as an archive whose root is `$null` and whose only object it is.
-        if let top = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any],
+        if let top = BinaryPropertyListCheck.propertyList(from: data, allowingUIDs: true) as? [String: Any],
            let objects = top["$objects"] as? [Any], objects.count == 1 {
             return nil
         }

@@ -95,7 +95,7 @@ enum ModelPackageVersions {
     ///   not a non-empty string (or absent while `required`).
     private static func plistString(_ file: URL, key: String, required: Bool) throws -> String? {
         guard let data = try? Data(contentsOf: file),
-              let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any]
+              let plist = BinaryPropertyListCheck.propertyList(from: data) as? [String: Any]
         else { throw CoreDataError.invalidModelFile(.init(file: file), reason: "not a readable property list") }
         guard let raw = plist[key] else {
             if required { throw CoreDataError.invalidModelFile(.init(file: file), reason: "no \(key)") }

@@ -6,25 +6,38 @@ import Foundation
 /// set) on damaged binary property lists, so a store never hands it bytes read from a file without this
 /// check: the trailer's sizes and offsets are in range, every object reachable from the top lies inside the
 /// object area with a known marker and references objects that exist, dictionary keys are strings, no
-/// container contains itself, nesting is bounded, and sets, ordered sets and UIDs (which store metadata
-/// never holds) are refused. An addition of this package, not Apple API.
+/// container contains itself, nesting is bounded, and sets and ordered sets are refused. UIDs (which store
+/// metadata never holds, and keyed archives are made of) are accepted only when asked for. An addition of this
+/// package, not Apple API.
 public enum BinaryPropertyListCheck {
     /// Deepest nesting accepted (metadata is a few levels deep).
     static let maximumDepth = 64
 
-    /// Whether `data` is a well-formed binary property list that Foundation can decode safely.
-    public static func isWellFormed(_ data: Data) -> Bool {
-        var reader = Reader(bytes: [UInt8](data))
+    /// Whether `data` is a well-formed binary property list that Foundation can decode safely. With
+    /// `allowingUIDs`, UID objects (the references of an `NSKeyedArchiver` archive) are accepted too.
+    public static func isWellFormed(_ data: Data, allowingUIDs: Bool = false) -> Bool {
+        var reader = Reader(bytes: [UInt8](data), allowsUIDs: allowingUIDs)
         return reader.check()
+    }
+
+    /// Foundation's decoding of a property list read from a file, after this check when it is a binary one;
+    /// nil when either refuses it.
+    public static func propertyList(from data: Data, allowingUIDs: Bool = false) -> Any? {
+        if data.starts(with: Array("bplist".utf8)), !isWellFormed(data, allowingUIDs: allowingUIDs) { return nil }
+        return try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)
     }
 
     private struct Reader {
         let bytes: [UInt8]
+        let allowsUIDs: Bool
         var offsetSize = 0, referenceSize = 0, objectCount = 0, offsetTable = 0
         var done: Set<Int> = []
         var inProgress: Set<Int> = []
 
-        init(bytes: [UInt8]) { self.bytes = bytes }
+        init(bytes: [UInt8], allowsUIDs: Bool) {
+            self.bytes = bytes
+            self.allowsUIDs = allowsUIDs
+        }
 
         /// The big-endian unsigned number of `size` bytes at `at`, or nil past the end or over `Int.max`.
         func number(at: Int, size: Int) -> Int? {
@@ -83,6 +96,8 @@ public enum BinaryPropertyListCheck {
                 guard let (count, contents) = count(at: at), fits(contents, count) else { return false }
             case 0x6:
                 guard let (count, contents) = count(at: at), count <= Int.max / 2, fits(contents, count * 2) else { return false }
+            case 0x8:
+                guard allowsUIDs, low < 8, fits(at + 1, low + 1) else { return false }
             case 0xA, 0xD:
                 guard let (count, contents) = count(at: at) else { return false }
                 guard count <= Int.max / 2 / referenceSize else { return false }

@@ -86,9 +86,11 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
     open override class func allowsReverseTransformation() -> Bool { true }
 
     /// The object archived in `value` (Data), or nil when it is not a keyed archive whose objects are all of
-    /// `allowedTopLevelClasses` (secure decoding: no other class named in a file is ever instantiated).
+    /// `allowedTopLevelClasses` (secure decoding: no other class named in a file is ever instantiated). A
+    /// damaged binary archive is nil too: it is checked before Foundation, which can crash on one, reads it.
     open override func transformedValue(_ value: Any?) -> Any? {
         guard let data = value as? Data else { return nil }
+        if data.starts(with: Array("bplist".utf8)), !BinaryPropertyListCheck.isWellFormed(data, allowingUIDs: true) { return nil }
         return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: type(of: self).allowedTopLevelClasses, from: data)
     }
 
