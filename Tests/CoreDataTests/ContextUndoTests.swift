@@ -315,6 +315,29 @@ private final class ObjectsDidChangeLog: @unchecked Sendable {
         }
     }
 
+    @Test func theViewContextsChangesOnTheMainQueueAreOneGroupPerEvent() async throws {
+        let container = NSPersistentContainer(name: "Library", managedObjectModel: libraryModel())
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))]
+        container.persistentStoreDescriptions[0].type = NSInMemoryStoreType
+        container.loadPersistentStores { _, error in #expect(error == nil) }
+        let view = container.viewContext
+        await MainActor.run {
+            view.undoManager = UndoManager()
+            Author(context: view).name = "Ann"
+        }
+        await MainActor.run {
+            #expect(view.undoManager?.groupingLevel == 0, "the event ended: its changes were registered and its group closed")
+            let bea = Author(context: view)
+            bea.name = "Bea"
+            bea.age = 20
+        }
+        await MainActor.run {
+            #expect(view.undoManager?.undoCount == 2)
+            view.undo()
+            #expect(view.insertedObjects.compactMap { ($0 as? Author)?.name } == ["Ann"])
+        }
+    }
+
     @Test func rollbackAndResetClearTheUndoStack() throws {
         let store = try UndoTestStore(.inMemory)
         let context = store.contextWithUndo()
