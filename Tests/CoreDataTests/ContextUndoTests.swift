@@ -239,6 +239,61 @@ private final class ObjectsDidChangeLog: @unchecked Sendable {
     }
 
     @Test(arguments: UndoTestStore.Kind.allCases)
+    func undoingAReorderOfAnOrderedRelationshipRestoresTheOrder(_ kind: UndoTestStore.Kind) throws {
+        let store = try UndoTestStore(kind)
+        let context = store.contextWithUndo()
+        let (author, first, second) = try context.performAndWait {
+            let author = Author(context: context)
+            author.name = "Ann"
+            let first = Draft(context: context), second = Draft(context: context)
+            first.text = "first"
+            second.text = "second"
+            author.drafts = [first, second]
+            try context.save()
+            return (author, first, second)
+        }
+        context.performAndWait { author.drafts = [second, first] }
+        try context.performAndWait {
+            context.undo()
+            #expect(author.drafts.map(\.text) == ["first", "second"])
+            #expect(!context.hasChanges)
+            context.redo()
+            #expect(author.drafts.map(\.text) == ["second", "first"])
+            try context.save()
+        }
+        let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        if kind == .sqlite {
+            let reopened = NSPersistentStoreCoordinator(managedObjectModel: libraryModel())
+            try reopened.addPersistentStore(type: .sqlite, at: store.url)
+            reader.persistentStoreCoordinator = reopened
+        } else {
+            reader.persistentStoreCoordinator = store.coordinator
+        }
+        let texts = try reader.performAndWait {
+            try reader.fetch(NSFetchRequest<Author>(entityName: "Author")).first?.drafts.map { $0.text ?? "" }
+        }
+        #expect(texts == ["second", "first"])
+    }
+
+    @Test func aValueSetAndSetBackRegistersNothing() throws {
+        let store = try UndoTestStore(.inMemory)
+        let context = store.contextWithUndo()
+        let author = try context.performAndWait {
+            let author = Author(context: context)
+            author.name = "Ann"
+            try context.save()
+            context.undoManager?.removeAllActions()
+            return author
+        }
+        context.performAndWait {
+            author.name = "Bea"
+            author.name = "Ann"
+            context.processPendingChanges()
+            #expect(context.undoManager?.canUndo == false)
+        }
+    }
+
+    @Test(arguments: UndoTestStore.Kind.allCases)
     func undoAfterASaveChangesTheObjectAgainAndSavingWritesIt(_ kind: UndoTestStore.Kind) throws {
         let store = try UndoTestStore(kind)
         let context = store.contextWithUndo()
