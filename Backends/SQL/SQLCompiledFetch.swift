@@ -35,14 +35,18 @@ public struct SQLCompiledFetch {
         let compiler = SQLPredicateCompiler(schema: schema)
         let scope = SQLPredicateCompiler.Scope(alias: "t0", entity: entity)
         var conditions: [String] = []
-        let descendants = SQLSchema.hierarchy(of: entity).count - 1
-        if !(entity.superentity == nil && (descendants == 0 || request.includesSubentities)) {
-            let first = compiler.bind(.integer(Int64(entity.entityNumber)), type: .integer64AttributeType)
-            if request.includesSubentities && descendants > 0 {
-                let last = compiler.bind(.integer(Int64(entity.entityNumber) + Int64(descendants)), type: .integer64AttributeType)
-                conditions.append("t0.Z_ENT BETWEEN \(first) AND \(last)")
+        let numbers = request.includesSubentities ? schema.storedNumbers(ofHierarchy: entity) : [schema.storedNumber(of: entity)]
+        if !(entity.superentity == nil && (entity.subentities.isEmpty || request.includesSubentities)),
+           let first = numbers.first, let last = numbers.last {
+            // The store's numbers: a hierarchy numbered in pre-order is one range; one renumbered otherwise is a list.
+            if numbers.count == 1 {
+                conditions.append("t0.Z_ENT = \(compiler.bind(.integer(first), type: .integer64AttributeType))")
+            } else if last - first == Int64(numbers.count - 1) {
+                let low = compiler.bind(.integer(first), type: .integer64AttributeType)
+                conditions.append("t0.Z_ENT BETWEEN \(low) AND \(compiler.bind(.integer(last), type: .integer64AttributeType))")
             } else {
-                conditions.append("t0.Z_ENT = \(first)")
+                let list = numbers.map { compiler.bind(.integer($0), type: .integer64AttributeType) }
+                conditions.append("t0.Z_ENT IN (\(list.joined(separator: ", ")))")
             }
         }
         var residual: [PredicateNode] = []

@@ -213,7 +213,7 @@ public struct SQLMigrationPlan {
     /// The old column that holds a property's values: its old name's column, else its current name's.
     ///
     /// Sibling subentities with a property of the same name share a table through numbered columns
-    /// (`ZTITLE1`, `ZTITLE2`, …) whose numbers depend on the whole hierarchy; without the old model there is no
+    /// (`ZTITLE`, `ZTITLE1`, …) whose numbers depend on the whole hierarchy; without the old model there is no
     /// telling which old column was whose, so such properties are refused (134190) rather than guessed.
     private func sourceColumn(for property: NSPropertyDescription, entity: NSEntityDescription, newColumn: String, in table: String) throws -> String? {
         // The old model's placement is used when the file has that column; a file that names it otherwise

@@ -4,11 +4,14 @@ import CoreDataStoreKit
 /// per stored property, join tables for many-to-many and inverse-less to-many relationships, and the
 /// indexes Apple creates.
 ///
-/// Built once per store from the model, and deterministic: the same model and dialect always give the same
-/// tables, columns (names, types, order) and indexes. With `SQLiteDialect` that is what Apple's Core Data
-/// writes for the model (`../shared/fixtures/APPLE_FORMATS.md`); another dialect changes only the type
-/// names and index collations (`SQLDialect.columnType(of:)`, `keyColumnType`, `primaryKeyColumnType`,
-/// `indexKey(_:type:ascending:)`), never a name or the column order. Identifiers are written by `quote(_:)`.
+/// Built once per store. For a new store every name and entity number is derived from the model, and
+/// deterministically: the same model and dialect always give the same tables, columns (names, types, order)
+/// and indexes. With `SQLiteDialect` that is what Apple's Core Data writes for the model
+/// (`../shared/fixtures/APPLE_FORMATS.md`); another dialect changes only the type names and index collations
+/// (`SQLDialect.columnType(of:)`, `keyColumnType`, `primaryKeyColumnType`, `indexKey(_:type:ascending:)`),
+/// never a name or the column order. For an existing store (`stored`), entity numbers come from its
+/// `Z_PRIMARYKEY` and table, column and join-table names from its tables (`SQLSchema+StoredNames.swift`);
+/// what cannot be mapped is listed in `unmappedNames`. Identifiers are written by `quote(_:)`.
 public final class SQLSchema {
     /// One column of an entity table, after `Z_PK`, `Z_ENT`, `Z_OPT`.
     public struct Column {
@@ -18,6 +21,8 @@ public final class SQLSchema {
         public internal(set) var type: String
         /// Apple's column-order group: integers, then timestamps/floats/decimals, then text, then blobs.
         public internal(set) var rank: Int
+        /// What the column holds, for messages (`attribute title of Book`).
+        public internal(set) var purpose: String = ""
     }
 
     /// How a to-many relationship is stored.
@@ -31,19 +36,19 @@ public final class SQLSchema {
     /// A many-to-many (or inverse-less to-many) join table.
     public final class JoinTable {
         /// The table's name, unquoted (`Z_<n><REL>`).
-        public let name: String
+        public internal(set) var name: String
         /// The relationship the table is named after (source entity with the lower `Z_ENT`).
         public let relationship: NSRelationshipDescription
         /// `relationship`'s inverse (a to-many), or nil when it has none.
         public let inverse: NSRelationshipDescription?
         /// Holds the keys of `relationship`'s source objects.
-        public let sourceColumn: String
+        public internal(set) var sourceColumn: String
         /// Holds the keys of `relationship`'s destination objects.
-        public let destinationColumn: String
+        public internal(set) var destinationColumn: String
         /// Order of destinations within a source, when `relationship` is ordered.
-        public let destinationOrderColumn: String?
+        public internal(set) var destinationOrderColumn: String?
         /// Order of sources within a destination, when the inverse is ordered.
-        public let sourceOrderColumn: String?
+        public internal(set) var sourceOrderColumn: String?
 
         init(name: String, relationship: NSRelationshipDescription, inverse: NSRelationshipDescription?, sourceColumn: String,
              destinationColumn: String, destinationOrderColumn: String?, sourceOrderColumn: String?) {
@@ -76,8 +81,8 @@ public final class SQLSchema {
     public final class Table {
         /// The root entity of the hierarchy whose rows the table holds.
         public let root: NSEntityDescription
-        /// The table's name, unquoted (`Z` + the root entity's uppercased name).
-        public let name: String
+        /// The table's name, unquoted (`Z` + the root entity's uppercased name, or the store's own name).
+        public internal(set) var name: String
         /// The columns after `Z_PK`, `Z_ENT`, `Z_OPT`, in Apple's order.
         public internal(set) var columns: [Column] = []
         /// Column index (into `columns`) of each stored attribute and to-one relationship.
@@ -120,20 +125,88 @@ public final class SQLSchema {
     /// Join tables, in the order they are created.
     public private(set) var joinTables: [JoinTable] = []
     private var toMany: [ObjectIdentifier: ToManyStorage] = [:]
+    /// The existing store's names, when the schema was built for one.
+    public let stored: SQLStoredSchema?
+    /// Each entity's `Z_ENT` in the store: the model's `entityNumber` for a new store, the number in the
+    /// file's `Z_PRIMARYKEY` for an existing one.
+    private var storedNumbers: [ObjectIdentifier: Int64] = [:]
+    /// The inverse of `storedNumbers`: model entity numbers by the store's `Z_ENT`.
+    private var modelNumbers: [Int64: Int32] = [:]
+    /// For an existing store: what the model needs that the file does not have under any name the rules
+    /// allow (a table, column or join table), each as a phrase naming it; empty for a new store.
+    public internal(set) var unmappedNames: [String] = []
 
-    /// Builds the schema of `entities` (a configuration's, or the whole model), spelled in `dialect`.
-    public init(model: NSManagedObjectModel, entities: [NSEntityDescription], dialect: any SQLDialect) {
+    /// Builds the schema of `entities` (a configuration's, or the whole model), spelled in `dialect`: derived
+    /// from the model when `stored` is nil (a new store), else mapped onto the existing store's names and
+    /// entity numbers (see `SQLStoredSchema`).
+    public init(model: NSManagedObjectModel, entities: [NSEntityDescription], dialect: any SQLDialect, stored: SQLStoredSchema? = nil) {
         self.model = model
         self.dialect = dialect
+        self.stored = stored
+        numberEntities()
         let wanted = Set(entities.map { ObjectIdentifier($0.rootEntity) })
-        for entity in model.entitiesInStoreOrder where entity.superentity == nil && wanted.contains(ObjectIdentifier(entity)) {
+        let roots = model.entitiesInStoreOrder.filter { $0.superentity == nil && wanted.contains(ObjectIdentifier($0)) }
+        for entity in roots.sorted(by: { storedNumber(of: $0) < storedNumber(of: $1) }) {
             let table = Table(root: entity)
             tables[ObjectIdentifier(entity)] = table
             orderedTables.append(table)
         }
         for table in orderedTables { buildColumns(table) }
         buildJoinTables()
+        if let stored { adoptStoredNames(stored) }
+        registerJoinTables()
         for table in orderedTables { buildIndexes(table) }
+    }
+
+    /// The entity's `Z_ENT` in the store (see `storedNumbers`).
+    public func storedNumber(of entity: NSEntityDescription) -> Int64 {
+        storedNumbers[ObjectIdentifier(entity)] ?? Int64(entity.entityNumber)
+    }
+
+    /// The model's `entityNumber` of the entity the store numbers `number`, or 0 (no entity) when the store
+    /// has no such entity or the model lacks it. Keys handed to the coordinator carry model numbers.
+    public func modelNumber(forStored number: Int64) -> Int32 { modelNumbers[number] ?? 0 }
+
+    /// The store's `Z_ENT` of the entity the model numbers `number` (a key's `entityNumber`).
+    public func storedNumber(forModel number: Int32) -> Int64 {
+        model.entity(withNumber: number).map { storedNumber(of: $0) } ?? Int64(number)
+    }
+
+    /// The `Z_ENT` numbers of an entity and its subentities in the store, ascending.
+    public func storedNumbers(ofHierarchy entity: NSEntityDescription) -> [Int64] {
+        Self.hierarchy(of: entity).map { storedNumber(of: $0) }.sorted()
+    }
+
+    /// The entities of a hierarchy, root first, in the store's `Z_ENT` (pre-)order.
+    func storedHierarchy(of root: NSEntityDescription) -> [NSEntityDescription] {
+        var result = [root]
+        for sub in root.subentities.sorted(by: { storedNumber(of: $0) < storedNumber(of: $1) }) { result += storedHierarchy(of: sub) }
+        return result
+    }
+
+    /// Numbers every entity as the store does: the model's numbers for a new store; for an existing one its
+    /// `Z_PRIMARYKEY` row's (found by name, or renaming identifier), and numbers past the file's largest for
+    /// entities it lacks (such a store fails `SQLiteSchemaCheck`, but the numbers stay distinct).
+    private func numberEntities() {
+        let entities = model.entitiesInStoreOrder
+        guard let stored else {
+            for entity in entities { storedNumbers[ObjectIdentifier(entity)] = Int64(entity.entityNumber) }
+            modelNumbers = Dictionary(entities.map { (Int64($0.entityNumber), $0.entityNumber) }, uniquingKeysWith: { first, _ in first })
+            return
+        }
+        let rows = stored.rows(for: entities)
+        var next = (stored.entities.map(\.number).max() ?? 0) + 1
+        for entity in entities {
+            let number: Int64
+            if let row = rows[ObjectIdentifier(entity)], modelNumbers[row.number] == nil {
+                number = row.number
+            } else {
+                number = next
+                next += 1
+            }
+            storedNumbers[ObjectIdentifier(entity)] = number
+            modelNumbers[number] = entity.entityNumber
+        }
     }
 
     /// The table that holds an entity's rows.
@@ -187,31 +260,40 @@ public final class SQLSchema {
         let key = dialect.keyColumnType
         enum Role { case value(NSPropertyDescription), entity(NSRelationshipDescription), order(NSRelationshipDescription) }
         var pending: [(column: Column, role: Role)] = []
-        for entity in Self.hierarchy(of: table.root) {
+        for entity in storedHierarchy(of: table.root) {
+            let of = " of \(entity.name ?? "")"
             for case let attribute as NSAttributeDescription in entity.properties where !attribute.isTransient {
                 guard let rank = Self.rank(of: attribute.attributeType) else { continue }
                 let type = dialect.columnType(of: attribute.attributeType)
-                pending.append((Column(name: "Z" + Self.upper(attribute.name), type: type, rank: rank), .value(attribute)))
+                pending.append((Column(name: "Z" + Self.upper(attribute.name), type: type, rank: rank, purpose: "attribute \(attribute.name)" + of),
+                                .value(attribute)))
             }
             for case let relationship as NSRelationshipDescription in entity.properties
             where !relationship.isTransient && !relationship.isToMany {
-                pending.append((Column(name: "Z" + Self.upper(relationship.name), type: key, rank: 0), .value(relationship)))
+                let name = Self.upper(relationship.name)
+                pending.append((Column(name: "Z" + name, type: key, rank: 0, purpose: "relationship \(relationship.name)" + of), .value(relationship)))
                 if let destination = relationship.destinationEntity, !destination.subentities.isEmpty {
-                    pending.append((Column(name: "Z\(destination.entityNumber)_" + Self.upper(relationship.name), type: key, rank: 0), .entity(relationship)))
+                    pending.append((Column(name: "Z\(storedNumber(of: destination))_" + name, type: key, rank: 0,
+                                           purpose: "the destination entity of relationship \(relationship.name)" + of), .entity(relationship)))
                 }
                 if let inverse = relationship.inverseRelationship, inverse.isToMany, inverse.isOrdered, !inverse.isTransient {
-                    pending.append((Column(name: "Z_FOK_" + Self.upper(relationship.name), type: key, rank: 0), .order(relationship)))
+                    pending.append((Column(name: "Z_FOK_" + name, type: key, rank: 0,
+                                           purpose: "the order of ordered relationship \(inverse.name) through \(relationship.name)" + of), .order(relationship)))
                 }
             }
         }
-        // Names that collide in the flattened hierarchy get numeric suffixes, as Apple's do (ZTITLE1, ZTITLE2).
-        var counts: [String: Int] = ["Z_PK": 1, "Z_ENT": 1, "Z_OPT": 1]
-        for item in pending { counts[item.column.name, default: 0] += 1 }
-        var seen: [String: Int] = [:]
-        for index in pending.indices where (counts[pending[index].column.name] ?? 0) > 1 {
+        // Names that collide in the flattened hierarchy: the first property to claim a name keeps it, later
+        // ones get numeric suffixes, as Apple's do (ZTITLE, ZTITLE1, ZTITLE2).
+        var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var lastSuffix: [String: Int] = [:]
+        for index in pending.indices {
             let base = pending[index].column.name
-            seen[base, default: 0] += 1
-            pending[index].column.name = base + String(seen[base] ?? 1)
+            guard !used.insert(base).inserted else { continue }
+            var suffix = lastSuffix[base, default: 0] + 1
+            while used.contains(base + String(suffix)) { suffix += 1 }
+            lastSuffix[base] = suffix
+            pending[index].column.name = base + String(suffix)
+            used.insert(base + String(suffix))
         }
         let ordered = pending.enumerated().sorted { ($0.element.column.rank, $0.offset) < ($1.element.column.rank, $1.offset) }.map(\.element)
         for (index, item) in ordered.enumerated() {
@@ -222,7 +304,7 @@ public final class SQLSchema {
             case .order(let relationship): table.orderColumnByRelationship[ObjectIdentifier(relationship)] = index
             }
         }
-        for entity in Self.hierarchy(of: table.root) {
+        for entity in storedHierarchy(of: table.root) {
             for case let relationship as NSRelationshipDescription in entity.properties
             where relationship.isToMany && !relationship.isTransient {
                 if let inverse = relationship.inverseRelationship, !inverse.isToMany, !inverse.isTransient {
@@ -232,45 +314,70 @@ public final class SQLSchema {
         }
     }
 
+    /// One join table per many-to-many pair (and per inverse-less to-many), named after the side whose entity
+    /// has the lower `Z_ENT` (then the lower name) or, in an existing store, after the side whose name the
+    /// file has. Each column is `Z_<destination Z_ENT><REL>`; a table or column name already given to an
+    /// earlier join table or column gets a numeric suffix (`Z_14USERS1`), as Apple's do.
     private func buildJoinTables() {
         var usedNames: [String: Int] = [:]
+        /// The name, or with a suffix when the same kind (table `T:`, column `C:`) already has it.
+        func unique(_ name: String, _ kind: String) -> String {
+            usedNames[kind + name, default: 0] += 1
+            let count = usedNames[kind + name] ?? 1
+            return count > 1 ? name + String(count - 1) : name
+        }
         var done = Set<ObjectIdentifier>()
         for table in orderedTables {
-            for entity in Self.hierarchy(of: table.root) {
+            for entity in storedHierarchy(of: table.root) {
                 for case let relationship as NSRelationshipDescription in entity.properties
                 where relationship.isToMany && !relationship.isTransient && !done.contains(ObjectIdentifier(relationship)) {
                     let inverse = relationship.inverseRelationship
                     guard inverse == nil || inverse?.isToMany == true else { continue }
                     guard let destination = relationship.destinationEntity, self.table(for: destination) != nil else { continue }
-                    // The table is named after the side whose entity has the lower Z_ENT (then the lower name).
-                    var owner = relationship
-                    if let inverse, let inverseEntity = inverse.entity,
-                       (inverseEntity.entityNumber, inverse.name) < (entity.entityNumber, relationship.name) {
-                        owner = inverse
-                    }
-                    let other = owner === relationship ? inverse : relationship
                     done.insert(ObjectIdentifier(relationship))
                     if let inverse { done.insert(ObjectIdentifier(inverse)) }
+                    let owner = joinTableOwner(relationship, inverse)
+                    let other = owner === relationship ? inverse : relationship
                     guard let ownerEntity = owner.entity, let ownerDestination = owner.destinationEntity else { continue }
-                    var name = "Z_\(ownerEntity.entityNumber)" + Self.upper(owner.name)
-                    usedNames[name, default: 0] += 1
-                    if let count = usedNames[name], count > 1 { name += String(count - 1) }
-                    let destinationColumn = "Z_\(ownerDestination.entityNumber)" + Self.upper(owner.name)
-                    var sourceColumn = other.map { "Z_\(ownerEntity.entityNumber)" + Self.upper($0.name) }
-                        ?? "Z_\(ownerEntity.entityNumber)" + Self.upper(ownerEntity.name ?? "")
-                    if sourceColumn == destinationColumn { sourceColumn += "1" }
-                    let join = JoinTable(name: name, relationship: owner, inverse: other, sourceColumn: sourceColumn,
-                                         destinationColumn: destinationColumn,
-                                         destinationOrderColumn: owner.isOrdered ? "Z_FOK_" + destinationColumn.dropFirst(2) : nil,
-                                         sourceOrderColumn: other?.isOrdered == true ? "Z_FOK_" + sourceColumn.dropFirst(2) : nil)
-                    joinTables.append(join)
-                    toMany[ObjectIdentifier(owner)] = .joinTable(join, ownerColumn: sourceColumn, destinationColumn: destinationColumn,
-                                                                 orderColumn: join.destinationOrderColumn)
-                    if let other {
-                        toMany[ObjectIdentifier(other)] = .joinTable(join, ownerColumn: destinationColumn, destinationColumn: sourceColumn,
-                                                                     orderColumn: join.sourceOrderColumn)
-                    }
+                    let name = unique(joinTableName(of: owner), "T:")
+                    let destinationColumn = unique("Z_\(storedNumber(of: ownerDestination))" + Self.upper(owner.name), "C:")
+                    let sourceColumn = unique(other.map { "Z_\(storedNumber(of: ownerEntity))" + Self.upper($0.name) }
+                                              ?? "Z_\(storedNumber(of: ownerEntity))" + Self.upper(ownerEntity.name ?? ""), "C:")
+                    joinTables.append(JoinTable(name: name, relationship: owner, inverse: other, sourceColumn: sourceColumn,
+                                                destinationColumn: destinationColumn,
+                                                destinationOrderColumn: owner.isOrdered ? "Z_FOK_" + destinationColumn.dropFirst(2) : nil,
+                                                sourceOrderColumn: other?.isOrdered == true ? "Z_FOK_" + sourceColumn.dropFirst(2) : nil))
                 }
+            }
+        }
+    }
+
+    /// `Z_<source Z_ENT><REL>`: the name of the join table when `relationship` names it (before suffixes).
+    func joinTableName(of relationship: NSRelationshipDescription) -> String {
+        "Z_\(relationship.entity.map { storedNumber(of: $0) } ?? 0)" + Self.upper(relationship.name)
+    }
+
+    /// The side of a many-to-many pair that names its join table: in an existing store, the side whose name
+    /// the file has (Apple's choice for a relationship of an entity to itself is not predictable from the
+    /// model); otherwise the side whose entity has the lower `Z_ENT`, then the lower name.
+    private func joinTableOwner(_ relationship: NSRelationshipDescription, _ inverse: NSRelationshipDescription?) -> NSRelationshipDescription {
+        guard let inverse, inverse !== relationship, let entity = relationship.entity, let inverseEntity = inverse.entity else { return relationship }
+        if let stored {
+            let has = (stored.tables[joinTableName(of: relationship)] != nil, stored.tables[joinTableName(of: inverse)] != nil)
+            if has == (true, false) { return relationship }
+            if has == (false, true) { return inverse }
+        }
+        return (storedNumber(of: inverseEntity), inverse.name) < (storedNumber(of: entity), relationship.name) ? inverse : relationship
+    }
+
+    /// Records how each to-many with a join table is stored, from the join tables' final names.
+    private func registerJoinTables() {
+        for join in joinTables {
+            toMany[ObjectIdentifier(join.relationship)] = .joinTable(join, ownerColumn: join.sourceColumn, destinationColumn: join.destinationColumn,
+                                                                     orderColumn: join.destinationOrderColumn)
+            if let other = join.inverse {
+                toMany[ObjectIdentifier(other)] = .joinTable(join, ownerColumn: join.destinationColumn, destinationColumn: join.sourceColumn,
+                                                             orderColumn: join.sourceOrderColumn)
             }
         }
     }
@@ -282,7 +389,7 @@ public final class SQLSchema {
         func add(_ name: String, _ sql: String) {
             if seen.insert(name).inserted { indexes.append((name, sql)) }
         }
-        for entity in Self.hierarchy(of: table.root) {
+        for entity in storedHierarchy(of: table.root) {
             for case let relationship as NSRelationshipDescription in entity.properties where !relationship.isToMany {
                 guard let column = table.columnByProperty[ObjectIdentifier(relationship)].map({ table.columns[$0].name }) else { continue }
                 add("\(tableName)_\(column)_INDEX", "CREATE INDEX \(q("\(tableName)_\(column)_INDEX")) ON \(q(tableName)) (\(q(column)))")
@@ -291,7 +398,7 @@ public final class SQLSchema {
         if table.hasSubentities {
             add("\(tableName)_Z_ENT_INDEX", "CREATE INDEX \(q("\(tableName)_Z_ENT_INDEX")) ON \(q(tableName)) (Z_ENT)")
         }
-        for entity in Self.hierarchy(of: table.root) {
+        for entity in storedHierarchy(of: table.root) {
             for case let attribute as NSAttributeDescription in entity.properties where attribute.isIndexed && !attribute.isTransient {
                 guard let column = table.columnByProperty[ObjectIdentifier(attribute)].map({ table.columns[$0].name }) else { continue }
                 add("\(tableName)_\(column)_INDEX", "CREATE INDEX \(q("\(tableName)_\(column)_INDEX")) ON \(q(tableName)) (\(q(column)))")

@@ -40,11 +40,11 @@ enum SQLiteMigration {
             source = try SQLiteMigrationSourceReader.source(connection, url: url, package: request.model.versionedPackageURL)
         }
         let plan = try SQLMigrationPlan(source: source, schema: schema, newQualifier: "main", oldQualifier: "old")
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migration")
+        let temporary = temporaryURL(for: url)
         removeFile(temporary.path)
         do {
             try build(temporary, from: url, plan: plan, source: source, request: request, schema: schema)
-            try replace(url, with: temporary)
+            try SQLiteFileReplacement.move(temporary, over: url)
         } catch {
             removeFile(temporary.path)
             throw CoreDataError.migrationFailed(error)
@@ -86,31 +86,37 @@ enum SQLiteMigration {
         try connection.execute("PRAGMA journal_mode = WAL")
     }
 
-    /// Moves `temporary` over `url`. An old `-wal` is first folded into the old file (and removed with its
-    /// `-shm`), so no stale log can ever be replayed onto the new file; then the rename is one atomic step.
-    private static func replace(_ url: URL, with temporary: URL) throws {
-        let wal = url.path + "-wal", shm = url.path + "-shm"
-        if FileManager.default.fileExists(atPath: wal) {
-            let connection = try SQLiteConnection(path: url.path, flags: SQLITE_OPEN_READWRITE)
-            defer { connection.close() }
-            try connection.execute("PRAGMA journal_mode = DELETE")
+    /// Migrates the store at `url` unless it already fits: `validate` (the store's check of the file against the
+    /// model) decides, under the store file's exclusive lock, so a store that two processes (or two
+    /// coordinators) open at once with a new model is migrated once: the second waits for the first and then
+    /// finds the store migrated.
+    /// - Returns: what `validate` returns for the store that fits the model.
+    /// - Throws: as `migrate(url:request:schema:)`, and `validate`'s errors other than 134100.
+    static func migrateUnlessMigrated<Validated>(url: URL, request: StoreOpenRequest, schema: SQLSchema,
+                                                 validate: () throws -> Validated) throws -> Validated {
+        try StoreFileLock.withExclusiveLock(on: url) {
+            do {
+                return try validate()
+            } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreIncompatibleVersionHashError {
+                try migrate(url: url, request: request, schema: schema)
+                return try validate()
+            }
         }
-        guard !FileManager.default.fileExists(atPath: wal) else {
-            throw CoreDataError.make(NSMigrationError, "The log \(wal) could not be folded into the store; is the store open elsewhere?")
-        }
-        try flush(temporary.path, directory: false)
-        if FileManager.default.fileExists(atPath: shm) { unlink(shm) }
-        guard rename(temporary.path, url.path) == 0 else {
-            throw CoreDataError.make(NSMigrationError, "Could not move the migrated store over \(url.path): \(String(cString: strerror(errno))).")
-        }
-        try? flush(url.deletingLastPathComponent().path, directory: true)
     }
 
-    private static func flush(_ path: String, directory: Bool) throws {
-        let descriptor = open(path, directory ? O_RDONLY | O_DIRECTORY : O_RDONLY)
-        guard descriptor >= 0 else { throw CoreDataError.make(NSMigrationError, "Could not open \(path): \(String(cString: strerror(errno))).") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw CoreDataError.make(NSMigrationError, "Could not flush \(path): \(String(cString: strerror(errno))).") }
+    /// Removes the half-built database a migration killed part-way left beside `url`. When the store exists this
+    /// is done under its lock, so a migration running in another process is never disturbed (it holds the lock
+    /// until its file is in place).
+    static func removeLeftover(of url: URL) {
+        let temporary = temporaryURL(for: url)
+        guard FileManager.default.fileExists(atPath: temporary.path) else { return }
+        guard FileManager.default.fileExists(atPath: url.path) else { return removeFile(temporary.path) }
+        try? StoreFileLock.withExclusiveLock(on: url) { removeFile(temporary.path) }
+    }
+
+    /// The name a migration builds its new database under: `.<store name>.migration`, beside the store.
+    private static func temporaryURL(for url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).migration")
     }
 
     /// Removes a half-built file and its SQLite companions.

@@ -22,6 +22,11 @@ final class SQLiteRowPlan {
 
     let entity: NSEntityDescription
     let table: SQLSchema.Table
+    /// The store's schema: translates `Z_ENT` values of `Z<n>_<REL>` columns between the store's numbers and
+    /// the model's (keys carry the model's).
+    let schema: SQLSchema
+    /// The entity's `Z_ENT` in the store, written into `Z_ENT` of its rows.
+    let storedEntityNumber: Int64
     let fields: [Field]
     let slotCount: Int
     /// Every column of the table, `Z_PK, Z_ENT, Z_OPT` first, qualified with `alias`.
@@ -33,9 +38,11 @@ final class SQLiteRowPlan {
     /// Whether the fields are one attribute per slot, in slot order (a row is then read by appending).
     let attributesFillEverySlot: Bool
 
-    init(entity: NSEntityDescription, table: SQLSchema.Table, alias: String = "t0") {
+    init(entity: NSEntityDescription, table: SQLSchema.Table, schema: SQLSchema, alias: String = "t0") {
         self.entity = entity
         self.table = table
+        self.schema = schema
+        storedEntityNumber = schema.storedNumber(of: entity)
         let layout = entity.layout
         slotCount = layout.slotCount
         var fields: [Field] = []
@@ -94,7 +101,7 @@ final class SQLiteRowPlan {
                 values[field.slot] = SQLValueCoding.decode(statement, column, as: type, externalStorage: external, storeURL: storeURL)
             case .toOne(let entityColumn, let destination):
                 guard !statement.isNull(at: column) else { continue }
-                let number = entityColumn.map { Int32(truncatingIfNeeded: statement.int64(at: Int32($0 + 3))) } ?? destination
+                let number = entityColumn.map { schema.modelNumber(forStored: statement.int64(at: Int32($0 + 3))) } ?? destination
                 values[field.slot] = ObjectKey(entityNumber: number == 0 ? destination : number, primaryKey: statement.int64(at: column))
             }
         }
@@ -131,7 +138,7 @@ final class SQLiteRowPlan {
             let key = value as? ObjectKey
             if let key { statement.bind(key.primaryKey, at: index) } else { try statement.bind(.null, at: index) }
             guard entityColumn != nil else { return index + 1 }
-            if let key { statement.bind(Int64(key.entityNumber), at: index + 1) } else { try statement.bind(.null, at: index + 1) }
+            if let key { statement.bind(schema.storedNumber(forModel: key.entityNumber), at: index + 1) } else { try statement.bind(.null, at: index + 1) }
             return index + 2
         }
     }
@@ -147,7 +154,7 @@ final class SQLiteRowPlan {
         case .toOne(let entityColumn, _):
             let key = value as? ObjectKey
             var result: [SQLValue] = [key.map { .integer($0.primaryKey) } ?? .null]
-            if entityColumn != nil { result.append(key.map { .integer(Int64($0.entityNumber)) } ?? .null) }
+            if entityColumn != nil { result.append(key.map { .integer(schema.storedNumber(forModel: $0.entityNumber)) } ?? .null) }
             return result
         }
     }

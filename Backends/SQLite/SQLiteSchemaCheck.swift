@@ -4,47 +4,53 @@ import CoreDataStoreKit
 /// Checks an existing store's schema against the model, after its version hashes (which say the store was
 /// written for this model, when it records them) and for stores that record none.
 enum SQLiteSchemaCheck {
-    /// Passes when every entity of the model has its `Z_ENT` in `Z_PRIMARYKEY`, the store has no entities
-    /// the model lacks (persistent-history entities, numbered from 16000, are ignored), and every table,
-    /// column and join table the model needs exists. Extra columns are allowed. A `Z_PRIMARYKEY` row may name
-    /// an entity by its renaming identifier: Apple's lightweight migration renames an entity without
-    /// changing its row there (SampleModel_V2 keeps `ExpensiveSportCar` for the renamed `LuxuryCar`).
-    /// - Throws: 134100 naming the first difference.
-    static func check(_ connection: SQLiteConnection, schema: SQLSchema, model: NSManagedObjectModel, url: URL) throws {
-        let stored = try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") { ($0.int64(at: 0), $0.string(at: 1).orEmpty) }
-        var names: [Int64: String] = [:]
-        for (number, name) in stored { names[number] = name }
-        let renamed = Dictionary(model.entities.compactMap { entity in entity.renamingIdentifier.map { ($0, entity) } },
-                                 uniquingKeysWith: { first, _ in first })
-        func isNamed(_ name: String, _ entity: NSEntityDescription) -> Bool {
-            name == entity.name || (name == entity.renamingIdentifier && model.entitiesByName[name] == nil)
+    /// Passes when the schema, mapped onto the file's names (`SQLSchema(…, stored:)`), finds everything the
+    /// model needs: every entity of the schema's tables in `Z_PRIMARYKEY` (by name, or by renaming identifier
+    /// as Apple's lightweight migration leaves a renamed entity: SampleModel_V2 keeps `ExpensiveSportCar` for
+    /// `LuxuryCar`) under the parent the model gives it, no entity the model lacks (persistent-history
+    /// entities, numbered from 16000, are ignored), every table, column and join table under some name the
+    /// mapping rules allow, and no join table that names an entity number `Z_PRIMARYKEY` does not have.
+    /// Extra columns and tables are allowed. Entity numbers may differ from the model's derived ones.
+    /// - Throws: 134100 naming the first difference (every unmapped name, for tables and columns).
+    static func check(schema: SQLSchema, model: NSManagedObjectModel, url: URL) throws {
+        guard let stored = schema.stored else { return }
+        let renamed = Set(model.entities.compactMap(\.renamingIdentifier))
+        for row in stored.entities where model.entitiesByName[row.name] == nil && !renamed.contains(row.name) {
+            throw CoreDataError.incompatibleModel(url, reason: "the store has entity \(row.name) (Z_ENT \(row.number)), which the model lacks")
         }
-        for (number, name) in stored where number < 16_000 && model.entitiesByName[name] == nil && renamed[name] == nil {
-            throw CoreDataError.incompatibleModel(url, reason: "the store has entity \(name) (Z_ENT \(number)), which the model lacks")
-        }
+        let rows = Dictionary(stored.entities.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         for table in schema.orderedTables {
             for entity in SQLSchema.hierarchy(of: table.root) {
-                guard let name = names[Int64(entity.entityNumber)] else {
+                guard let row = rows[schema.storedNumber(of: entity)] else {
                     throw CoreDataError.incompatibleModel(url, reason: "the store has no entity \(entity.name.orEmpty)")
                 }
-                guard isNamed(name, entity) else {
-                    throw CoreDataError.incompatibleModel(url, reason: "the store numbers entity \(name) as \(entity.entityNumber), where the model has \(entity.name.orEmpty)")
+                let parent = entity.superentity.map { schema.storedNumber(of: $0) } ?? 0
+                guard row.superNumber == parent else {
+                    let storedParent = rows[row.superNumber]?.name ?? "no entity"
+                    throw CoreDataError.incompatibleModel(url, reason: "the store has entity \(row.name) under \(storedParent), where the model has \(entity.name.orEmpty) under \(entity.superentity?.name ?? "no entity")")
                 }
             }
-            let columns = Set(try connection.columns(of: table.name))
-            guard !columns.isEmpty else {
-                throw CoreDataError.incompatibleModel(url, reason: "the store has no table \(table.name) for entity \(table.root.name.orEmpty)")
-            }
-            for column in ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name) where !columns.contains(column) {
+        }
+        if !schema.unmappedNames.isEmpty {
+            throw CoreDataError.incompatibleModel(url, reason: "the store has no " + schema.unmappedNames.joined(separator: ", no "))
+        }
+        for table in schema.orderedTables {
+            for column in ["Z_PK", "Z_ENT", "Z_OPT"] where stored.tables[table.name]?[column] == nil {
                 throw CoreDataError.incompatibleModel(url, reason: "table \(table.name) has no column \(column)")
             }
         }
-        for join in schema.joinTables {
-            let columns = Set(try connection.columns(of: join.name))
-            for column in [join.sourceColumn, join.destinationColumn] + [join.destinationOrderColumn, join.sourceOrderColumn].compactMap({ $0 })
-            where !columns.contains(column) {
-                throw CoreDataError.incompatibleModel(url, reason: "the store has no join table \(join.name) with column \(column)")
-            }
+        let joinTables = Set(schema.joinTables.map(\.name))
+        for name in stored.tables.keys.sorted() where !joinTables.contains(name) {
+            guard let number = joinTableEntityNumber(name), rows[number] == nil else { continue }
+            throw CoreDataError.incompatibleModel(url, reason: "the store has join table \(name) for entity number \(number), which its Z_PRIMARYKEY does not list")
         }
+    }
+
+    /// The entity number a join-table name starts with (`Z_12TAGS` is 12), or nil for other names.
+    static func joinTableEntityNumber(_ name: String) -> Int64? {
+        guard name.hasPrefix("Z_") else { return nil }
+        let digits = name.dropFirst(2).prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count < name.count - 2 else { return nil }
+        return Int64(digits)
     }
 }

@@ -44,7 +44,7 @@ extension SQLiteStore {
                     if compiled.whereSQL.isEmpty && compiled.from == "\(table) t0" {
                         // Every row: read the keys if wanted, then a plain DELETE, which SQLite runs as a truncation.
                         let keys = !collectingKeys ? [] : try connection.query("SELECT Z_PK, Z_ENT FROM \(table)") {
-                            ObjectKey(entityNumber: Int32(truncatingIfNeeded: $0.int64(at: 1)), primaryKey: $0.int64(at: 0))
+                            self.storedKey(entity: $0.int64(at: 1), primaryKey: $0.int64(at: 0))
                         }
                         let count = try connection.run("DELETE FROM \(table)")
                         return (keys, collectingKeys ? keys.count : count)
@@ -54,7 +54,7 @@ extension SQLiteStore {
                         : "DELETE FROM \(table) WHERE Z_PK IN (SELECT t0.Z_PK FROM \(compiled.from)\(compiled.whereSQL))"
                     guard collectingKeys else { return ([], try connection.run(sql, compiled.bindings, cached: true)) }
                     let keys = try connection.query(sql + " RETURNING Z_PK, Z_ENT", compiled.bindings, cached: true) {
-                        ObjectKey(entityNumber: Int32(truncatingIfNeeded: $0.int64(at: 1)), primaryKey: $0.int64(at: 0))
+                        self.storedKey(entity: $0.int64(at: 1), primaryKey: $0.int64(at: 0))
                     }
                     return (keys, keys.count)
                 }
@@ -110,7 +110,7 @@ extension SQLiteStore {
     private func rowExists(_ key: ObjectKey) throws -> Bool {
         guard let plan = plan(for: key.entityNumber) else { return false }
         return try !connection.query("SELECT 1 FROM \(q(plan.table.name)) WHERE Z_PK = ?1 AND Z_ENT = ?2",
-                                     [.integer(key.primaryKey), .integer(Int64(key.entityNumber))]) { _ in true }.isEmpty
+                                     [.integer(key.primaryKey), .integer(plan.storedEntityNumber)]) { _ in true }.isEmpty
     }
 
     /// Whether any relationship of the model (or any join table) refers to rows of this table, or any

@@ -24,7 +24,7 @@ extension SQLiteStore {
         }
         let chunk = max(1, min(64, 32_000 / perRow))
         let placeholders = "(" + Array(repeating: "?", count: perRow).joined(separator: ", ") + ")"
-        let entityNumber = Int64(plan.entity.entityNumber)
+        let entityNumber = plan.storedEntityNumber
         do {
             return try connection.transaction {
                 let primaryKeys = try allocatePrimaryKeys(for: plan.entity, count: request.rows.count)

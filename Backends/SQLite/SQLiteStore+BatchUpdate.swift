@@ -16,7 +16,7 @@ extension SQLiteStore {
         let (compiled, plan) = try compile(request.fetch)
         let table = q(plan.table.name)
         func key(_ statement: SQLiteStatement) -> ObjectKey {
-            ObjectKey(entityNumber: Int32(truncatingIfNeeded: statement.int64(at: 1)), primaryKey: statement.int64(at: 0))
+            self.storedKey(entity: statement.int64(at: 1), primaryKey: statement.int64(at: 0))
         }
         do {
             return try connection.transaction {

@@ -27,9 +27,10 @@ extension SQLiteStore {
                 return .count(Int(count))
             case .keys:
                 let sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(compiled.from)\(compiled.whereSQL)" + compiled.orderAndLimit(for: request, limitInSQL: true)
+                // A row whose Z_ENT is no entity of the store (a damaged file) is left out, as in `.rows`.
                 return .keys(try connection.query(sql, compiled.bindings) {
-                    ObjectKey(entityNumber: Int32(truncatingIfNeeded: $0.int64(at: 1)), primaryKey: $0.int64(at: 0))
-                })
+                    self.storedKey(entity: $0.int64(at: 1), primaryKey: $0.int64(at: 0))
+                }.filter { $0.entityNumber != 0 })
             default:
                 break
             }
@@ -39,7 +40,7 @@ extension SQLiteStore {
         var rows: [StoreRow] = []
         var last: (number: Int32, plan: SQLiteRowPlan)?  // rows mostly come in runs of one entity
         try connection.forEachRow(sql, compiled.bindings) { statement in
-            let number = Int32(truncatingIfNeeded: statement.int64(at: 1))
+            let number = schema.modelNumber(forStored: statement.int64(at: 1))
             if let last, last.number == number {
                 rows.append(try last.plan.row(from: statement, storeURL: url))
             } else if let found = self.plan(for: number) {
@@ -80,7 +81,7 @@ extension SQLiteStore {
                     statement.bind(index < run.count ? run[run.startIndex + index] : run[run.endIndex - 1], at: Int32(index + 1))
                 }
                 while try statement.step() {
-                    let number = Int32(truncatingIfNeeded: statement.int64(at: 1))
+                    let number = schema.modelNumber(forStored: statement.int64(at: 1))
                     let key = ObjectKey(entityNumber: number, primaryKey: statement.int64(at: 0))
                     guard wanted.contains(key), let rowPlan = self.plan(for: number) else { continue }
                     result.append(try rowPlan.row(from: statement, storeURL: url))
@@ -103,7 +104,7 @@ extension SQLiteStore {
         var found: StoreRow?
         while try statement.step() {
             // A key whose row now belongs to another entity is not that object any more.
-            if Int32(truncatingIfNeeded: statement.int64(at: 1)) == key.entityNumber { found = try plan.row(from: statement, storeURL: url) }
+            if schema.modelNumber(forStored: statement.int64(at: 1)) == key.entityNumber { found = try plan.row(from: statement, storeURL: url) }
         }
         return found
     }
@@ -120,14 +121,14 @@ extension SQLiteStore {
             }
             return try connection.query("SELECT t0.Z_PK, t0.Z_ENT FROM \(q(destinationTable.name)) t0 WHERE t0.\(column) = ?1 ORDER BY \(order)",
                                         [.integer(key.primaryKey)]) {
-                ObjectKey(entityNumber: Int32(truncatingIfNeeded: $0.int64(at: 1)), primaryKey: $0.int64(at: 0))
-            }
+                self.storedKey(entity: $0.int64(at: 1), primaryKey: $0.int64(at: 0))
+            }.filter { $0.entityNumber != 0 }
         case .joinTable(let join, let ownerColumn, let destinationColumn, let orderColumn):
             let order = orderColumn.map { "j.\(q($0)), d.Z_PK" } ?? "d.Z_PK"
             let sql = "SELECT d.Z_PK, d.Z_ENT FROM \(q(join.name)) j JOIN \(q(destinationTable.name)) d ON d.Z_PK = j.\(q(destinationColumn)) WHERE j.\(q(ownerColumn)) = ?1 ORDER BY \(order)"
             return try connection.query(sql, [.integer(key.primaryKey)]) {
-                ObjectKey(entityNumber: Int32(truncatingIfNeeded: $0.int64(at: 1)), primaryKey: $0.int64(at: 0))
-            }
+                self.storedKey(entity: $0.int64(at: 1), primaryKey: $0.int64(at: 0))
+            }.filter { $0.entityNumber != 0 }
         }
     }
 }

@@ -84,7 +84,7 @@ extension SQLiteStore: PersistentHistoryBackend {
         for (object, kind, columns) in rows {
             defer { statement.reset() }
             try statement.bind([.integer(key), .integer(Self.historyChangeEntity), .integer(Int64(kind.rawValue)),
-                                .integer(Int64(object.entityNumber)), .integer(object.primaryKey), .integer(transaction),
+                                .integer(schema.storedNumber(forModel: object.entityNumber)), .integer(object.primaryKey), .integer(transaction),
                                 columns.map { .blob($0) } ?? .null])
             while try statement.step() {}
             key += 1
@@ -159,7 +159,7 @@ extension SQLiteStore: PersistentHistoryBackend {
             SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID >= ? ORDER BY Z_PK
             """, [.integer(first)]) { row in
             guard let at = index[row.int64(at: 4)], let kind = StoreHistoryChange.Kind(rawValue: Int(row.int64(at: 1))),
-                  let entityNumber = Int32(exactly: row.int64(at: 2)), row.int64(at: 3) > 0 else { return }
+                  case let entityNumber = schema.modelNumber(forStored: row.int64(at: 2)), entityNumber > 0, row.int64(at: 3) > 0 else { return }
             var updated: [Int]?
             if kind == .update, let mask = row.data(at: 5), let entity = model.entity(withNumber: entityNumber) {
                 updated = Self.slots(inMask: mask, slotCount: entity.layout.slotCount)

@@ -77,7 +77,7 @@ extension SQLiteStore {
                 }
                 defer { statement.reset() }
                 statement.bind(row.key.primaryKey, at: 1)
-                statement.bind(Int64(row.key.entityNumber), at: 2)
+                statement.bind(plan.storedEntityNumber, at: 2)
                 statement.bind(1, at: 3)
                 var index: Int32 = 4
                 for field in plan.fields {

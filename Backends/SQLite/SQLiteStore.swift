@@ -32,6 +32,8 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
     let url: URL
     /// The model the store was opened with.
     public let model: NSManagedObjectModel
+    /// The model's entities in the file's tables, under the file's names and `Z_ENT` numbers (read when an
+    /// existing file is opened; derived from the model for a new store).
     let schema: SQLSchema
     var connection: SQLiteConnection
     let isReadOnly: Bool
@@ -50,29 +52,35 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
         self.url = url
         model = request.model
         isReadOnly = request.isReadOnly
-        schema = SQLSchema(model: request.model, entities: request.entities, dialect: SQLiteDialect())
+        // The names of a new store: derived from the model.
+        let derived = SQLSchema(model: request.model, entities: request.entities, dialect: SQLiteDialect())
         let path = url.path
         if !Self.isInMemoryDatabase(url) && !request.isReadOnly {
             Self.removeCreationLeftovers(of: url)
+            SQLiteMigration.removeLeftover(of: url)
             // A new store is built beside the file and moved into place whole (SQLiteStore+Creating.swift).
-            if (Self.fileSize(path) ?? 0) == 0 { try Self.createFile(at: url, request: request, schema: schema) }
+            if (Self.fileSize(path) ?? 0) == 0 { try Self.createFile(at: url, request: request, schema: derived) }
         }
         let size = Self.fileSize(path)
         if Self.isInMemoryDatabase(url) {
+            schema = derived
             connection = try Self.openConnection(path: ":memory:", readOnly: false, options: request.options, creating: true)
             metadata = ModelCompatibility.metadata(storeType: NSSQLiteStoreType, uuid: UUID().uuidString,
                                                    entities: request.entities, model: request.model)
             try createSchema()
         } else if let size, size > 0 {
             try SQLiteFileCheck.checkHeader(at: url, size: size)
-            // Check everything through a connection that cannot write, before opening for real.
+            // Check everything through a connection that cannot write, before opening for real; the schema
+            // takes the file's names.
             do {
-                metadata = try Self.validate(url: url, request: request, schema: schema)
+                (metadata, schema) = try Self.validate(url: url, request: request)
             } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreIncompatibleVersionHashError
                         && request.allowsLightweightMigration && !request.isReadOnly {
-                // Saved with another model, and the options ask for an inferred migration (SQLiteMigration).
-                try SQLiteMigration.migrate(url: url, request: request, schema: schema)
-                metadata = try Self.validate(url: url, request: request, schema: schema)
+                // Saved with another model, and the options ask for an inferred migration (SQLiteMigration),
+                // which writes a new store with the derived names, unless another process migrates it first.
+                (metadata, schema) = try SQLiteMigration.migrateUnlessMigrated(url: url, request: request, schema: derived) {
+                    try SQLiteStore.validate(url: url, request: request)
+                }
             }
             metadata = ModelCompatibility.upgradingLegacy(metadata, storeType: NSSQLiteStoreType, entities: request.entities,
                                                           model: request.model)
@@ -82,7 +90,7 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
                                      userInfo: [NSFilePathErrorKey: path])
         }
         for entity in model.entitiesInStoreOrder {
-            if let table = schema.table(for: entity) { plans[entity.entityNumber] = SQLiteRowPlan(entity: entity, table: table) }
+            if let table = schema.table(for: entity) { plans[entity.entityNumber] = SQLiteRowPlan(entity: entity, table: table, schema: schema) }
         }
         fileHasHistory = (try? connection.tableExists("ATRANSACTION")) ?? false
         if recordsHistory { try createHistoryTablesIfNeeded() }
@@ -188,20 +196,23 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
     }
 
     /// Checks an existing file through a read-only connection: Core Data's tables, the metadata, the model
-    /// (by version hash, and by schema), and returns the metadata.
-    private static func validate(url: URL, request: StoreOpenRequest, schema: SQLSchema) throws -> [String: Any] {
+    /// (by version hash, and by schema), and returns the metadata and the model's schema under the file's
+    /// names (`SQLStoredSchema`, read from `Z_PRIMARYKEY`, `sqlite_master` and `pragma_table_info`).
+    private static func validate(url: URL, request: StoreOpenRequest) throws -> (metadata: [String: Any], schema: SQLSchema) {
         let connection = try SQLiteFileCheck.readOnlyConnection(url: url)
         defer { connection.close() }
         let metadata = try readMetadata(connection, url: url)
         if let type = metadata[NSStoreTypeKey] as? String, type != NSSQLiteStoreType {
             throw CoreDataError.notAStore(url, type: NSSQLiteStoreType, reason: "its metadata says it is a \(type) store")
         }
-        if storeOptionIsSet(request.options, NSIgnorePersistentStoreVersioningOption) { return metadata }
+        let stored = try SQLStoredSchema(reading: SQLiteMigrationSourceReader(connection: connection))
+        let schema = SQLSchema(model: request.model, entities: request.entities, dialect: SQLiteDialect(), stored: stored)
+        if storeOptionIsSet(request.options, NSIgnorePersistentStoreVersioningOption) { return (metadata, schema) }
         if case .different(let reason) = ModelCompatibility.compare(metadata: metadata, entities: request.entities) {
             throw CoreDataError.incompatibleModel(url, reason: reason + savedVersionNote(metadata, model: request.model))
         }
-        try SQLiteSchemaCheck.check(connection, schema: schema, model: request.model, url: url)
-        return metadata
+        try SQLiteSchemaCheck.check(schema: schema, model: request.model, url: url)
+        return (metadata, schema)
     }
 
     /// For a model loaded from a versioned package: which of its versions the store was saved with, as a
@@ -256,8 +267,8 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
         for statement in schema.createStatements { try connection.execute(statement) }
         for entity in model.entitiesInStoreOrder {
             try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
-                               [.integer(Int64(entity.entityNumber)), .text(entity.name.orEmpty),
-                                .integer(Int64(entity.superentity?.entityNumber ?? 0))])
+                               [.integer(schema.storedNumber(of: entity)), .text(entity.name.orEmpty),
+                                .integer(entity.superentity.map { schema.storedNumber(of: $0) } ?? 0)])
         }
         try writeMetadata(metadata, on: connection)
     }
@@ -289,7 +300,7 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
         guard let table = schema.table(for: root) else {
             throw CoreDataError.operation("The entity \(entity.name.orEmpty) is not in this store's configuration.")
         }
-        let number: SQLValue = .integer(Int64(root.entityNumber))
+        let number: SQLValue = .integer(schema.storedNumber(of: root))
         return try connection.transaction {
             let recorded = try connection.query("SELECT Z_MAX, typeof(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT = ?1", [number]) {
                 ($0.string(at: 1) == "null" ? 0 : $0.int64(at: 0), $0.string(at: 1))
@@ -319,7 +330,14 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
         if isReadOnly { throw CoreDataError.saveFailed("the store at \(url.path) was added read-only") }
     }
 
+    /// The row plan of the entity the model numbers `entityNumber` (a key's number).
     func plan(for entityNumber: Int32) -> SQLiteRowPlan? { plans[entityNumber] }
+
+    /// The key of a row read with the store's `Z_ENT` and `Z_PK`: keys carry the model's entity numbers
+    /// (0, no entity, for a `Z_ENT` the model does not have).
+    func storedKey(entity number: Int64, primaryKey: Int64) -> ObjectKey {
+        ObjectKey(entityNumber: schema.modelNumber(forStored: number), primaryKey: primaryKey)
+    }
 }
 
 extension Optional where Wrapped == String {

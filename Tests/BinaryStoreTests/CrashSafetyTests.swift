@@ -123,14 +123,14 @@ import StoreTestSupport
         }
     }
 
-    /// Runs this test binary as a child running `test` with `environment` added, waits until it prints
-    /// `marker`, lets it run for a random time under `within` microseconds, kills it with SIGKILL and returns
-    /// everything it printed.
-    static func runChildUntilKilled(_ executable: URL, test: String, environment: [String: String], after marker: String,
-                                    within microseconds: UInt32, random: inout SplitMix64, round: Int) throws -> String {
+    /// Runs this test binary as a child running `test` of `suite` with `environment` added, waits until it
+    /// prints `marker`, lets it run for a random time under `within` microseconds, kills it with SIGKILL and
+    /// returns everything it printed.
+    static func runChildUntilKilled(_ executable: URL, suite: String = "CrashSafetyTests", test: String, environment: [String: String],
+                                    after marker: String, within microseconds: UInt32, random: inout SplitMix64, round: Int) throws -> String {
         let child = Process()
         child.executableURL = executable
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "CrashSafetyTests/\(test)"]
+        child.arguments = ["--testing-library", "swift-testing", "--filter", "\(suite)/\(test)"]
         child.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         child.standardOutput = output

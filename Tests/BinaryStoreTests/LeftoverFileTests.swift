@@ -3,8 +3,9 @@ import CoreData
 import StoreTestSupport
 
 /// Opening a file store removes the temporary files a killed save or creation left beside it, exactly those:
-/// `.<store file name>.<UUID>.tmp` (and, for SQLite, that name with `-journal`, `-wal` or `-shm`), never the
-/// store, other stores' temporary files, or any other file in the directory.
+/// `.<store file name>.<UUID>.tmp` (and, for SQLite, that name with `-journal`, `-wal` or `-shm`, and the
+/// `.<store file name>.migration` database a killed migration left), never the store, other stores' temporary
+/// files, or any other file in the directory.
 @Suite struct LeftoverFileTests {
     static let types = [NSSQLiteStoreType, NSXMLStoreType, NSBinaryStoreType]
 
@@ -14,14 +15,15 @@ import StoreTestSupport
         return [
             ".other.\(name.split(separator: ".").last ?? "").\(uuid).tmp", ".\(name)x.\(uuid).tmp", "\(name).\(uuid).tmp",
             ".\(name).not-a-uuid.tmp", ".\(name).\(uuid).tmpx", ".\(name).\(uuid).tmp-other", ".\(name).\(uuid)",
-            ".\(name).migration", "notes.txt", ".\(name).\(uuid.lowercased().dropLast()).tmp",
-        ]
+            "notes.txt", ".\(name).\(uuid.lowercased().dropLast()).tmp",
+        ] + (name.hasSuffix(".sqlite") ? [".\(name).migration-other"] : [".\(name).migration"])
     }
 
     /// This store's leftovers: a killed save's (or creation's) temporary file, and for SQLite its journals.
     static func leftovers(of name: String, typeName: String) -> [String] {
         let base = ".\(name).\(UUID().uuidString).tmp"
-        return typeName == NSSQLiteStoreType ? [base, ".\(name).\(UUID().uuidString).tmp-journal", base + "-wal", base + "-shm"]
+        return typeName == NSSQLiteStoreType ? [base, ".\(name).\(UUID().uuidString).tmp-journal", base + "-wal", base + "-shm",
+                                                ".\(name).migration", ".\(name).migration-journal"]
             : [base, ".\(name).\(UUID().uuidString).tmp"]
     }
 

@@ -57,7 +57,7 @@ extension NSPersistentHistoryChange: PredicateKeyValueReading {
 
 extension NSPersistentHistoryChangeRequest {
     /// The transactions, or changes, that `fetchRequest` selects (Apple's `fetchHistory(withFetch:)`).
-    open class func fetchHistory(withFetch fetchRequest: NSFetchRequest<NSFetchRequestResult>) -> NSPersistentHistoryChangeRequest {
+    public class func fetchHistory(withFetch fetchRequest: NSFetchRequest<NSFetchRequestResult>) -> NSPersistentHistoryChangeRequest {
         let request = NSPersistentHistoryChangeRequest(.fetch, .start)
         request.fetchRequest = fetchRequest
         return request

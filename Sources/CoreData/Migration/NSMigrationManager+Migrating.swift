@@ -131,10 +131,19 @@ extension NSMigrationManager {
         url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
     }
 
-    /// Moves the staged store's files over the destination's, each with one `rename` (which replaces a file in
-    /// one step); the files after the first (log, index, support folder) before the main file, and a
-    /// destination file the staged store lacks is deleted.
+    /// Moves the staged store over the destination: with the store type's own move when it has one
+    /// (`StoreFileMoving`: the SQLite store folds both logs first, so a crash leaves the old store or the new
+    /// one, whole); otherwise each file with one `rename` (which replaces a file in one step), the files after
+    /// the first (log, index, support folder) before the main file, and a destination file the staged store
+    /// lacks is deleted.
     private func install(_ staging: URL, at destination: URL, backend: PersistentStoreBackend.Type) throws {
+        if let mover = backend as? StoreFileMoving.Type {
+            do {
+                return try mover.moveStore(from: staging, to: destination)
+            } catch {
+                throw destinationError("the new store could not be moved to \(destination.path)", underlying: error)
+            }
+        }
         let pairs = Array(zip(backend.storeFiles(at: staging), backend.storeFiles(at: destination)))
         for (from, to) in pairs.dropFirst() + pairs.prefix(1) {
             let fileManager = FileManager.default

@@ -57,17 +57,21 @@ open class AtomicStore: PersistentStoreBackend {
             AtomicFileReplacement.removeLeftovers(of: url)
         }
         if let url = request.url, FileManager.default.fileExists(atPath: url.path) {
-            let snapshot = try Self.matchNames(in: Self.readSnapshot(from: url), to: request)
-            if let storedType = snapshot.metadata[NSStoreTypeKey] as? String, storedType != typeName {
-                throw CoreDataError.notAStore(url, type: typeName, reason: "its metadata says it is a \(storedType) store")
+            var snapshot = try Self.readCheckedSnapshot(from: url, for: request)
+            var verdict = Self.compatibility(of: snapshot, with: request)
+            // A migration holds the file's lock from reading to writing, so two processes opening an old store
+            // at once migrate it once; the second reads again what the first wrote.
+            var migrationLock: StoreFileLock?
+            defer { migrationLock?.unlock() }
+            if case .different = verdict, request.allowsLightweightMigration, !request.isReadOnly {
+                migrationLock = try StoreFileLock(exclusivelyLocking: url)
+                snapshot = try Self.readCheckedSnapshot(from: url, for: request)
+                verdict = Self.compatibility(of: snapshot, with: request)
             }
             let uuid = snapshot.metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
             metadata = snapshot.metadata
             metadata[NSStoreTypeKey] = typeName
             metadata[NSStoreUUIDKey] = uuid
-            // NSIgnorePersistentStoreVersioningOption opens the file with the model in hand whatever hashes it records.
-            let verdict = storeOptionIsSet(request.options, NSIgnorePersistentStoreVersioningOption)
-                ? .same : ModelCompatibility.compare(metadata: snapshot.metadata, entities: request.entities)
             var migrating = false
             if case .different(let reason) = verdict {
                 guard request.allowsLightweightMigration else { throw CoreDataError.incompatibleModel(url, reason: reason) }
@@ -98,6 +102,22 @@ open class AtomicStore: PersistentStoreBackend {
                 try writeFile()
             }
         }
+    }
+
+    /// The file's contents with names matched to the request's model, after checking the file is this type's.
+    private static func readCheckedSnapshot(from url: URL, for request: StoreOpenRequest) throws -> AtomicStoreSnapshot {
+        let snapshot = try matchNames(in: readSnapshot(from: url), to: request)
+        if let storedType = snapshot.metadata[NSStoreTypeKey] as? String, storedType != storeTypeName {
+            throw CoreDataError.notAStore(url, type: storeTypeName, reason: "its metadata says it is a \(storedType) store")
+        }
+        return snapshot
+    }
+
+    /// Whether the contents were saved with the request's model. `NSIgnorePersistentStoreVersioningOption`
+    /// opens the file with the model in hand whatever hashes it records.
+    private static func compatibility(of snapshot: AtomicStoreSnapshot, with request: StoreOpenRequest) -> ModelCompatibility.Verdict {
+        storeOptionIsSet(request.options, NSIgnorePersistentStoreVersioningOption)
+            ? .same : ModelCompatibility.compare(metadata: snapshot.metadata, entities: request.entities)
     }
 
     /// The store's one file (an atomic store writes a sibling temporary file only while saving).
