@@ -53,6 +53,10 @@ extension NSManagedObjectContext {
     /// objects are refreshed (reported as refreshed), inserted objects with permanent IDs are registered as
     /// faults (reported as inserted; a temporary ID of another context names nothing here).
     private func mergeIDs(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
+        // Merged changes are not the context's own: they are not registered for undo (see Decisions, "Undo").
+        undoRecorder?.suspensions += 1
+        defer { undoRecorder?.suspensions -= 1 }
+        undoRecorder?.savedStateChanged()
         var gone = Set<ObjectIdentifier>()
         var goneKeys = Set<ObjectKey>()
         for id in deleted {

@@ -132,6 +132,9 @@ extension NSManagedObjectContext {
     ///   after this context read it).
     func push(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], into parent: NSManagedObjectContext) throws {
         try parent.performAndWait {
+            // A child's save is not one of the parent's own changes: it is not registered for the parent's undo.
+            parent.undoRecorder?.suspensions += 1
+            defer { parent.undoRecorder?.suspensions -= 1 }
             let pushed = Set(inserted.map(ObjectIdentifier.init))
             func checkKnown(_ object: NSManagedObject) throws {
                 guard !pushed.contains(ObjectIdentifier(object)), let id = object.assignedID, id.isTemporaryID,

@@ -72,6 +72,7 @@ extension NSManagedObjectContext {
             processesPendingChangesAfterEvent = false
             releaseUnreferencedObjects(.eventEnded)
             processPendingChanges()
+            undoManager?.endEventGroup()  // the event's changes are registered: its undo group closes
         }
     }
 

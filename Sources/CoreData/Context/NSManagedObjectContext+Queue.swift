@@ -60,6 +60,7 @@ extension NSManagedObjectContext {
                 if outermost {
                     releaseUnreferencedObjects(.eventEnded)
                     processPendingChanges()
+                    undoManager?.endEventGroup()  // the block was the event: its undo group closes
                 }
             }
             return try body()

@@ -29,6 +29,9 @@ extension NSManagedObjectContext {
         checkQueue("save()")
         processPendingChanges()
         guard hasChanges else { return }
+        // What the save changes by itself (willSave, conflict resolution, a push into the parent) is not undone.
+        undoRecorder?.suspensions += 1
+        defer { undoRecorder?.suspensions -= 1 }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator to save to.")
         }
@@ -272,6 +275,7 @@ extension NSManagedObjectContext {
     /// Marks everything saved, calls `didSave` and posts the save notification.
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
         leftChangesSinceSweep += inserted.count + updated.count + deleted.count
+        undoRecorder?.savedStateChanged()
         for object in inserted {
             object.inserted = false
             object.changedSlots = []

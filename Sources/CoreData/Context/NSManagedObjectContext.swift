@@ -53,6 +53,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var stalenessInterval: TimeInterval = -1
     /// Free-form information.
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
+    /// The undo manager that records the context's changes (nil by default, as on Apple's platforms since
+    /// macOS 10.15 and iOS): inserts, deletes and value changes register with it each time the context
+    /// processes its pending changes, and `undo()` / `redo()` put them back (see
+    /// `NSManagedObjectContext+Undo.swift`). Setting it to nil makes changes cost nothing extra again.
+    open var undoManager: UndoManager? {
+        didSet { undoManagerChanged(from: oldValue) }
+    }
 
     let queue: DispatchQueue?
     /// Marks the private queue, so code can tell it runs there (see `NSManagedObjectContext+Queue.swift`).
@@ -91,6 +98,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether a main-queue context has asked the main queue to process its pending changes when the current
     /// event (the run loop turn, or the main-queue block) ends.
     var processesPendingChangesAfterEvent = false
+    /// What changed since the last processing, for `undoManager`; nil without one.
+    var undoRecorder: ObjectGraphUndoRecorder?
+    /// The observer of `undoManager`'s checkpoints.
+    var undoCheckpointObserver: NSObjectProtocol?
 
     /// A context of the given concurrency kind, with no coordinator yet.
     public init(concurrencyType type: NSManagedObjectContextConcurrencyType) {
@@ -106,6 +117,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     deinit {
         for observer in mergeObservers { NotificationCenter.default.removeObserver(observer) }
+        if let undoCheckpointObserver { NotificationCenter.default.removeObserver(undoCheckpointObserver) }
+        if undoRecorder != nil { UndoCapturingContexts.remove() }
     }
 
     // MARK: Queues (the rest is in NSManagedObjectContext+Queue.swift)
@@ -187,6 +200,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let owner = object.managedObjectContext, owner !== self { return }
         if object.deleted, object.inserted == false, deletedSet[ObjectIdentifier(object)] != nil {
             // Re-inserting a deleted object undoes the deletion.
+            undoRecorder?.captureMembership(of: object, alive: false)
             deletedSet[ObjectIdentifier(object)] = nil
             object.deleted = false
             noteRestored(object)
@@ -194,6 +208,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         guard !object.inserted, object.assignedID?.isTemporaryID ?? true else { return }
         let isNew = object.managedObjectContext == nil
+        undoRecorder?.captureMembership(of: object, alive: false)
         recordInsertion(object)
         if isNew {
             let layout = object.layout
@@ -225,6 +240,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func delete(_ object: NSManagedObject) {
         checkQueue("delete(_:)")
         guard object.managedObjectContext === self, !object.deleted else { return }
+        undoRecorder?.captureMembership(of: object, alive: true)
         object.fireFaultIfNeeded()
         object.prepareForDeletion()
         object.deleted = true
@@ -233,16 +249,21 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         applyDeleteRules(of: object)
         if object.inserted {
             // An unsaved object simply leaves: nothing will be deleted from a store, so it is not `isDeleted`.
-            object.inserted = false
-            object.deleted = false
-            insertedSet[ObjectIdentifier(object)] = nil
-            deletedSet[ObjectIdentifier(object)] = nil
-            updatedSet[ObjectIdentifier(object)] = nil
-            insertionOrder.removeAll { $0 === object }
-            assignedStores[ObjectIdentifier(object)] = nil  // the object may go: its address must not name a store
-            registered[object.objectID.identity] = nil
-            object.managedObjectContext = nil
+            removeUnsavedObject(object)
         }
+    }
+
+    /// Takes an inserted, unsaved object out of the context, as if it had never been inserted.
+    func removeUnsavedObject(_ object: NSManagedObject) {
+        object.inserted = false
+        object.deleted = false
+        insertedSet[ObjectIdentifier(object)] = nil
+        deletedSet[ObjectIdentifier(object)] = nil
+        updatedSet[ObjectIdentifier(object)] = nil
+        insertionOrder.removeAll { $0 === object }
+        assignedStores[ObjectIdentifier(object)] = nil  // the object may go: its address must not name a store
+        registered[object.objectID.identity] = nil
+        object.managedObjectContext = nil
     }
 
     /// Cascades and nullifies a deleted object's relationships (deny is checked when saving).
@@ -264,9 +285,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Discards every unsaved change: inserted objects leave the context, updated and deleted ones get their
-    /// saved values back.
+    /// saved values back. Empties the undo manager's stacks (`removeAllActions()`), as Apple's does.
     open func rollback() {
         checkQueue("rollback()")
+        clearUndo(allActions: true)
         for object in insertionOrder {
             notePending(object, .deleted)
             registered[object.objectID.identity] = nil
@@ -288,9 +310,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         assignedStores = [:]
     }
 
-    /// Forgets every registered object; objects held elsewhere become unusable.
+    /// Forgets every registered object; objects held elsewhere become unusable. The undo manager forgets the
+    /// context's operations (`removeAllActions(withTarget:)`), which name objects the context no longer has.
     open func reset() {
         checkQueue("reset()")
+        clearUndo(allActions: false)
         noteInvalidatedAll()
         for object in allObjects {
             object.managedObjectContext = nil
@@ -313,6 +337,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         checkQueue("refresh(_:mergeChanges:)")
         guard object.managedObjectContext === self, !object.inserted else { return }
+        undoRecorder?.savedStateChanged()
         notePending(object, .refreshed)
         if flag {
             let changed = object.changedSlots.map { ($0, object.slots[$0]) }
@@ -339,11 +364,27 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         releaseUnreferencedObjects(.always)
     }
 
-    /// Posts `NSManagedObjectContextObjectsDidChange` for the changes made since it was last posted, if any
-    /// (delete rules already ran when `delete(_:)` was called). Runs by itself at the end of the outermost
-    /// `perform`/`performAndWait` block, before a save, and before a fetch.
+    /// Registers the changes made since the last call with the undo manager, as one operation, and posts
+    /// `NSManagedObjectContextObjectsDidChange` for them, if any (delete rules already ran when `delete(_:)`
+    /// was called). Runs by itself at the end of the outermost `perform`/`performAndWait` block, before a save,
+    /// before a fetch, and when the undo manager posts `NSUndoManagerCheckpoint`.
     open func processPendingChanges() {
+        registerUndoForPendingChanges()
         postObjectsDidChange()
+    }
+
+    /// Asks the undo manager to undo its latest group, which puts back the context's changes it records
+    /// (Apple's `undo()`); pending changes are recorded first. Does nothing without an undo manager.
+    open func undo() {
+        checkQueue("undo()")
+        undoManager?.undo()
+    }
+
+    /// Asks the undo manager to redo what was last undone (Apple's `redo()`). Does nothing without an undo
+    /// manager.
+    open func redo() {
+        checkQueue("redo()")
+        undoManager?.redo()
     }
 
     /// Gives store `store` to newly inserted `object` (Apple's `assign(_:to:)`).

@@ -23,6 +23,7 @@ extension NSManagedObject {
     func setStoredAttribute(_ value: Any, of type: Any.Type, slot: Int) -> Bool {
         guard let storageType = layout.storageTypes[slot], storageType == type else { return false }
         fireFaultIfNeeded()
+        willChangeSlotForUndo(slot)
         slots[slot] = value
         if !invalidSlots.isEmpty { invalidSlots.remove(slot) }
         noteChange(slot: slot)
@@ -68,6 +69,7 @@ extension NSManagedObject {
     /// Stores an attribute value, converted to the attribute's type when possible, and records the change; a
     /// value that cannot be converted is kept and reported by validation when saving.
     func storeAttribute(converting value: Any?, type: NSAttributeType, slot: Int) {
+        willChangeSlotForUndo(slot)
         if let converted = AttributeValueCoercion.coerce(value, to: type) {
             slots[slot] = converted
             if !invalidSlots.isEmpty { invalidSlots.remove(slot) }
@@ -117,6 +119,22 @@ extension NSManagedObject {
         } else if pendingChanges.isEmpty || pendingOwner != managedObjectContext.map(ObjectIdentifier.init) {
             managedObjectContext?.notePending(self, .updated)
         }
+    }
+
+    /// Tells the context's undo record that a slot is about to change, so the value it holds now can be put
+    /// back (see `ObjectGraphUndoRecorder`). Without a context of the process having an undo manager this is
+    /// one load of a count: no context is asked.
+    @inline(__always)
+    func willChangeSlotForUndo(_ slot: Int) {
+        guard UndoCapturingContexts.any else { return }
+        recordSlotForUndo(slot)
+    }
+
+    @inline(never)
+    private func recordSlotForUndo(_ slot: Int) {
+        // Values set in `awakeFromFetch` are not changes (see `noteChange(slot:)`), so there is nothing to undo.
+        guard let context = managedObjectContext, let recorder = context.undoRecorder, !context.suspendsChangeRecording else { return }
+        recorder.captureSlot(slot, of: self)
     }
 
     /// Calls `awakeFromFetch()` with change recording suspended, so that values it sets (transient caches, as
@@ -225,6 +243,7 @@ extension NSManagedObject {
             relate(relationship, slot: slot, to: target)
         }
         if relationship.isOrdered, storage.objects.map(ObjectIdentifier.init) != targets.map(ObjectIdentifier.init) {
+            willChangeSlotForUndo(slot)
             slots[slot] = ToManyStorage(targets, original: storage.original)
             noteChange(slot: slot)
         }
@@ -233,20 +252,30 @@ extension NSManagedObject {
     /// Adds `target` to a relationship (to-many) or makes it the destination (to-one), and updates the inverse.
     func relate(_ relationship: NSRelationshipDescription, slot: Int, to target: NSManagedObject, at index: Int? = nil) {
         if relationship.isToMany {
-            guard toManyStorage(slot: slot).insert(target, at: index) else { return }
+            let storage = toManyStorage(slot: slot)
+            guard !storage.contains(target) else { return }
+            willChangeSlotForUndo(slot)
+            storage.insert(target, at: index)
         } else {
+            willChangeSlotForUndo(slot)
             slots[slot] = target
         }
         noteChange(slot: slot)
         guard let inverse = relationship.inverseRelationship, let inverseSlot = target.layout.slotByName[inverse.name] else { return }
         target.fireFaultIfNeeded()
         if inverse.isToMany {
-            if target.toManyStorage(slot: inverseSlot).insert(self) { target.noteChange(slot: inverseSlot) }
+            let storage = target.toManyStorage(slot: inverseSlot)
+            if !storage.contains(self) {
+                target.willChangeSlotForUndo(inverseSlot)
+                storage.insert(self)
+                target.noteChange(slot: inverseSlot)
+            }
         } else {
             let previous = target.toOneObject(slot: inverseSlot)
             if previous === self { return }
             // `previous` pointed at `target` through `relationship`; it no longer does.
             previous?.forget(target, in: relationship)
+            target.willChangeSlotForUndo(inverseSlot)
             target.slots[inverseSlot] = self
             target.noteChange(slot: inverseSlot)
         }
@@ -255,9 +284,13 @@ extension NSManagedObject {
     /// Removes `target` from a relationship, and `self` from the inverse.
     func unrelate(_ relationship: NSRelationshipDescription, slot: Int, from target: NSManagedObject) {
         if relationship.isToMany {
-            guard toManyStorage(slot: slot).remove(target) else { return }
+            let storage = toManyStorage(slot: slot)
+            guard storage.contains(target) else { return }
+            willChangeSlotForUndo(slot)
+            storage.remove(target)
         } else {
             guard toOneObject(slot: slot) === target else { return }
+            willChangeSlotForUndo(slot)
             slots[slot] = nil
         }
         noteChange(slot: slot)
@@ -270,8 +303,14 @@ extension NSManagedObject {
         guard let slot = layout.slotByName[relationship.name] else { return }
         fireFaultIfNeeded()
         if relationship.isToMany {
-            if toManyStorage(slot: slot).remove(owner) { noteChange(slot: slot) }
+            let storage = toManyStorage(slot: slot)
+            if storage.contains(owner) {
+                willChangeSlotForUndo(slot)
+                storage.remove(owner)
+                noteChange(slot: slot)
+            }
         } else if toOneObject(slot: slot) === owner {
+            willChangeSlotForUndo(slot)
             slots[slot] = nil
             noteChange(slot: slot)
         }

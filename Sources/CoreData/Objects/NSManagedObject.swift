@@ -300,9 +300,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         case .attribute(let type):
             storeAttribute(converting: value, type: type, slot: slot)
         case .toOne:
+            willChangeSlotForUndo(slot)
             slots[slot] = value as? NSManagedObject
             noteChange(slot: slot)
         case .toMany:
+            willChangeSlotForUndo(slot)
             // The baseline stays what was read; a relationship never read has none (written as given).
             slots[slot] = ToManyStorage(managedObjects(in: value), original: (slots[slot] as? ToManyStorage)?.original)
             noteChange(slot: slot)
