@@ -10,7 +10,7 @@ struct KeyedArchive {
         let fields: [String: Any]
     }
 
-    private let objects: [Any]
+    let objects: [Any]
     /// The index of the root object.
     let rootIndex: Int
 
@@ -18,7 +18,7 @@ struct KeyedArchive {
     ///   checked (`BinaryPropertyListCheck`) before Foundation decodes it, since Foundation can crash on
     ///   damaged ones.
     init(data: Data) throws {
-        if data.starts(with: Array("bplist00".utf8)), !BinaryPropertyListCheck.isWellFormed(data, allowingUIDs: true) {
+        if data.starts(with: Array("bplist".utf8)), !BinaryPropertyListCheck.isWellFormed(data, allowingUIDs: true) {
             throw ArchiveError("a damaged binary property list")
         }
         let plist: Any

@@ -87,11 +87,26 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
 
     /// The object archived in `value` (Data), or nil when it is not a keyed archive whose objects are all of
     /// `allowedTopLevelClasses` (secure decoding: no other class named in a file is ever instantiated). A
-    /// damaged binary archive is nil too: it is checked before Foundation, which can crash on one, reads it.
+    /// damaged archive is nil too: it is checked (`KeyedArchive.isSoundForUnarchiving`) before Foundation, which
+    /// can crash on one, reads it.
     open override func transformedValue(_ value: Any?) -> Any? {
-        guard let data = value as? Data else { return nil }
-        if data.starts(with: Array("bplist".utf8)), !BinaryPropertyListCheck.isWellFormed(data, allowingUIDs: true) { return nil }
+        guard let data = value as? Data,
+              (try? KeyedArchive(data: data))?.isSoundForUnarchiving(classNames: Self.archivedClassNames(type(of: self).allowedTopLevelClasses)) == true
+        else { return nil }
         return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: type(of: self).allowedTopLevelClasses, from: data)
+    }
+
+    /// The names archives give `classes`, with their mutable variants (`NSMutableDictionary` for
+    /// `NSDictionary`), which the unarchiver accepts in their place.
+    static func archivedClassNames(_ classes: [AnyClass]) -> Set<String> {
+        var names = Set<String>()
+        for item in classes {
+            let name = NSStringFromClass(item)
+            let plain = name.split(separator: ".").last.map(String.init) ?? name
+            names.formUnion([name, plain])
+            if plain.hasPrefix("NS") { names.insert("NSMutable" + plain.dropFirst(2)) }
+        }
+        return names
     }
 
     /// A keyed archive of `value` (secure coding), or nil when it cannot be archived.
