@@ -38,12 +38,12 @@ import Testing
         return NSManagedObjectModel(entities: [box, person, shapeEntity, circle, square, tag])
     }
 
-    /// A store of `model()` with two circles, a square, two boxes on the first circle (in order b1, b2) and a
+    /// A store of `model()` (or a model of the same entities and properties) with two circles, a square, two boxes on the first circle (in order b1, b2) and a
     /// box on the square, tags on the boxes, and three people (ann's friends are bob and cy); and its
     /// `contents(_:)` as saved.
-    static func makeStore() throws -> (url: URL, contents: [String]) {
+    static func makeStore(model: NSManagedObjectModel = model()) throws -> (url: URL, contents: [String]) {
         let url = TemporaryStore.url()
-        let stack = try Stack(model: model(), url: url)
+        let stack = try Stack(model: model, url: url)
         try stack.context.performAndWait {
             let context = stack.context
             func insert(_ name: String, _ values: [String: Any]) -> NSManagedObject {
