@@ -7,7 +7,7 @@ import CoreDataStoreKit
 /// A store reads it as `SELECT <columns> FROM \(from)\(whereSQL)` + `orderAndLimit(for:limitInSQL:)`, binds
 /// `bindings` in order, and, unless `isComplete`, passes the rows through `completeInMemory(_:for:reading:)`.
 /// The entity's table has the alias `t0`; its rows are the entity's and, when the request includes
-/// subentities, its subentities' (by `t0.Z_ENT`).
+/// subentities, its subentities' (by `t0.Z_ENT`, always tested, so a row of no entity is never counted).
 public struct SQLCompiledFetch {
     /// `<table> t0`, followed by the `LEFT JOIN`s the predicate and sort key paths need.
     public var from: String
@@ -36,8 +36,9 @@ public struct SQLCompiledFetch {
         let scope = SQLPredicateCompiler.Scope(alias: "t0", entity: entity)
         var conditions: [String] = []
         let numbers = request.includesSubentities ? schema.storedNumbers(ofHierarchy: entity) : [schema.storedNumber(of: entity)]
-        if !(entity.superentity == nil && (entity.subentities.isEmpty || request.includesSubentities)),
-           let first = numbers.first, let last = numbers.last {
+        // Always, for a root entity too: a row whose Z_ENT is no entity the request asks for (in a damaged file,
+        // a number no entity of the store has) is in no result, so counts, keys, rows, limits and offsets agree.
+        if let first = numbers.first, let last = numbers.last {
             // The store's numbers: a hierarchy numbered in pre-order is one range; one renumbered otherwise is a list.
             if numbers.count == 1 {
                 conditions.append("t0.Z_ENT = \(compiler.bind(.integer(first), type: .integer64AttributeType))")

@@ -40,14 +40,17 @@ public struct SQLMigrationPlan {
     /// `Z_MAX` of each new root entity, by its `Z_ENT`.
     public private(set) var largestKeys: [Int32: Int64] = [:]
 
-    private let source: SQLMigrationSource
-    private let schema: SQLSchema
+    let source: SQLMigrationSource
+    let schema: SQLSchema
     /// The SQL qualifier of the new tables (`main`, `orders_migrating`) and of the old ones (`old`, `orders`).
     private let newQualifier: String, oldQualifier: String
-    /// The old model's schema, for the store's entities, when the source knows the old model.
-    private let sourceSchema: SQLSchema?
+    /// The old model's schema, for the store's entities, under the file's names (mapped as a store maps them
+    /// when it opens: `SQLSchema(…, stored:)`), when the source knows the old model.
+    let sourceSchema: SQLSchema?
     /// The old `Z_ENT` of each new entity that continues an old one.
-    private var oldNumbers: [ObjectIdentifier: Int64] = [:]
+    private(set) var oldNumbers: [ObjectIdentifier: Int64] = [:]
+    /// The old join tables already given to a new join table, so none is copied twice.
+    private(set) var claimedJoinTables: Set<String> = []
     /// What is added to an old key, by old table and new table ("old|new").
     private var offsets: [String: Int64] = [:]
 
@@ -62,8 +65,10 @@ public struct SQLMigrationPlan {
         self.schema = schema
         self.newQualifier = newQualifier
         self.oldQualifier = oldQualifier
+        let stored = SQLStoredSchema(entities: Array(source.entities.values), tables: source.columns)
         sourceSchema = source.model.map { model in
-            SQLSchema(model: model, entities: model.entities.filter { source.entities[Int64($0.entityNumber)] != nil }, dialect: schema.dialect)
+            SQLSchema(model: model, entities: model.entities.filter { source.entities[Int64($0.entityNumber)] != nil }, dialect: schema.dialect,
+                      stored: stored)
         }
         mapEntities()
         try computeOffsets()
@@ -115,7 +120,7 @@ public struct SQLMigrationPlan {
         }
     }
 
-    private func oldTable(of entity: NSEntityDescription) -> String? {
+    func oldTable(of entity: NSEntityDescription) -> String? {
         oldNumbers[ObjectIdentifier(entity)].flatMap(source.table(of:))
     }
 
@@ -125,7 +130,8 @@ public struct SQLMigrationPlan {
         return offsets[old + "|" + table.name] ?? 0
     }
 
-    private static func oldName(_ property: NSPropertyDescription) -> String { property.renamingIdentifier ?? property.name }
+    /// The name a property had in the old model: its renaming identifier, else its name.
+    static func oldName(_ property: NSPropertyDescription) -> String { property.renamingIdentifier ?? property.name }
 
     // MARK: Entity rows
 
@@ -164,7 +170,7 @@ public struct SQLMigrationPlan {
                 let column = table.columns[index]
                 let having = pairs.filter { $0.new.isKindOf(entity: entity) }.map(\.old)
                 guard !having.isEmpty else { continue }
-                let oldColumn = try sourceColumn(for: property, entity: entity, newColumn: column.name, in: old)
+                let oldColumn = try sourceColumn(for: property, entity: entity, newColumn: column, in: old)
                 var expression: String?
                 if let oldColumn, let oldType = source.columnType(oldColumn, in: old) {
                     guard let read = schema.dialect.migratedColumn("o.\(q(oldColumn))", from: oldType, to: column.type) else {
@@ -198,9 +204,8 @@ public struct SQLMigrationPlan {
                 guard let expression else { continue }
                 add(column.name, expression, for: having)
                 if let relationship, let orderIndex = table.orderColumnByRelationship[ObjectIdentifier(relationship)], let oldColumn {
-                    let oldOrder = "Z_FOK_" + SQLSchema.upper(Self.oldName(relationship))
-                    let order = source.columnType(oldOrder, in: old) != nil ? "o.\(q(oldOrder))"
-                        : "CASE WHEN o.\(q(oldColumn)) IS NOT NULL THEN (ROW_NUMBER() OVER (PARTITION BY o.\(q(oldColumn)) ORDER BY o.Z_PK) + 1) * 1024 END"
+                    let order = oldOrderColumn(for: relationship, entity: entity, keyColumn: oldColumn, in: old).map { "o.\(q($0))" }
+                        ?? "CASE WHEN o.\(q(oldColumn)) IS NOT NULL THEN (ROW_NUMBER() OVER (PARTITION BY o.\(q(oldColumn)) ORDER BY o.Z_PK) + 1) * 1024 END"
                     add(table.columns[orderIndex].name, order, for: having)
                 }
             }
@@ -210,113 +215,31 @@ public struct SQLMigrationPlan {
         copies.append(Statement(sql: text, bindings: sql.bindings))
     }
 
-    /// The old column that holds a property's values: its old name's column, else its current name's.
-    ///
-    /// Sibling subentities with a property of the same name share a table through numbered columns
-    /// (`ZTITLE`, `ZTITLE1`, …) whose numbers depend on the whole hierarchy; without the old model there is no
-    /// telling which old column was whose, so such properties are refused (134190) rather than guessed.
-    private func sourceColumn(for property: NSPropertyDescription, entity: NSEntityDescription, newColumn: String, in table: String) throws -> String? {
-        // The old model's placement is used when the file has that column; a file that names it otherwise
-        // (Apple's naming is not always predictable) falls back to finding it by name below.
-        switch columnInSourceModel(for: property, entity: entity) {
-        case .some(.none): return nil
-        case .some(.some(let column)) where source.columnType(column, in: table) != nil: return column
-        default: break
-        }
-        let names = [property.renamingIdentifier, property.name].compactMap { $0 }
-        for name in names {
-            let base = "Z" + SQLSchema.upper(name)
-            let numbered = (source.columns[table] ?? [:]).keys.contains { column in
-                column.count > base.count && column.hasPrefix(base) && column.dropFirst(base.count).allSatisfy(\.isNumber)
-            }
-            let newSuffix = newColumn.hasPrefix(base) ? newColumn.dropFirst(base.count) : ""
-            if numbered || (!newSuffix.isEmpty && newSuffix.allSatisfy(\.isNumber)) {
-                throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: property.name,
-                                                       reason: "several entities of its table have a property named \(name), stored in numbered columns that cannot be told apart without the old model")
-            }
-        }
-        var candidates: [String] = []
-        if let old = property.renamingIdentifier, old != property.name { candidates.append("Z" + SQLSchema.upper(old)) }
-        candidates += [newColumn, "Z" + SQLSchema.upper(property.name)]
-        return candidates.first { source.columnType($0, in: table) != nil }
-    }
-
-    /// The old column of a property as the old model places it: `.some(column)`, or `.some(nil)` when the
-    /// old entity has no stored property of the old name (the property is new); nil when the old model or the
-    /// old entity is not known, so the column must be found by name.
-    private func columnInSourceModel(for property: NSPropertyDescription, entity: NSEntityDescription) -> String?? {
-        guard let sourceSchema, let number = oldNumbers[ObjectIdentifier(entity)], let oldEntity = source.modelEntities[number],
-              let table = sourceSchema.table(for: oldEntity) else { return nil }
-        let oldProperty = property.renamingIdentifier.flatMap { oldEntity.propertiesByName[$0] } ?? oldEntity.propertiesByName[property.name]
-        guard let oldProperty, let index = table.columnByProperty[ObjectIdentifier(oldProperty)] else { return .some(nil) }
-        return .some(table.columns[index].name)
-    }
-
-    /// A to-one without an old column: refuses it when the old store kept it in a join table (a to-many
-    /// turned to-one), which the inferred mapping does not convert.
-    private func checkStorageKept(_ relationship: NSRelationshipDescription, entity: NSEntityDescription) throws {
-        var joinNames: [String] = []
-        if let number = oldNumbers[ObjectIdentifier(entity)] { joinNames.append("Z_\(number)" + SQLSchema.upper(Self.oldName(relationship))) }
-        if let inverse = relationship.inverseRelationship, let inverseEntity = inverse.entity, let number = oldNumbers[ObjectIdentifier(inverseEntity)] {
-            joinNames.append("Z_\(number)" + SQLSchema.upper(Self.oldName(inverse)))
-        }
-        if let name = joinNames.first(where: { source.columns[$0] != nil }) {
-            throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: relationship.name,
-                                                   reason: "it was kept in join table \(name) and is now a to-one")
-        }
-    }
-
     // MARK: Join tables
 
     private mutating func planJoinRows(_ join: SQLSchema.JoinTable) throws {
         let relationship = join.relationship
         guard let entity = relationship.entity, let destination = relationship.destinationEntity,
               let sourceNumber = oldNumbers[ObjectIdentifier(entity)], let destinationNumber = oldNumbers[ObjectIdentifier(destination)] else { return }
-        let name = SQLSchema.upper(Self.oldName(relationship))
-        let inverseName = join.inverse.map { SQLSchema.upper(Self.oldName($0)) }
-        // The old table is named after this relationship, or after its inverse (then its columns are swapped).
-        var found: (table: String, sourceKeys: String, destinationKeys: String)?
-        if source.columns["Z_\(sourceNumber)" + name] != nil {
-            let keys = "Z_\(destinationNumber)" + name
-            var owners = "Z_\(sourceNumber)" + (inverseName ?? SQLSchema.upper(source.entities[sourceNumber]?.name ?? ""))
-            if owners == keys { owners += "1" }
-            found = ("Z_\(sourceNumber)" + name, owners, keys)
-        } else if let inverseName, source.columns["Z_\(destinationNumber)" + inverseName] != nil {
-            let keys = "Z_\(sourceNumber)" + inverseName
-            var owners = "Z_\(destinationNumber)" + name
-            if owners == keys { owners += "1" }
-            found = ("Z_\(destinationNumber)" + inverseName, keys, owners)
-        }
-        guard let found else {
-            let foreignKey = source.table(of: sourceNumber).flatMap { source.columnType("Z" + name, in: $0) }
-            let inverseForeignKey = inverseName.flatMap { inverseName in source.table(of: destinationNumber).flatMap { source.columnType("Z" + inverseName, in: $0) } }
-            if foreignKey != nil || inverseForeignKey != nil {
-                throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: relationship.name,
-                                                       reason: "it was kept in a foreign key column and now needs join table \(join.name)")
-            }
-            return
-        }
-        for column in [found.sourceKeys, found.destinationKeys] where source.columnType(column, in: found.table) == nil {
-            throw CoreDataError.migrationFailed("join table \(found.table) has no column \(column)")
-        }
+        guard let found = try oldJoinTable(of: join, sourceNumber: sourceNumber, destinationNumber: destinationNumber) else { return }
+        claimedJoinTables.insert(found.name)
         var sql = SQLBuilder(schema.dialect)
         var names = [join.sourceColumn, join.destinationColumn]
         var values = ["j.\(q(found.sourceKeys)) + \(sql.bind(.integer(keyOffset(of: entity))))",
                       "j.\(q(found.destinationKeys)) + \(sql.bind(.integer(keyOffset(of: destination))))"]
-        func order(of keys: String, within owners: String) -> String {
-            let old = "Z_FOK_" + keys.dropFirst(2)
-            return source.columnType(old, in: found.table) != nil ? "j.\(q(old))"
-                : "(ROW_NUMBER() OVER (PARTITION BY j.\(q(owners)) ORDER BY j.\(q(keys))) + 1) * 1024"
+        /// The old positions when the old store kept them, else positions numbered as Apple numbers them.
+        func order(_ old: String?, of keys: String, within owners: String) -> String {
+            old.map { "j.\(q($0))" } ?? "(ROW_NUMBER() OVER (PARTITION BY j.\(q(owners)) ORDER BY j.\(q(keys))) + 1) * 1024"
         }
         if let column = join.destinationOrderColumn {
             names.append(column)
-            values.append(order(of: found.destinationKeys, within: found.sourceKeys))
+            values.append(order(found.destinationOrder, of: found.destinationKeys, within: found.sourceKeys))
         }
         if let column = join.sourceOrderColumn {
             names.append(column)
-            values.append(order(of: found.sourceKeys, within: found.destinationKeys))
+            values.append(order(found.sourceOrder, of: found.sourceKeys, within: found.destinationKeys))
         }
-        copies.append(Statement(sql: "INSERT INTO \(newQualifier).\(q(join.name)) (\(names.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(oldQualifier).\(q(found.table)) AS j",
+        copies.append(Statement(sql: "INSERT INTO \(newQualifier).\(q(join.name)) (\(names.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(oldQualifier).\(q(found.name)) AS j",
                                 bindings: sql.bindings))
     }
 

@@ -19,7 +19,8 @@ public final class SQLSchema {
         public internal(set) var name: String
         /// The column's type in `CREATE TABLE`, from the dialect.
         public internal(set) var type: String
-        /// Apple's column-order group: integers, then timestamps/floats/decimals, then text, then blobs.
+        /// Apple's column-order group (`SQLSchema.rank(of:)`): integers, then timestamps and floats, decimals,
+        /// text, UUIDs, other blobs.
         public internal(set) var rank: Int
         /// What the column holds, for messages (`attribute title of Book`).
         public internal(set) var purpose: String = ""
@@ -243,14 +244,19 @@ public final class SQLSchema {
         return result
     }
 
-    /// Apple's column-order group of attributes of `type` (integers 0; dates, floating-point numbers and
-    /// decimals 1; text 2; blobs 3), or nil for a type that has no column.
+    /// Apple's column-order group of attributes of `type`, or nil for a type that has no column: integers and
+    /// Booleans 0; dates and floating-point numbers 1; decimals 2; text 3; UUIDs 4; other blobs (binary data,
+    /// transformable) 5. The groups follow the declared column types (`INTEGER`, `TIMESTAMP`/`FLOAT`, `DECIMAL`,
+    /// `VARCHAR`, `BLOB`); within them, Apple's stores put a date before a decimal and a UUID before a
+    /// transformable whatever the declaration order (SampleModel2's `Book`, see SQLiteStore.md "Column order").
     static func rank(of type: NSAttributeType) -> Int? {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType: return 0
-        case .dateAttributeType, .doubleAttributeType, .floatAttributeType, .decimalAttributeType: return 1
-        case .stringAttributeType, .URIAttributeType, .objectIDAttributeType: return 2
-        case .binaryDataAttributeType, .UUIDAttributeType, .transformableAttributeType: return 3
+        case .dateAttributeType, .doubleAttributeType, .floatAttributeType: return 1
+        case .decimalAttributeType: return 2
+        case .stringAttributeType, .URIAttributeType, .objectIDAttributeType: return 3
+        case .UUIDAttributeType: return 4
+        case .binaryDataAttributeType, .transformableAttributeType: return 5
         default: return nil
         }
     }

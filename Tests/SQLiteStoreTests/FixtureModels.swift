@@ -69,8 +69,11 @@ enum FixtureModels {
         let pages = NSRelationshipDescription(name: "pages", destination: nil, toMany: true, deleteRule: .cascadeDeleteRule)
         let bookOfPage = NSRelationshipDescription(name: "book", destination: nil, toMany: false)
         inverse(pages, bookOfPage)
-        let book = entity("Book", [attribute("pagesCount", .integer64), attribute("publishedAt", .date), attribute("price", .decimal),
-                                   attribute("title", .string), attribute("uniqueID", .uuid), attribute(coverName, .binaryData), author, pages])
+        // Declared in CoreDataPlus's order (uniqueID, title, price, cover, publishedAt, pagesCount): Apple's table has
+        // ZPUBLISHEDAT before ZPRICE and ZUNIQUEID before the cover whatever the order (SQLSchema.rank(of:)).
+        let book = entity("Book", [attribute("uniqueID", .uuid), attribute("title", .string), attribute("price", .decimal),
+                                   attribute(coverName, .binaryData), attribute("publishedAt", .date), attribute("pagesCount", .integer64),
+                                   author, pages])
         book.uniquenessConstraints = [["uniqueID"]]
         let novel = entity("GraphicNovel", [attribute("isBlackAndWhite", .boolean)])
         book.subentities = [novel]

@@ -38,12 +38,12 @@ import Testing
         return NSManagedObjectModel(entities: [box, person, shapeEntity, circle, square, tag])
     }
 
-    /// A store of `model()` with two circles, a square, two boxes on the first circle (in order b1, b2) and a
+    /// A store of `model()` (or a model of the same entities and properties) with two circles, a square, two boxes on the first circle (in order b1, b2) and a
     /// box on the square, tags on the boxes, and three people (ann's friends are bob and cy); and its
     /// `contents(_:)` as saved.
-    static func makeStore() throws -> (url: URL, contents: [String]) {
+    static func makeStore(model: NSManagedObjectModel = model()) throws -> (url: URL, contents: [String]) {
         let url = TemporaryStore.url()
-        let stack = try Stack(model: model(), url: url)
+        let stack = try Stack(model: model, url: url)
         try stack.context.performAndWait {
             let context = stack.context
             func insert(_ name: String, _ values: [String: Any]) -> NSManagedObject {
@@ -278,6 +278,41 @@ import Testing
             ["NULL", "large", "NULL", "block", "not this model's"], ["NULL", "small", "NULL", "tile", "NULL"],
         ])
         #expect(RawSQLite.rows(url, "SELECT Z_FOK_BOXES FROM ZBOX WHERE ZNAME IN ('b3', 'b1', 'b2') ORDER BY Z_FOK_BOXES").count == 3)
+    }
+
+    /// A row whose `Z_ENT` is no entity of the store (a damaged file) is in no result: counts, aggregates, object
+    /// IDs and limited fetches agree with fetched rows, for an entity without subentities and for a hierarchy.
+    @Test func rowsOfNoEntityAreInNoResult() throws {
+        let url = try Self.makeStore().url
+        RawSQLite.execute(url, """
+            INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (90, 42, 1, 'ghost');
+            INSERT INTO ZSHAPE (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (91, 43, 1, 'ghost');
+            """)
+        let stack = try Stack(model: Self.model(), url: url)
+        for (entity, count) in [("Tag", 2), ("Shape", 3)] {
+            #expect(try stack.fetch(entity).count == count, "\(entity)")
+            #expect(try stack.count(entity) == count, "\(entity)")
+            #expect(try stack.count(entity, NSPredicate(format: "name != nil")) == count, "\(entity)")
+            try stack.context.performAndWait { () throws -> Void in
+                let ids = NSFetchRequest<NSManagedObjectID>(entityName: entity)
+                ids.resultType = .managedObjectIDResultType
+                #expect(try stack.context.fetch(ids).count == count, "\(entity)")
+                let limited = NSFetchRequest<NSManagedObject>(entityName: entity)
+                limited.fetchOffset = 1
+                limited.fetchLimit = 10
+                #expect(try stack.context.count(for: limited) == count - 1, "\(entity)")
+                #expect(try stack.context.fetch(limited).count == count - 1, "\(entity)")
+                let total = NSExpressionDescription()
+                total.name = "total"
+                total.expression = NSExpression(forFunction: "count:", arguments: [NSExpression.expressionForEvaluatedObject()])
+                total.expressionResultType = .integer64AttributeType
+                let aggregate = NSFetchRequest<NSDictionary>(entityName: entity)
+                aggregate.resultType = .dictionaryResultType
+                aggregate.propertiesToFetch = [total]
+                #expect((try stack.context.fetch(aggregate).first?["total"] as? NSNumber)?.intValue == count, "\(entity)")
+            }
+        }
+        try stack.close()
     }
 
     /// Renumbers entities as a store written with other `Z_ENT` numbers has them: `Z_PRIMARYKEY`, the `Z_ENT`
