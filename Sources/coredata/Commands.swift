@@ -10,7 +10,8 @@ import Foundation
 enum Commands {
     /// Every subcommand; add new ones here.
     static let all: [any Command.Type] = [GenerateCommand.self, CompileCommand.self, ModelCommand.self, InspectCommand.self,
-                                          QueryCommand.self, DemoCommand.self, CompletionCommand.self,
+                                          QueryCommand.self, ValidateCommand.self, ExportCommand.self, ImportCommand.self,
+                                          ConvertCommand.self, MigrateCommand.self, DemoCommand.self, CompletionCommand.self,
                                           AccessorsCommand.self]
 
     /// The tool's version, printed by `coredata --version`.
