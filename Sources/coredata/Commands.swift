@@ -106,6 +106,20 @@ enum Commands {
         }
         return names + ["--help"]
     }
+
+    /// The values an option of a command takes, where its usage text lists them (`--to sqlite|xml|…`), for
+    /// shell completion: option name to values, in the order of the usage text.
+    static func optionValues(of command: any Command.Type) -> [(option: String, values: [String])] {
+        var found: [(option: String, values: [String])] = []
+        let words = command.usage.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "[" || $0 == "]" }).map(String.init)
+        for (option, next) in zip(words, words.dropFirst()) where option.hasPrefix("--") && next.contains("|") {
+            let values = next.split(separator: "|").map(String.init)
+            guard values.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber } }),
+                  !found.contains(where: { $0.option == option }) else { continue }
+            found.append((option, values))
+        }
+        return found
+    }
 }
 
 /// Writes `message` and a newline to standard error.

@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataStoreKit
 import Foundation
 
 /// How `coredata export` writes an attribute's value as JSON, and how `coredata import` reads it back:
@@ -54,10 +55,10 @@ enum ExportValue {
             guard let data = try TransformableStorage.data(for: value, attribute: attribute) else { return .null }
             return .object([("archive", .string(data.base64EncodedString()))])
         default:
-            throw CoreDataError.unsupported("\(owner).\(attribute.name) is an attribute of type \(attribute.attributeType), whose values the export format does not hold")
+            throw CoreDataError.unsupported("\(owner).\(attribute.name) is an attribute of type \(XCDataModelAttributeType.name(of: attribute.attributeType)), whose values the export format does not hold")
         }
         throw CoreDataError.make(NSManagedObjectValidationError,
-                                 "\(owner).\(attribute.name) holds \(type(of: value)), not a value of its type \(attribute.attributeType).")
+                                 "\(owner).\(attribute.name) holds \(type(of: value)), not a value of its type \(XCDataModelAttributeType.name(of: attribute.attributeType)).")
     }
 
     /// The value the JSON `json` gives `attribute`, in the attribute's Swift type.
@@ -88,7 +89,7 @@ enum ExportValue {
         case (.transformableAttributeType, _): value = try propertyList(json)
         default: value = nil
         }
-        guard let value else { throw ExportValueProblem("\(json.json) is not a value of type \(attribute.attributeType)") }
+        guard let value else { throw ExportValueProblem("\(json.json) is not a value of type \(XCDataModelAttributeType.name(of: attribute.attributeType))") }
         return value
     }
 

@@ -85,7 +85,8 @@ enum MigrateCommand: Command {
                 throw CoreDataError.make(NSMigrationMissingSourceModelError,
                                          "The store at \(url.path) was not saved with \(from): its entity version hashes match no version of it.")
             }
-            return (version.model, "\(from)\(version.name.isEmpty ? "" : " (version \(version.name))")")
+            let isPackage = ["xcdatamodeld", "momd"].contains(URL(fileURLWithPath: from).pathExtension)
+            return (version.model, isPackage ? "\(from) (version \(version.name))" : from)
         }
         if let version = try NSManagedObjectModel.version(ofModelAt: URL(fileURLWithPath: newModel), matchingStoreMetadata: metadata) {
             return (version.model, "\(newModel) (version \(version.name))")

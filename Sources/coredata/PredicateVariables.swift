@@ -73,8 +73,19 @@ enum PredicateVariables {
     /// The value `text` spells as a literal of the predicate language, else the text itself.
     static func literal(_ text: String) -> Any {
         guard let node = try? NSPredicate.parse(format: "SELF == " + text).parsedExpression,
-              case .comparison(let comparison) = node, case .constant(let constant) = comparison.rhs else { return text }
-        return constant.value ?? NSNull()
+              case .comparison(let comparison) = node, let value = constantValue(comparison.rhs) else { return text }
+        return value
+    }
+
+    /// The value of a constant operand, or of an array literal of constants; nil for anything else.
+    private static func constantValue(_ operand: PredicateOperand) -> Any? {
+        switch operand {
+        case .constant(let constant): return constant.value ?? NSNull()
+        case .array(let items):
+            let values = items.compactMap(constantValue)
+            return values.count == items.count ? values : nil
+        default: return nil
+        }
     }
 
     /// `predicate` with `values` substituted, checked to leave no variable free.

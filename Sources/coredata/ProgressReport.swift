@@ -8,7 +8,7 @@ import Glibc
 /// On a terminal (`isatty`), one line redrawn in place: a bar, the percentage and the step
 /// (`[##########----------]  50% Book: relationships`), ended by a line break when done. Otherwise (a pipe, a
 /// file, a test), one plain line per step, `progress: 50% Book: relationships`, so a log reads the same.
-/// Fractions are clamped to 0…1 and never go back.
+/// Fractions are clamped to 0…1 and never go back; percentages are rounded to the nearest whole number.
 final class ProgressReport {
     /// Whether the bar is drawn (standard output is a terminal).
     let drawsBar: Bool
@@ -24,7 +24,7 @@ final class ProgressReport {
     /// Reports that `fraction` (0…1) of the work is done, the step now running described by `step`.
     func update(_ fraction: Double, _ step: String) {
         shown = max(shown, min(1, max(0, fraction)))
-        let percent = String(format: "%3d%%", Int((shown * 100).rounded(.down)))
+        let percent = String(format: "%3d%%", Int((shown * 100).rounded()))
         if drawsBar {
             let filled = Int((shown * Double(Self.barWidth)).rounded(.down))
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: Self.barWidth - filled)

@@ -13,7 +13,10 @@ struct StoreDestination {
     let text: String
 
     /// The destination for messages: the path, or the URI without its password.
-    var displayName: String {
+    var displayName: String { Self.displayName(of: url, kind: kind) }
+
+    /// A store's location for messages: a file's path, or a PostgreSQL URI without its password.
+    static func displayName(of url: URL, kind: StoreFileKind) -> String {
         guard kind == .postgresql, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.path }
         components.password = nil
         return components.string ?? "the PostgreSQL store"
@@ -24,7 +27,7 @@ struct StoreDestination {
     ///   a `postgresql://` URI (or a file type is given one).
     init(_ text: String, toOption: String?) throws {
         guard let toOption else { throw UsageError("--to is required: sqlite, xml, binary or postgresql") }
-        kind = try StoreFileKind(typeOption: toOption, option: "--to")
+        kind = try StoreFileKind(typeOption: toOption, option: "--to", allowsPostgreSQL: true)
         self.text = text
         let isURI = StoreFileKind.isPostgreSQLURI(text)
         if kind == .postgresql {

@@ -59,16 +59,17 @@ enum StoreFileKind: String {
         return (.postgresql, url)
     }
 
-    /// The kind `--type` (or `--to`) names (`sqlite`, `xml`, `binary`, `postgresql`, or a store type name such
-    /// as `SQLite`).
+    /// The kind `--type` names (`sqlite`, `xml`, `binary`, or a store type name such as `SQLite`), or `--to`
+    /// (`option`), which also takes `postgresql` (`allowsPostgreSQL`).
     /// - Throws: a `UsageError` for any other word.
-    init(typeOption: String, option: String = "--type") throws {
+    init(typeOption: String, option: String = "--type", allowsPostgreSQL: Bool = false) throws {
         switch typeOption.lowercased() {
         case "sqlite": self = .sqlite
         case "xml": self = .xml
         case "binary": self = .binary
-        case "postgresql", "postgres": self = .postgresql
-        default: throw UsageError("\(option) must be sqlite, xml, binary or postgresql, not \(typeOption)")
+        case "postgresql" where allowsPostgreSQL, "postgres" where allowsPostgreSQL: self = .postgresql
+        default:
+            throw UsageError("\(option) must be \(allowsPostgreSQL ? "sqlite, xml, binary or postgresql" : "sqlite, xml or binary"), not \(typeOption)")
         }
     }
 

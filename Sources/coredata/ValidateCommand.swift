@@ -40,26 +40,25 @@ enum ValidateCommand: Command {
         let (readable, temporaryFolder) = try StoreOpening.readableLocation(of: url, kind: kind)
         defer { if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) } }
         let options = StoreOpening.readOnlyOptions(kind: kind, copied: temporaryFolder != nil)
-        var lines = ["store:      \(kind == .postgresql ? path : url.path)", "type:       \(kind.storeType)"]
+        let location = StoreDestination.displayName(of: url, kind: kind)
+        var lines = ["store:      \(location)", "type:       \(kind.storeType)"]
         var problems: [Problem] = []
 
-        let integrity = try integrityProblems(readable, kind: kind, copied: temporaryFolder != nil)
+        let integrity = integrityProblems(readable, kind: kind, copied: temporaryFolder != nil)
         lines.append("integrity:  " + integrityLine(kind: kind, problems: integrity))
         problems += integrity.map { Problem(text: "integrity: \($0)", code: NSFileReadCorruptFileError) }
 
-        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: kind.storeType, at: readable, options: options)
-        let (model, modelSource) = try StoreOpening.model(for: readable, named: url, kind: kind, modelPath: parsed.options["--model"])
-        let mismatched = mismatchedEntities(model, metadata)
-        lines.append("model:      \(modelSource)")
-        lines.append("hashes:     " + (mismatched.isEmpty ? "match (\(model.entities.count) entities)" : "\(mismatched.count) differ: \(mismatched.joined(separator: ", "))"))
-        problems += mismatched.map { Problem(text: "model: entity \($0)'s version hash differs from the store's", code: NSPersistentStoreIncompatibleVersionHashError) }
-
-        if mismatched.isEmpty {
-            let (objectLines, objectProblems) = try validateObjects(readable, kind: kind, model: model, options: options)
-            lines += objectLines
-            problems += objectProblems
-        } else {
-            lines.append("objects:    not validated: the model does not match the store")
+        do {
+            let (modelLines, modelProblems) = try checkModelAndObjects(readable, named: url, kind: kind, modelPath: parsed.options["--model"], options: options)
+            lines += modelLines
+            problems += modelProblems
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            // A store that does not open is one more problem of the report (after a failed integrity check, the likely one).
+            let error = error as NSError
+            lines.append("objects:    not validated: the store does not open")
+            problems.append(Problem(text: "store: \(error.localizedDescription) (\(error.code))", code: error.code))
         }
         if !problems.isEmpty {
             lines.append("problems:")
@@ -68,14 +67,39 @@ enum ValidateCommand: Command {
         lines.append("result:     " + (problems.isEmpty ? "valid" : "\(problems.count) problem\(problems.count == 1 ? "" : "s")"))
         print(lines.joined(separator: "\n"))
         if let first = problems.first {
-            throw CoreDataError.make(first.code, "\(problems.count) problem\(problems.count == 1 ? "" : "s") found in \(kind == .postgresql ? path : url.path) (listed on standard output).")
+            throw CoreDataError.make(first.code, "\(problems.count) problem\(problems.count == 1 ? "" : "s") found in \(location) (listed on standard output).")
         }
+    }
+
+    /// The model's lines and problems (version hashes), then, when the model matches, the objects'.
+    static func checkModelAndObjects(_ readable: URL, named url: URL, kind: StoreFileKind, modelPath: String?,
+                                     options: [String: Any]) throws -> ([String], [Problem]) {
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: kind.storeType, at: readable, options: options)
+        let (model, modelSource) = try StoreOpening.model(for: readable, named: url, kind: kind, modelPath: modelPath)
+        let mismatched = mismatchedEntities(model, metadata)
+        var lines = ["model:      \(modelSource)",
+                     "hashes:     " + (mismatched.isEmpty ? "match (\(model.entities.count) entities)" : "\(mismatched.count) differ: \(mismatched.joined(separator: ", "))")]
+        var problems = mismatched.map { Problem(text: "model: entity \($0)'s version hash differs from the store's", code: NSPersistentStoreIncompatibleVersionHashError) }
+        if mismatched.isEmpty {
+            let (objectLines, objectProblems) = try validateObjects(readable, kind: kind, model: model, options: options)
+            lines += objectLines
+            problems += objectProblems
+        } else {
+            lines.append("objects:    not validated: the model does not match the store")
+        }
+        return (lines, problems)
     }
 
     /// SQLite's integrity check of the file; nothing for the other types, whose whole file is read (and the
     /// binary store's checksums verified) when the store is opened.
-    static func integrityProblems(_ url: URL, kind: StoreFileKind, copied: Bool) throws -> [String] {
-        kind == .sqlite ? try SQLiteIntegrityCheck.problems(in: url, immutable: !copied) : []
+    /// A check SQLite cannot finish (a page too damaged to read) is itself the problem.
+    static func integrityProblems(_ url: URL, kind: StoreFileKind, copied: Bool) -> [String] {
+        guard kind == .sqlite else { return [] }
+        do {
+            return try SQLiteIntegrityCheck.problems(in: url, immutable: !copied)
+        } catch {
+            return [error.localizedDescription]
+        }
     }
 
     static func integrityLine(kind: StoreFileKind, problems: [String]) -> String {
@@ -113,6 +137,8 @@ enum ValidateCommand: Command {
             guard let name = entity.name else { continue }
             let request = NSFetchRequest<NSManagedObject>(entityName: name)
             request.includesSubentities = false
+            // Filled objects: validation reads the values an object holds, and a fault holds none yet.
+            request.returnsObjectsAsFaults = false
             let found = try context.performAndWait {
                 try context.fetch(request).sorted { QueryField.storeOrder($0.objectID, $1.objectID) }.map { object in
                     (FieldValue.shortID(object.objectID.uriRepresentation().absoluteString), errors(validating: object))
