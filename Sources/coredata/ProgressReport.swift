@@ -16,9 +16,16 @@ final class ProgressReport {
     static let barWidth = 30
     private var shown: Double = 0
     private var barIsOpen = false
+    private let sink: (String) -> Void
 
-    init(drawsBar: Bool = isatty(STDOUT_FILENO) == 1) {
+    /// A report drawing a bar when standard output is a terminal, written to `sink` (standard output).
+    init(drawsBar: Bool = isatty(STDOUT_FILENO) == 1, sink: @escaping (String) -> Void = ProgressReport.standardOutput) {
         self.drawsBar = drawsBar
+        self.sink = sink
+    }
+
+    static func standardOutput(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
     }
 
     /// Reports that `fraction` (0…1) of the work is done, the step now running described by `step`.
@@ -42,6 +49,6 @@ final class ProgressReport {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        sink(text)
     }
 }

@@ -11,7 +11,8 @@ import Testing
 enum ToolProcess {
     struct Outcome { var status: Int32; var output: String; var error: String }
 
-    static func run(_ arguments: [String]) throws -> Outcome {
+    /// Runs the tool with `arguments`, its standard input read from `input` (else `/dev/null`).
+    static func run(_ arguments: [String], input: URL? = nil) throws -> Outcome {
         var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         while folder.pathExtension == "xctest" { folder.deleteLastPathComponent() }
         let tool = folder.appendingPathComponent("coredata")
@@ -25,7 +26,7 @@ enum ToolProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input?.path ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, out.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, err.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv: [UnsafeMutablePointer<CChar>?] = ([tool.path] + arguments).map { strdup($0) } + [nil]

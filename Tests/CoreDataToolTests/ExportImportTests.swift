@@ -128,6 +128,64 @@ import Testing
         }
     }
 
+    /// An ordered many-to-many relationship (its order kept on every store), a to-one to the same entity and
+    /// a subentity whose objects a relationship of its parent entity's type holds.
+    @Test func orderedManyToManyAndSubentitiesRoundTrip() throws {
+        let folder = try ToolLibrary.folder()
+        let model = folder.appendingPathComponent("Playlists.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Playlist" representedClassName="Playlist" syncable="YES">
+                    <attribute name="name" optional="YES" attributeType="String"/>
+                    <relationship name="songs" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Song" inverseName="playlists" inverseEntity="Song"/>
+                    <relationship name="next" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Playlist"/>
+                </entity>
+                <entity name="Song" representedClassName="Song" syncable="YES">
+                    <attribute name="title" optional="YES" attributeType="String"/>
+                    <relationship name="playlists" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Playlist" inverseName="songs" inverseEntity="Playlist"/>
+                </entity>
+                <entity name="Live" representedClassName="Live" parentEntity="Song" syncable="YES">
+                    <attribute name="venue" optional="YES" attributeType="String"/>
+                </entity>
+            </model>
+            """.utf8).write(to: model.appendingPathComponent("contents"))
+        let store = folder.appendingPathComponent("playlists.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: model))
+        let added = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
+                let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+                for (key, value) in values { object.setValue(value, forKey: key) }
+                return object
+            }
+            let (s1, s2, live) = (insert("Song", ["title": "S1"]), insert("Song", ["title": "S2"]), insert("Live", ["title": "L1", "venue": "Paris"]))
+            let a = insert("Playlist", ["name": "A", "songs": NSOrderedSet(array: [s2, live, s1])])
+            let b = insert("Playlist", ["name": "B", "songs": NSOrderedSet(array: [live, s2]), "next": a])
+            a.setValue(b, forKey: "next")
+            try context.save()
+        }
+        try coordinator.remove(added)
+        let first = try export(store, model: model)
+        #expect(first.contains(#"{"entity":"Playlist","ref":"Playlist/1","values":{"name":"A","next":"Playlist/2","songs":["Song/2","Live/1","Song/1"]}}"#), "\(first)")
+        #expect(first.contains(#"{"entity":"Live","ref":"Live/1","values":{"playlists":["Playlist/1","Playlist/2"],"title":"L1","venue":"Paris"}}"#), "\(first)")
+        let document = try file(first)
+        for (option, _) in Self.types {
+            let target = try ToolLibrary.folder().appendingPathComponent("playlists.\(option)")
+            let run = try ToolProcess.run(["import", document.path, target.path, "--to", option, "--model", model.path])
+            #expect(run.status == 0, "\(option): \(run.error)")
+            #expect(try export(target, model: model) == first, "\(option)")
+        }
+        // Standard input as the document.
+        let piped = try ToolLibrary.folder().appendingPathComponent("piped.binary")
+        let fromStandardInput = try ToolProcess.run(["import", "-", piped.path, "--to", "binary", "--model", model.path], input: document)
+        #expect(fromStandardInput.status == 0, "\(fromStandardInput.error)")
+        #expect(try export(piped, model: model) == first)
+    }
+
     @Test func exportWritesToAFileWithOutput() throws {
         let model = try ToolLibrary.writeModel()
         let store = try ToolLibrary.writeStore(type: NSBinaryStoreType, named: "library", model: model)
