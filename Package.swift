@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "CoreDataBinary", dependencies: ["CoreDataStoreKit"], path: "Backends/Binary"),
         .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory", "CoreDataSQLite", "CoreDataXML", "CoreDataBinary", "CoreDataPostgreSQL"], path: "Sources/CoreData"),
         .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance"),
-        .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataStoreKit", "CoreDataSQLite", "CoreDataBinary"], path: "Sources/coredata"),
+        .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataStoreKit", "CoreDataSQLite", "CoreDataBinary", "CSQLite"], path: "Sources/coredata"),
         .plugin(name: "CoreDataModelPlugin", capability: .buildTool(), dependencies: ["coredata"], path: "Plugins/CoreDataModelPlugin"),
         .executableTarget(name: "ModelResourceExample", dependencies: ["CoreData", "CoreDataStoreKit"],
                           path: "Examples/ModelResourceExample", resources: [.copy("Library.xcdatamodeld")]),

@@ -24,14 +24,18 @@ struct UsageError: Error, CustomStringConvertible {
 /// Arguments split into positional ones, `--option value` (or `--option=value`) pairs and flags.
 ///
 /// `--` ends the options: every argument after it is positional. An option the command does not take, a
-/// value given to a flag, and a valued option without a value are usage errors (exit 64).
+/// value given to a flag, and a valued option without a value are usage errors (exit 64). A valued option
+/// given twice keeps its last value, except a `repeatable` one, which keeps every value in order.
 struct ParsedArguments {
     var positional: [String] = []
     var options: [String: String] = [:]
     var flags: Set<String> = []
+    /// Every value of each repeatable option, in the order given.
+    var repeated: [String: [String]] = [:]
 
-    /// Splits `arguments`; options in `valued` take a value, those in `flags` none.
-    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String> = []) throws {
+    /// Splits `arguments`; options in `valued` take a value, those in `flags` none, those in `repeatable`
+    /// (which must also be in `valued`) a value each time they are given.
+    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String> = [], repeatable: Set<String> = []) throws {
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
@@ -41,13 +45,16 @@ struct ParsedArguments {
             if argument == "--" { optionsEnded = true; continue }
             let (name, inlineValue) = Self.split(argument)
             if valued.contains(name) {
+                let value: String
                 if let inlineValue {
-                    options[name] = inlineValue
+                    value = inlineValue
                 } else {
                     guard index < arguments.count else { throw UsageError("\(name) needs a value") }
-                    options[name] = arguments[index]
+                    value = arguments[index]
                     index += 1
                 }
+                options[name] = value
+                if repeatable.contains(name) { repeated[name, default: []].append(value) }
             } else if allowedFlags.contains(name) {
                 guard inlineValue == nil else { throw UsageError("\(name) takes no value") }
                 flags.insert(name)

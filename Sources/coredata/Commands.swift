@@ -10,7 +10,8 @@ import Foundation
 enum Commands {
     /// Every subcommand; add new ones here.
     static let all: [any Command.Type] = [GenerateCommand.self, CompileCommand.self, ModelCommand.self, InspectCommand.self,
-                                          QueryCommand.self, DemoCommand.self, CompletionCommand.self,
+                                          QueryCommand.self, ValidateCommand.self, ExportCommand.self, ImportCommand.self,
+                                          ConvertCommand.self, MigrateCommand.self, DemoCommand.self, CompletionCommand.self,
                                           AccessorsCommand.self]
 
     /// The tool's version, printed by `coredata --version`.
@@ -104,6 +105,20 @@ enum Commands {
             rest = rest[start.upperBound...]
         }
         return names + ["--help"]
+    }
+
+    /// The values an option of a command takes, where its usage text lists them (`--to sqlite|xml|…`), for
+    /// shell completion: option name to values, in the order of the usage text.
+    static func optionValues(of command: any Command.Type) -> [(option: String, values: [String])] {
+        var found: [(option: String, values: [String])] = []
+        let words = command.usage.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "[" || $0 == "]" }).map(String.init)
+        for (option, next) in zip(words, words.dropFirst()) where option.hasPrefix("--") && next.contains("|") {
+            let values = next.split(separator: "|").map(String.init)
+            guard values.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber } }),
+                  !found.contains(where: { $0.option == option }) else { continue }
+            found.append((option, values))
+        }
+        return found
     }
 }
 

@@ -9,12 +9,15 @@ enum QueryCommand: Command {
     static let usage = """
         usage: coredata query <store> --entity <name> [--where <predicate>] [--sort <key>[,-key…]] [--fields <key,…>]
                               [--limit <n>] [--offset <n>] [--format table|json|jsonl|csv] [--count]
-                              [--model <model>] [--type sqlite|xml|binary]
+                              [--var <name>=<value>…] [--model <model>] [--type sqlite|xml|binary]
 
           <store>              a SQLite, XML or binary store file, told by its content; read-only, nothing beside it
                                is created or changed
           --entity <name>      the entity to fetch (its subentities' objects too)
           --where <predicate>  an NSPredicate format, e.g. "age > 30 AND name BEGINSWITH[c] 'a'"
+          --var <name>=<value> binds $name in --where (repeatable); the value is a literal of the predicate
+                               language (30, 4.5, 'text', YES, nil, {1,2}), or else a string. A $variable
+                               nothing binds is a usage error
           --sort <keys>        comma-separated keys; a leading - sorts descending
           --fields <keys>      the columns, comma-separated: properties or key paths across to-one relationships
                                (author.name); default: every stored attribute and relationship
@@ -70,7 +73,8 @@ enum QueryCommand: Command {
     /// The text `run` prints.
     static func report(_ arguments: [String]) throws -> String {
         let parsed = try ParsedArguments(arguments, valued: ["--model", "--type", "--entity", "--where", "--sort", "--limit", "--offset",
-                                                             "--fields", "--format"], flags: ["--count"])
+                                                             "--fields", "--format", "--var"], flags: ["--count"],
+                                            repeatable: ["--var"])
         let options = try Options(parsed)
         let opened = try StoreOpening.open(store: options.store, model: parsed.options["--model"], type: parsed.options["--type"])
         defer { opened.close() }
@@ -102,13 +106,18 @@ enum QueryCommand: Command {
         throw UsageError("the model has no entity \(name) (it has \(names.sorted().joined(separator: ", ")))\(hint)")
     }
 
-    /// The fetch request of `--where`, `--sort`, `--limit` and `--offset`, its keys checked against the entity.
+    /// The fetch request of `--where` (its `$variables` bound by `--var`), `--sort`, `--limit` and `--offset`,
+    /// its keys checked against the entity.
+    /// - Throws: a `UsageError` for a variable nothing binds or a `--var` nothing uses (`PredicateVariables`).
     static func fetchRequest(_ parsed: ParsedArguments, options: Options, entity: NSEntityDescription) throws -> NSFetchRequest<NSManagedObject> {
         let request = NSFetchRequest<NSManagedObject>(entityName: options.entityName)
+        let variables = try PredicateVariables.bindings(parsed.repeated["--var"] ?? [])
         if let format = parsed.options["--where"] {
-            let predicate = try NSPredicate.parse(format: format)
+            let predicate = try PredicateVariables.bind(try NSPredicate.parse(format: format), variables)
             try predicate.validateKeys(against: entity)
             request.predicate = predicate
+        } else if let name = variables.keys.sorted().first {
+            throw UsageError("--var binds $\(name), but there is no --where")
         }
         if let sort = parsed.options["--sort"] {
             request.sortDescriptors = try sortDescriptors(sort, entity: entity)

@@ -11,8 +11,11 @@ import Foundation
 /// - Binary (this package's format, Docs/BinaryStoreFormat.md): the 8-byte magic `89 43 44 42 49 4E 0D 0A`.
 /// - Apple's binary store (`NSBinaryStoreType` on Apple's platforms, a keyed archive in a binary property
 ///   list, `bplist00`): recognised, and refused with 134091, since this package cannot read it.
+///
+/// A PostgreSQL store is no file: it is named by its connection URI (`postgresql://…`, `postgres://…`), told
+/// by that prefix (`isPostgreSQLURI(_:)`).
 enum StoreFileKind: String {
-    case sqlite, xml, binary
+    case sqlite, xml, binary, postgresql
 
     /// The kind in a sentence: "a SQLite store", "an XML store", "a binary store".
     var name: String {
@@ -20,6 +23,7 @@ enum StoreFileKind: String {
         case .sqlite: return "a SQLite store"
         case .xml: return "an XML store"
         case .binary: return "a binary store"
+        case .postgresql: return "a PostgreSQL store"
         }
     }
 
@@ -32,17 +36,40 @@ enum StoreFileKind: String {
         case .sqlite: return NSSQLiteStoreType
         case .xml: return NSXMLStoreType
         case .binary: return NSBinaryStoreType
+        case .postgresql: return NSPostgreSQLStoreType
         }
     }
 
-    /// The kind `--type` names (`sqlite`, `xml`, `binary`, or a store type name such as `SQLite`).
+    /// Whether the store argument `text` is a PostgreSQL connection URI rather than a file path.
+    static func isPostgreSQLURI(_ text: String) -> Bool {
+        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+    }
+
+    /// The kind of the store the argument `text` names: a PostgreSQL store for a connection URI, else the
+    /// kind of the file's content (`detect(at:)`), with the URL to open it at.
+    /// - Throws: 134000 for a connection URI that is not a URL; the errors of `detect(at:)`.
+    static func locate(_ text: String) throws -> (StoreFileKind, URL) {
+        guard isPostgreSQLURI(text) else {
+            let url = URL(fileURLWithPath: text)
+            return (try detect(at: url), url)
+        }
+        guard let url = URL(string: text) else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "\(text) is not a valid PostgreSQL connection URI.")
+        }
+        return (.postgresql, url)
+    }
+
+    /// The kind `--type` names (`sqlite`, `xml`, `binary`, or a store type name such as `SQLite`), or `--to`
+    /// (`option`), which also takes `postgresql` (`allowsPostgreSQL`).
     /// - Throws: a `UsageError` for any other word.
-    init(typeOption: String) throws {
+    init(typeOption: String, option: String = "--type", allowsPostgreSQL: Bool = false) throws {
         switch typeOption.lowercased() {
         case "sqlite": self = .sqlite
         case "xml": self = .xml
         case "binary": self = .binary
-        default: throw UsageError("--type must be sqlite, xml or binary, not \(typeOption)")
+        case "postgresql" where allowsPostgreSQL, "postgres" where allowsPostgreSQL: self = .postgresql
+        default:
+            throw UsageError("\(option) must be \(allowsPostgreSQL ? "sqlite, xml, binary or postgresql" : "sqlite, xml or binary"), not \(typeOption)")
         }
     }
 

@@ -36,8 +36,27 @@ enum StoreOpening {
     ///   type; the errors of `StoreFileKind.detect(at:)`; 134000 when `--type` names another type than the
     ///   content shows; the store's errors.
     static func open(store path: String, model modelPath: String?, type: String?) throws -> Opened {
-        let url = URL(fileURLWithPath: path)
-        let kind = try StoreFileKind.detect(at: url)
+        let (kind, url) = try locate(path, type: type)
+        let (readable, temporaryFolder) = try readableLocation(of: url, kind: kind)
+        do {
+            let (model, modelSource) = try model(for: readable, named: url, kind: kind, modelPath: modelPath)
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            let store = try coordinator.addPersistentStore(ofType: kind.storeType, configurationName: nil, at: readable,
+                                                           options: readOnlyOptions(kind: kind, copied: temporaryFolder != nil))
+            return Opened(coordinator: coordinator, store: store, url: url, kind: kind, modelSource: modelSource,
+                          temporaryFolder: temporaryFolder)
+        } catch {
+            if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
+            throw error
+        }
+    }
+
+    /// The kind and URL of the store `path` names (a file, told by its content, or a PostgreSQL URI),
+    /// checked against `--type` when given.
+    /// - Throws: a `UsageError` when `--type` is not a type; the errors of `StoreFileKind.locate(_:)`; 134000
+    ///   when `--type` names another type than the content shows.
+    static func locate(_ path: String, type: String?) throws -> (StoreFileKind, URL) {
+        let (kind, url) = try StoreFileKind.locate(path)
         if let type {
             let named = try StoreFileKind(typeOption: type)
             guard named == kind else {
@@ -46,19 +65,15 @@ enum StoreOpening {
                                          userInfo: [NSFilePathErrorKey: url.path])
             }
         }
-        let (readable, temporaryFolder) = try readableLocation(of: url, kind: kind)
-        do {
-            let (model, modelSource) = try model(for: readable, named: url, kind: kind, modelPath: modelPath)
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            var options: [String: Any] = [NSReadOnlyPersistentStoreOption: true]
-            if temporaryFolder == nil { options[SQLiteStore.leavesFilesUntouchedOption] = true }
-            let store = try coordinator.addPersistentStore(ofType: kind.storeType, configurationName: nil, at: readable, options: options)
-            return Opened(coordinator: coordinator, store: store, url: url, kind: kind, modelSource: modelSource,
-                          temporaryFolder: temporaryFolder)
-        } catch {
-            if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
-            throw error
-        }
+        return (kind, url)
+    }
+
+    /// The options that open a store read-only without touching it: an immutable SQLite connection unless the
+    /// store is a temporary copy (`copied`).
+    static func readOnlyOptions(kind: StoreFileKind, copied: Bool) -> [String: Any] {
+        var options: [String: Any] = [NSReadOnlyPersistentStoreOption: true]
+        if kind == .sqlite, !copied { options[SQLiteStore.leavesFilesUntouchedOption] = true }
+        return options
     }
 
     /// Where the store can be read without touching anything beside it: the file itself, or, for a SQLite

@@ -4,33 +4,45 @@ import Testing
 
 /// Runs the built `coredata` executable (SwiftPM builds it beside the test bundle) and collects its exit
 /// status, standard output and standard error.
+///
+/// The child is started with `posix_spawn` and waited for by its own pid: Foundation's `Process` was seen to
+/// leave an exited child unreaped (and `waitUntilExit` hanging) while another test ran `system(3)` (the
+/// PostgreSQL test server's script).
 enum ToolProcess {
     struct Outcome { var status: Int32; var output: String; var error: String }
 
-    static func run(_ arguments: [String]) throws -> Outcome {
+    /// Runs the tool with `arguments`, its standard input read from `input` (else `/dev/null`).
+    static func run(_ arguments: [String], input: URL? = nil) throws -> Outcome {
         var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         while folder.pathExtension == "xctest" { folder.deleteLastPathComponent() }
         let tool = folder.appendingPathComponent("coredata")
         guard FileManager.default.isExecutableFile(atPath: tool.path) else {
             throw NSError(domain: "CoreDataToolTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "coredata is not built at \(tool.path)"])
         }
-        let process = Process()
-        process.executableURL = tool
-        process.arguments = arguments
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let out = scratch.appendingPathComponent("out"), err = scratch.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        try process.run()
-        process.waitUntilExit()
-        try outHandle.close()
-        try errHandle.close()
-        return Outcome(status: process.terminationStatus,
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, input?.path ?? "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, out.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, err.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([tool.path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, tool.path, &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw NSError(domain: "CoreDataToolTests", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "coredata did not start: \(String(cString: strerror(spawned)))"])
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { throw NSError(domain: "CoreDataToolTests", code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "waitpid failed"]) }
+        }
+        // WIFEXITED / WEXITSTATUS, which Swift does not import: a signal's death reads as 128 + the signal.
+        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return Outcome(status: exitStatus,
                        output: String(decoding: try Data(contentsOf: out), as: UTF8.self),
                        error: String(decoding: try Data(contentsOf: err), as: UTF8.self))
     }
@@ -39,7 +51,8 @@ enum ToolProcess {
 /// The tool follows the conventions of command-line tools: `--help`/`-h` on every command, `--version`,
 /// `--opt value` and `--opt=value`, usage errors with exit status 64 and a hint, failures with 1.
 @Suite struct CommandLineConventionTests {
-    static let commands = ["generate", "compile", "model", "inspect", "query", "demo", "completion", "accessors"]
+    static let commands = ["generate", "compile", "model", "inspect", "query", "validate", "export", "import", "convert", "migrate",
+                            "demo", "completion", "accessors"]
 
     @Test(arguments: commands)
     func everyCommandTakesHelp(_ command: String) throws {
@@ -121,6 +134,20 @@ enum ToolProcess {
         for command in Self.commands { #expect(run.output.contains(command)) }
         #expect(run.output.contains("--entity"), "query's options are offered")
         #expect(try ToolProcess.run(["completion", "fish"]).status == 64)
+    }
+
+    /// After an option whose usage lists its values, the values are offered; the scripts parse.
+    @Test func completionOffersOptionValues() throws {
+        let bash = try ToolProcess.run(["completion", "bash"]).output
+        #expect(bash.contains(#""convert --to") COMPREPLY=($(compgen -W "sqlite xml binary postgresql" -- "$current")); return ;;"#), "\(bash)")
+        #expect(bash.contains(#""query --format") COMPREPLY=($(compgen -W "table json jsonl csv" -- "$current")); return ;;"#))
+        #expect(bash.contains(#""--var"#) || bash.contains("--var"), "query's --var is offered")
+        let zsh = try ToolProcess.run(["completion", "zsh"]).output
+        #expect(zsh.contains(#""import --to") compadd sqlite xml binary postgresql; return ;;"#), "\(zsh)")
+        for command in ["validate", "export", "import", "convert", "migrate"] { #expect(bash.contains("        \(command)) options=")) }
+        let script = try ToolLibrary.folder().appendingPathComponent("coredata.bash")
+        try Data(bash.utf8).write(to: script)
+        #expect(system("bash -n '\(script.path)'") == 0, "the bash script parses")
     }
 }
 

@@ -52,12 +52,15 @@ enum ToolLibrary {
         return url
     }
 
-    /// A store of `type` named `name` (whatever its extension) in a new folder, holding the objects above,
-    /// closed.
-    static func writeStore(type: String, named name: String, model: URL) throws -> URL {
+    /// A store of `type` named `name` (whatever its extension) in a new folder, holding the objects above and
+    /// `metadata` (added to the store's own), closed.
+    static func writeStore(type: String, named name: String, model: URL, metadata: [String: Any] = [:]) throws -> URL {
         let url = try folder().appendingPathComponent(name)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel.load(contentsOf: model))
         let store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: nil)
+        if !metadata.isEmpty {
+            coordinator.setMetadata(coordinator.metadata(for: store).merging(metadata) { _, given in given }, for: store)
+        }
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait {
