@@ -1,16 +1,18 @@
 /// Writes a model in Apple's compiled form: an `NSKeyedArchiver` binary property list whose root is an
 /// `NSManagedObjectModel`, with the classes and keys Apple's `.mom` files use and `MOMArchiveReader` reads
-/// (`NSEntities`, `NSProperties`, `NSAttributeType`, …). A store's `Z_MODELCACHE` holds this, deflated.
+/// (`NSEntities`, `NSProperties`, `NSAttributeType`, …). A store's `Z_MODELCACHE` holds this, deflated, and
+/// `coredata compile` writes it as the `.mom` files of a `.momd`.
 ///
 /// Guarantees: reading the result back gives a model with no `ModelComparison` differences and the same
-/// version hashes (every fixture `.mom` but the two with derived attributes, `MOMArchiveWriterTests`). Like a
-/// `.mom`, each entity lists only its own properties. Predicates (validation, templates, fetched properties)
-/// are archived as Apple's `NSPredicate`/`NSExpression` objects (`MOMArchiveWriter+Predicates.swift`).
+/// version hashes (every fixture `.mom`, `MOMArchiveWriterTests`). Like a `.mom`, each entity lists only its
+/// own properties. Derived attributes carry their expression (`MOMArchiveWriter+Derivation.swift`); predicates
+/// (validation, templates, fetched properties) are archived as Apple's `NSPredicate`/`NSExpression` objects
+/// (`MOMArchiveWriter+Predicates.swift`); decimals keep every digit (`MOMArchiveWriter+Values.swift`).
 ///
-/// Not written yet (`unsupportedModelFormat`, 3328, naming entity and property): derived attributes;
-/// predicates with aggregates, subqueries, arithmetic, functions, `NONE` or locale-sensitive comparisons; and
-/// default or userInfo values other than strings, numbers, Booleans, dates, data, UUIDs, URLs, decimals, arrays
-/// and dictionaries of them. An addition to Apple's API.
+/// Not written (`unsupportedModelFormat`, 3328, naming entity and property): predicates or derivations with
+/// `SUBQUERY`, a `CAST` of a non-constant, a collection index or a block; and default or userInfo values other
+/// than strings, numbers, Booleans, dates, data, UUIDs, URLs, decimals, arrays and dictionaries of them.
+/// An addition to Apple's API.
 public enum MOMArchiveWriter {
     /// The archive of `model`; `file` names the model in errors.
     /// - Throws: `unsupportedModelFormat` (3328) for what this writer does not write (see above).
@@ -207,10 +209,7 @@ public enum MOMArchiveWriter {
             let entityName = entity.name ?? ""
             let formats = property.validationPredicateFormats.isEmpty ? property.validationPredicates.map(\.predicateFormat)
                 : property.validationPredicateFormats
-            var flags = 0
-            if property.isOptional { flags |= 0x2 }
-            if property.isReadOnly { flags |= 0x4 }
-            if property.isTransient { flags |= 0x8 }
+            let flags = Self.propertyFlags(property, hasValidation: !formats.isEmpty)
             var fields: [(String, Value)] = [
                 ("NSPropertyName", builder.string(property.name)),
                 ("NSEntity", reference(to: entity) ?? .uid(0)),
@@ -220,6 +219,7 @@ public enum MOMArchiveWriter {
                 ("_P", .integer(Int64(flags))),
                 ("NSRenamingIdentifier", builder.string(property.renamingIdentifier ?? property.name)),
             ]
+            if property.isReadOnly { fields.append(("NSIsReadOnly", .bool(true))) }
             if let modifier = property.versionHashModifier { fields.append(("NSVersionHashModifier", builder.string(modifier))) }
             if let info = property.userInfo, !info.isEmpty { fields.append(("NSUserInfo", try plain(info, entity: entityName, property: property.name))) }
             if !formats.isEmpty {
@@ -231,8 +231,6 @@ public enum MOMArchiveWriter {
                 fields.append(("NSValidationWarnings", builder.array(warnings.map { builder.string($0) })))
             }
             switch property {
-            case is NSDerivedAttributeDescription:
-                throw unsupported(entityName, property.name, "derived attributes are not written by the .mom writer yet")
             case let attribute as NSAttributeDescription:
                 fields.append(("NSAttributeType", .integer(Int64(attribute.attributeType.rawValue))))
                 if let name = attribute.attributeValueClassName { fields.append(("NSAttributeValueClassName", builder.string(name))) }
@@ -244,7 +242,14 @@ public enum MOMArchiveWriter {
                 if let value = attribute.defaultValue {
                     fields.append(("NSDefaultValue", try plain(value, entity: entityName, property: property.name)))
                 }
-                builder.fill(index, className: "NSAttributeDescription", superclasses: ["NSPropertyDescription"], fields: fields)
+                guard let derived = attribute as? NSDerivedAttributeDescription else {
+                    builder.fill(index, className: "NSAttributeDescription", superclasses: ["NSPropertyDescription"], fields: fields)
+                    break
+                }
+                let format = derived.derivationExpressionFormat ?? ""
+                fields.append(("NSDerivationExpression", try builder.derivation(format: format, fail: failure(entityName, property.name))))
+                builder.fill(index, className: "NSDerivedAttributeDescription", superclasses: ["NSAttributeDescription", "NSPropertyDescription"],
+                             fields: fields)
             case let relationship as NSRelationshipDescription:
                 fields += [("NSMinCount", .integer(Int64(relationship.minCount))), ("NSMaxCount", .integer(Int64(relationship.maxCount))),
                            ("NSDeleteRule", .integer(Int64(relationship.deleteRule.rawValue))), ("NSIsOrdered", .bool(relationship.isOrdered))]
@@ -274,48 +279,20 @@ public enum MOMArchiveWriter {
         /// A default or userInfo value as the archiver stores it.
         /// - Throws: `unsupportedModelFormat` for a value of another kind.
         mutating func plain(_ value: Any, entity: String?, property: String?) throws -> Value {
-            switch value {
-            case let text as String: return builder.string(text)
-            case let flag as Bool: return .bool(flag)
-            case let number as Int: return .integer(Int64(number))
-            case let number as Int16: return .integer(Int64(number))
-            case let number as Int32: return .integer(Int64(number))
-            case let number as Int64: return .integer(number)
-            case let number as Double: return .real(number)
-            case let number as Float: return .real(Double(number))
-            case let date as Date:
-                return builder.object("NSDate", [("NS.time", .real(date.timeIntervalSinceReferenceDate))])
-            case let bytes as Data: return builder.bytes(bytes)
-            case let uuid as UUID:
-                let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
-                return builder.object("NSUUID", [("NS.uuidbytes", .data(bytes))])
-            case let url as URL:
-                return builder.object("NSURL", [("NS.base", .uid(0)), ("NS.relative", builder.string(url.absoluteString))])
-            case let decimal as Decimal:
-                guard let mantissa = UInt64(exactly: NSDecimalNumber(decimal: decimal.significand.magnitude).doubleValue) else {
-                    throw unsupported(entity, property, "the decimal \(decimal) has more digits than the .mom writer writes")
-                }
-                return builder.object("NSDecimalNumber", superclasses: ["NSNumber", "NSValue"], [
-                    ("NS.exponent", .integer(Int64(decimal.exponent))), ("NS.length", .integer(4)),
-                    ("NS.negative", .bool(decimal.sign == .minus && !decimal.isZero)), ("NS.compact", .bool(true)),
-                    ("NS.mantissa.bo", .integer(1)),
-                    ("NS.mantissa", .data(Data((0..<8).map { UInt8(truncatingIfNeeded: mantissa >> (8 * UInt64($0))) }))),
-                ])
-            case let number as NSNumber:
-                let double = number.doubleValue
-                if let integer = Int64(exactly: double) { return .integer(integer) }
-                return .real(double)
-            case let list as [Any]:
-                return builder.array(try list.map { try plain($0, entity: entity, property: property) })
-            case let dictionary as [AnyHashable: Any]:
-                var entries: [(Value, Value)] = []
-                for (key, item) in dictionary.sorted(by: { "\($0.key.base)" < "\($1.key.base)" }) {
-                    entries.append((try plain(key.base, entity: entity, property: property), try plain(item, entity: entity, property: property)))
-                }
-                return builder.object("NSDictionary", [("NS.keys", .array(entries.map(\.0))), ("NS.objects", .array(entries.map(\.1)))])
-            default:
-                throw unsupported(entity, property, "a value of type \(type(of: value)) is not written by the .mom writer")
-            }
+            try builder.plainValue(value, refuse: failure(entity, property))
+        }
+
+        /// `_P`, Apple's flag word of a property, with the bits the fixtures show: 0x1 and 0x80 always, 0x2
+        /// optional, 0x4 read-only, 0x8 transient, 0x10 and 0x20 when it has no validation predicates, 0x40
+        /// when its userInfo is empty (an optional, stored attribute without either is 0xF3, as momc writes it).
+        static func propertyFlags(_ property: NSPropertyDescription, hasValidation: Bool) -> Int {
+            var flags = 0x81
+            if property.isOptional { flags |= 0x2 }
+            if property.isReadOnly { flags |= 0x4 }
+            if property.isTransient { flags |= 0x8 }
+            if !hasValidation { flags |= 0x30 }
+            if property.userInfo?.isEmpty ?? true { flags |= 0x40 }
+            return flags
         }
     }
 }
