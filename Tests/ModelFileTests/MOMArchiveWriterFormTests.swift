@@ -113,6 +113,48 @@ import Testing
         #expect(again.entitiesByName["Book"]?.attributesByName["title"]?.validationPredicateFormats == [written])
     }
 
+    /// Sort descriptors of a fetched property's fetch and of a template are written and read back (as
+    /// SampleModel2's cached model holds one: `feedbacks` sorted by `rating`), and a fetched property kept with
+    /// its request still gets its predicate when the model is linked.
+    @Test func sortDescriptorsRoundTrip() throws {
+        let model = Self.bookModel()
+        let book = try #require(model.entitiesByName["Book"])
+        let fetched = NSFetchedPropertyDescription()
+        fetched.name = "sameTitle"
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Book")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: false, selector: .localizedStandardCompare),
+                                   NSSortDescriptor(key: "number", ascending: true)]
+        fetched.fetchRequest = request
+        fetched.fetchPredicateFormat = "title == $FETCH_SOURCE.title"
+        book.properties = book.properties + [fetched]
+        let template = NSFetchRequest<NSFetchRequestResult>(entityName: "Page")
+        template.sortDescriptors = [NSSortDescriptor(key: "number", ascending: false)]
+        model.setFetchRequestTemplate(template, forName: "Pages")
+        let back = try Self.writtenAndRead(model)
+        #expect(ModelComparison.differences(model, back) == [])
+        let backFetched = try #require(back.entitiesByName["Book"]?.propertiesByName["sameTitle"] as? NSFetchedPropertyDescription)
+        let sorts = backFetched.fetchRequest?.sortDescriptors ?? []
+        #expect(sorts.map(\.key) == ["title", "number"])
+        #expect(sorts.map(\.ascending) == [false, true])
+        #expect(sorts.map(\.comparison) == [.localizedStandardCompare, .compare])
+        #expect(backFetched.fetchRequest?.predicate?.predicateFormat == backFetched.fetchPredicate?.predicateFormat)
+        #expect(backFetched.fetchRequest?.predicate != nil)
+        #expect(back.fetchRequestTemplatesByName["Pages"]?.sortDescriptors?.map(\.key) == ["number"])
+    }
+
+    @Test(.enabled(if: Fixtures.available, "fixtures not found"))
+    func fixtureFetchedPropertyKeepsItsSortDescriptor() throws {
+        let url = try Fixtures.apple("mom/from_Z_MODELCACHE/alemar11__CoreDataPlus__Tests__Resources__SampleModel2__Fixtures__SampleModel2_V2.sqlite.Z_MODELCACHE.mom")
+        let model = try NSManagedObjectModel.load(contentsOf: url)
+        let feedbacks = try #require(model.entitiesByName["Author"]?.propertiesByName["feedbacks"] as? NSFetchedPropertyDescription)
+        #expect(feedbacks.fetchRequest?.sortDescriptors?.map(\.key) == ["rating"])
+        #expect(feedbacks.fetchRequest?.sortDescriptors?.first?.ascending == true)
+        #expect(feedbacks.fetchRequest?.predicate?.predicateFormat == "authorAlias == $FETCH_SOURCE.alias")
+        let back = try Self.writtenAndRead(model)
+        let backFeedbacks = try #require(back.entitiesByName["Author"]?.propertiesByName["feedbacks"] as? NSFetchedPropertyDescription)
+        #expect(backFeedbacks.fetchRequest?.sortDescriptors?.map(\.key) == ["rating"])
+    }
+
     static let refusedForms = [
         "SUBQUERY(pages, $p, $p.number > 1).@count > 0", "CAST(number, 'NSString') == '1'", "pages[FIRST].number == 1",
         "pages[SIZE] == 2",

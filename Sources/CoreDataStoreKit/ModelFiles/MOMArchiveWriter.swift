@@ -125,7 +125,8 @@ public enum MOMArchiveWriter {
                 let format = model.fetchRequestTemplatePredicateFormats[name] ?? request.predicate?.predicateFormat
                 let fail = failure(request.entityName, nil, prefix: "fetch request template \"\(name)\": ")
                 let predicate = try format.map { text in try builder.predicate(format: text, fail: fail) }
-                templates.append((name, fetchRequest(request, entity: request.entityName.flatMap { model.entitiesByName[$0] }, predicate: predicate)))
+                templates.append((name, try fetchRequest(request, entity: request.entityName.flatMap { model.entitiesByName[$0] }, predicate: predicate,
+                                                         fail: fail)))
             }
             fields.append(("NSFetchRequestTemplates", builder.dictionary(templates)))
             builder.fill(root, className: "NSManagedObjectModel", fields: fields)
@@ -135,7 +136,11 @@ public enum MOMArchiveWriter {
             entityIndexes[ObjectIdentifier(entity)].map(Value.uid)
         }
 
-        mutating func fetchRequest(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription?, predicate: Value?) -> Value {
+        /// A fetch request as Apple archives one in a model (a template, a fetched property's fetch), sort
+        /// descriptors included (`NSKey`, `NSAscending`, `NSSelector`, `NSReverseNullOrder`, as in the fixtures).
+        /// - Throws: `unsupportedModelFormat` for a sort descriptor made from a Swift key path or a comparator.
+        mutating func fetchRequest(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription?, predicate: Value?,
+                                   fail: (String) -> NSError) throws -> Value {
             var flags = 0
             if request.includesSubentities { flags |= 0x2 }
             if request.includesPropertyValues { flags |= 0x4 }
@@ -153,6 +158,20 @@ public enum MOMArchiveWriter {
                 fields.append(("NSEntityName", builder.string(name)))
             }
             if let predicate { fields.append(("NSPredicate", predicate)) }
+            if let sortDescriptors = request.sortDescriptors, !sortDescriptors.isEmpty {
+                var descriptors: [Value] = []
+                for descriptor in sortDescriptors {
+                    guard !descriptor.sortsBySwiftKeyPath, !descriptor.usesCustomComparator else {
+                        throw fail("a sort descriptor made from a Swift key path or a comparator cannot be archived")
+                    }
+                    var descriptorFields: [(String, Value)] = [("NSAscending", .bool(descriptor.ascending)),
+                                                               ("NSSelector", builder.string(descriptor.comparison.rawValue)),
+                                                               ("NSReverseNullOrder", .bool(false))]
+                    if let key = descriptor.key { descriptorFields.insert(("NSKey", builder.string(key)), at: 0) }
+                    descriptors.append(builder.object("NSSortDescriptor", descriptorFields))
+                }
+                fields.append(("NSSortDescriptors", builder.array(descriptors)))
+            }
             return builder.object("NSFetchRequest", superclasses: ["NSPersistentStoreRequest"], fields)
         }
 
@@ -267,8 +286,9 @@ public enum MOMArchiveWriter {
                 let fail = failure(entityName, property.name)
                 let predicate = try format.map { text in try builder.predicate(format: text, fail: fail) }
                 let request = NSFetchRequest<NSFetchRequestResult>(entityName: fetched.destinationEntityName ?? "")
+                request.sortDescriptors = fetched.fetchRequest?.sortDescriptors
                 let destination = fetched.destinationEntityName.flatMap { entity.managedObjectModel?.entitiesByName[$0] }
-                fields.append(("NSFetchRequest", fetchRequest(request, entity: destination, predicate: predicate)))
+                fields.append(("NSFetchRequest", try fetchRequest(request, entity: destination, predicate: predicate, fail: fail)))
                 if let name = fetched.destinationEntityName { fields.append(("_NSFetchRequestEntityName", builder.string(name))) }
                 builder.fill(index, className: "NSFetchedPropertyDescription", superclasses: ["NSPropertyDescription"], fields: fields)
             default:

@@ -65,7 +65,11 @@ public enum ModelComparison {
     }
 
     private static func templateText(_ request: NSFetchRequest<NSFetchRequestResult>) -> String {
-        "\(request.entityName ?? "") limit \(request.fetchLimit) offset \(request.fetchOffset) batch \(request.fetchBatchSize) result \(request.resultType.rawValue) sub \(request.includesSubentities) values \(request.includesPropertyValues) pending \(request.includesPendingChanges) faults \(request.returnsObjectsAsFaults) distinct \(request.returnsDistinctResults)"
+        "\(request.entityName ?? "") sorted \(sortText(request.sortDescriptors ?? [])) limit \(request.fetchLimit) offset \(request.fetchOffset) batch \(request.fetchBatchSize) result \(request.resultType.rawValue) sub \(request.includesSubentities) values \(request.includesPropertyValues) pending \(request.includesPendingChanges) faults \(request.returnsObjectsAsFaults) distinct \(request.returnsDistinctResults)"
+    }
+
+    private static func sortText(_ descriptors: [NSSortDescriptor]) -> String {
+        descriptors.map { "\($0.key ?? "SELF")/\($0.ascending)/\($0.comparison.rawValue)" }.joined(separator: ",")
     }
 
     private static func infoText(_ info: [AnyHashable: Any]?) -> String {
@@ -108,6 +112,7 @@ public enum ModelComparison {
             text += " min \(relationship.minCount) max \(relationship.maxCount < 1 ? 0 : relationship.maxCount) rule \(relationship.deleteRule.rawValue) ordered \(relationship.isOrdered)"
         case let fetched as NSFetchedPropertyDescription:
             text += " fetched \(fetched.destinationEntityName ?? "-") where \(fetched.fetchPredicateFormat.map(predicateText) ?? "-")"
+            text += " sorted \(sortText(fetched.fetchRequest?.sortDescriptors ?? []))"
         default:
             text += " \(type(of: property))"
         }
