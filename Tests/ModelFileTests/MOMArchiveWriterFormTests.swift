@@ -62,7 +62,7 @@ import Testing
         // Collection operators, key paths on SELF, on variables, dotted.
         "pages.@count > 2", "pages.@sum.number > 10", "pages.@avg.number > 1", "pages.@min.number >= 0",
         "pages.@max.number < 100", "SELF.pages.@count == 0", "title == $NAME", "title == $FETCH_SOURCE.title",
-        "book.title == 'x'", "$FETCHED_PROPERTY.userInfo.search == title", "SELF == $OBJECT",
+        "book.title == 'x'", "$FETCHED_PROPERTY.userInfo.search == title", "SELF == $OBJECT", "#in == 1 OR book.#any == 2",
         // Arithmetic, unary minus, functions, fetches.
         "number * 2 - 1 > 3", "(number + 1) * (number - 1) == 0", "number / 4 ** 2 < 1", "-(number + 1) < 0",
         "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'M', $source) != nil",

@@ -73,7 +73,10 @@ struct ArchivedPredicateText {
         switch object.className {
         case "NSSelfExpression": return "SELF"
         case "NSVariableExpression": return "$" + (archive.string(object.fields["NSVariable"]) ?? "")
-        case "NSKeyPathSpecifierExpression": return archive.string(object.fields["NSKeyPath"]) ?? ""
+        case "NSKeyPathSpecifierExpression":
+            // A key that is a reserved word of the format language is escaped (`#in`) so the text parses.
+            let keys = (archive.string(object.fields["NSKeyPath"]) ?? "").split(separator: ".", omittingEmptySubsequences: false)
+            return keys.map { $0.hasPrefix("@") ? String($0) : PredicateOperand.formatKey(String($0)) }.joined(separator: ".")
         case "NSConstantValueExpression":
             return constant(object.fields["NSConstantValue"])
         case "NSKeyPathExpression":
