@@ -65,6 +65,13 @@ struct CompileAndGenerateTests {
             let appleModel = try ModelFileLoader.model(fromCompiledData: appleData, source: apple)
             #expect(ModelComparison.differences(ourModel, appleModel) == [], "\(name)")
             #expect(try MOMArchiveWriterFormTests.propertyFlags(ourData) == MOMArchiveWriterFormTests.propertyFlags(appleData), "\(name)")
+            // Every key both archives use refers to objects of the same classes (NSMutableDictionary, NSSet, …).
+            let ourClasses = try MOMArchiveWriterFormTests.valueClasses(ourData)
+            let appleClasses = try MOMArchiveWriterFormTests.valueClasses(appleData)
+            for key in Set(ourClasses.keys).intersection(appleClasses.keys).sorted() {
+                #expect(ourClasses[key] == appleClasses[key], "\(name): \(key)")
+            }
+            #expect(Set(appleClasses.keys).subtracting(ourClasses.keys).sorted() == [], "\(name): keys momc writes and we do not")
         }
     }
 

@@ -253,6 +253,41 @@ import Testing
         #expect(try !Self.propertyFlags(ours).isEmpty)
     }
 
+    /// `Class.key` → the classes of the objects that key refers to, over a whole archive (`$null` left out).
+    static func valueClasses(_ data: Data) throws -> [String: Set<String>] {
+        let archive = try KeyedArchive(data: data)
+        let plist = try #require(try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any])
+        let count = try #require(plist["$objects"] as? [Any]).count
+        var out: [String: Set<String>] = [:]
+        for index in 0..<count {
+            guard let object = archive.object(at: index) else { continue }
+            for (key, value) in object.fields {
+                if let target = archive.object(value) { out["\(object.className).\(key)", default: []].insert(target.className) }
+            }
+        }
+        return out
+    }
+
+    /// A partial-index predicate is written (`NSPartialIndexPredicate`) and read back; each index names its
+    /// entity and each element its index, as momc writes them.
+    @Test func fetchIndexesRoundTrip() throws {
+        let model = Self.bookModel()
+        let book = try #require(model.entitiesByName["Book"])
+        let index = NSFetchIndexDescription(name: "byTitle", elements: [NSFetchIndexElementDescription(propertyName: "title", isAscending: false)])
+        index.partialIndexPredicate = try NSPredicate.parse(format: "number > 0")
+        book.indexes = [index]
+        let data = try MOMArchiveWriter.archive(model, file: Self.file)
+        let back = try ModelFileLoader.model(fromCompiledData: data, source: Self.file)
+        #expect(ModelComparison.differences(model, back) == [])
+        let backIndex = try #require(back.entitiesByName["Book"]?.indexes.first)
+        #expect(backIndex.partialIndexPredicate?.predicateFormat == "number > 0")
+        #expect(backIndex.elements.first?.isAscending == false)
+        let classes = try Self.valueClasses(data)
+        #expect(classes["NSFetchIndexDescription.NSEntity"] == ["NSEntityDescription"])
+        #expect(classes["NSFetchIndexElementDescription.NSFetchIndexDescription"] == ["NSFetchIndexDescription"])
+        #expect(classes["NSFetchIndexDescription.NSPartialIndexPredicate"] == ["NSComparisonPredicate"])
+    }
+
     /// `Entity.property` → (class, `_P`) of every property in an archive.
     static func propertyFlags(_ data: Data) throws -> [String: String] {
         let archive = try KeyedArchive(data: data)

@@ -178,7 +178,14 @@ enum MOMArchiveReader {
                     item.collationType = archive.integer(elementObject.fields["NSFetchIndexElementType"]) == 1 ? .rTree : .binary
                     elements.append(item)
                 }
-                entity.indexes.append(NSFetchIndexDescription(name: indexName, elements: elements))
+                let fetchIndex = NSFetchIndexDescription(name: indexName, elements: elements)
+                if let format = try rendering(name, nil, { try predicates.predicate(indexObject.fields["NSPartialIndexPredicate"]) }) {
+                    guard let predicate = try? NSPredicate.parse(format: format) else {
+                        throw fail(name, nil, "the partial-index predicate of \(indexName) does not parse: \(format)")
+                    }
+                    fetchIndex.partialIndexPredicate = predicate
+                }
+                entity.indexes.append(fetchIndex)
             }
             let parentName = archive.object(fields["NSSuperentity"]).flatMap { archive.string($0.fields["NSEntityName"]) }
             var entityDraft = ModelDraft.Entity(entity: entity, parentName: parentName)

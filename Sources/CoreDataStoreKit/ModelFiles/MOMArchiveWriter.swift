@@ -62,9 +62,9 @@ public enum MOMArchiveWriter {
             object(className, [("NS.objects", .array(items))])
         }
 
-        mutating func dictionary(_ entries: [(String, Value)]) -> Value {
+        mutating func dictionary(_ entries: [(String, Value)], className: String = "NSDictionary") -> Value {
             let keys = entries.map { string($0.0) }
-            return object("NSDictionary", [("NS.keys", .array(keys)), ("NS.objects", .array(entries.map(\.1)))])
+            return object(className, [("NS.keys", .array(keys)), ("NS.objects", .array(entries.map(\.1)))])
         }
 
         private mutating func classIndex(_ name: String, _ superclasses: [String]) -> Int {
@@ -112,14 +112,18 @@ public enum MOMArchiveWriter {
             }
             for entity in entities { try writeEntity(entity, model: root) }
             var fields: [(String, Value)] = [
-                ("NSEntities", builder.dictionary(entities.map { ($0.name ?? "", .uid(entityIndexes[ObjectIdentifier($0)] ?? 0)) })),
+                ("NSEntities", builder.dictionary(entities.map { ($0.name ?? "", .uid(entityIndexes[ObjectIdentifier($0)] ?? 0)) },
+                                                  className: "NSMutableDictionary")),
             ]
             let identifiers = try model.versionIdentifiers.map { try plain($0.base, entity: nil, property: nil) }
             fields.append(("NSVersionIdentifiers", builder.array(identifiers, className: "NSSet")))
+            // As momc writes them: no configurations key without configurations, `$null` templates without templates.
             let configurations = model.configurations.filter { $0 != "PF_DEFAULT_CONFIGURATION_NAME" }.sorted()
-            fields.append(("NSConfigurations", builder.dictionary(configurations.map { name in
-                (name, builder.array((model.entities(forConfigurationName: name) ?? []).compactMap { reference(to: $0) }))
-            })))
+            if !configurations.isEmpty {
+                fields.append(("NSConfigurations", builder.dictionary(configurations.map { name in
+                    (name, builder.array((model.entities(forConfigurationName: name) ?? []).compactMap { reference(to: $0) }, className: "NSSet"))
+                }, className: "NSMutableDictionary")))
+            }
             var templates: [(String, Value)] = []
             for (name, request) in model.fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
                 let format = model.fetchRequestTemplatePredicateFormats[name] ?? request.predicate?.predicateFormat
@@ -128,7 +132,7 @@ public enum MOMArchiveWriter {
                 templates.append((name, try fetchRequest(request, entity: request.entityName.flatMap { model.entitiesByName[$0] }, predicate: predicate,
                                                          fail: fail)))
             }
-            fields.append(("NSFetchRequestTemplates", builder.dictionary(templates)))
+            fields.append(("NSFetchRequestTemplates", templates.isEmpty ? .uid(0) : builder.dictionary(templates)))
             builder.fill(root, className: "NSManagedObjectModel", fields: fields)
         }
 
@@ -185,43 +189,62 @@ public enum MOMArchiveWriter {
                 ("NSRenamingIdentifier", builder.string(entity.renamingIdentifier ?? name)),
             ]
             if let modifier = entity.versionHashModifier { fields.append(("NSVersionHashModifier", builder.string(modifier))) }
-            if let info = entity.userInfo, !info.isEmpty { fields.append(("NSUserInfo", try plain(info, entity: name, property: nil))) }
+            // momc writes an entity's userInfo even when it is empty.
+            fields.append(("NSUserInfo", try plain(entity.userInfo ?? [:], entity: name, property: nil)))
             if let parent = entity.superentity, let reference = reference(to: parent) { fields.append(("NSSuperentity", reference)) }
             let subentities = entity.subentities.sorted { ($0.name ?? "") < ($1.name ?? "") }
-            fields.append(("NSSubentities", builder.dictionary(subentities.compactMap { sub in reference(to: sub).map { (sub.name ?? "", $0) } })))
+            fields.append(("NSSubentities", builder.dictionary(subentities.compactMap { sub in reference(to: sub).map { (sub.name ?? "", $0) } },
+                                                               className: "NSMutableDictionary")))
             fields.append(("NSUniqueTuples", nameLists(entity.uniquenessConstraints)))
             fields.append(("NSCompoundIndexes", nameLists(entity.compoundIndexes)))
-            var indexes: [Value] = []
-            for index in entity.indexes {
-                let elements = index.elements.map { element in
-                    builder.object("NSFetchIndexElementDescription", [
-                        ("NSPropertyName", builder.string(element.propertyName ?? element.property?.name ?? "")),
-                        ("NSAscending", .bool(element.isAscending)),
-                        ("NSFetchIndexElementType", .integer(element.collationType == .rTree ? 1 : 0)),
-                    ])
-                }
-                indexes.append(builder.object("NSFetchIndexDescription", [("NSIndexName", builder.string(index.name)),
-                                                                          ("NSIndexElements", builder.array(elements))]))
-            }
-            fields.append(("NSFetchIndexDescriptions", builder.array(indexes)))
+            fields.append(("NSFetchIndexDescriptions", try fetchIndexes(of: entity)))
             var properties: [(String, Value)] = []
             for property in entity.properties.sorted(by: { $0.name < $1.name }) {
                 guard let index = propertyIndexes[ObjectIdentifier(property)] else { continue }
                 try writeProperty(property, at: index, entity: entity)
                 properties.append((property.name, .uid(index)))
             }
-            fields.append(("NSProperties", builder.dictionary(properties)))
+            fields.append(("NSProperties", builder.dictionary(properties, className: "NSMutableDictionary")))
             builder.fill(entityIndexes[ObjectIdentifier(entity)] ?? 0, className: "NSEntityDescription", fields: fields)
         }
 
-        /// Uniqueness constraints or compound indexes: arrays of arrays of property names.
+        /// Uniqueness constraints or compound indexes: mutable arrays of mutable arrays of property names, as momc
+        /// writes them.
         mutating func nameLists(_ lists: [[Any]]) -> Value {
             let groups = lists.map { group in
                 builder.array(group.map { item in
                     builder.string((item as? NSPropertyDescription)?.name ?? (item as? String) ?? "\(item)")
-                })
+                }, className: "NSMutableArray")
             }
-            return builder.array(groups)
+            return builder.array(groups, className: "NSMutableArray")
+        }
+
+        /// An entity's fetch indexes as momc writes them: each `NSFetchIndexDescription` names its entity
+        /// (`NSEntity`) and carries its partial-index predicate (`NSPartialIndexPredicate`), and each element
+        /// refers back to its index (`NSFetchIndexDescription`).
+        /// - Throws: `unsupportedModelFormat` for a partial-index predicate the writer does not write.
+        mutating func fetchIndexes(of entity: NSEntityDescription) throws -> Value {
+            var indexes: [Value] = []
+            for index in entity.indexes {
+                let slot = builder.reserve()
+                let elements = index.elements.map { element in
+                    builder.object("NSFetchIndexElementDescription", [
+                        ("NSPropertyName", builder.string(element.propertyName ?? element.property?.name ?? "")),
+                        ("NSAscending", .bool(element.isAscending)),
+                        ("NSFetchIndexElementType", .integer(element.collationType == .rTree ? 1 : 0)),
+                        ("NSFetchIndexDescription", .uid(slot)),
+                    ])
+                }
+                var fields: [(String, Value)] = [("NSIndexName", builder.string(index.name)), ("NSIndexElements", builder.array(elements))]
+                if let entityReference = reference(to: entity) { fields.append(("NSEntity", entityReference)) }
+                if let predicate = index.partialIndexPredicate {
+                    let fail = failure(entity.name, nil, prefix: "fetch index \"\(index.name)\": ")
+                    fields.append(("NSPartialIndexPredicate", try builder.predicate(format: predicate.predicateFormat, fail: fail)))
+                }
+                builder.fill(slot, className: "NSFetchIndexDescription", fields: fields)
+                indexes.append(.uid(slot))
+            }
+            return builder.array(indexes, className: "NSMutableArray")
         }
 
         mutating func writeProperty(_ property: NSPropertyDescription, at index: Int, entity: NSEntityDescription) throws {

@@ -90,6 +90,7 @@ public enum ModelComparison {
     private static func indexesText(_ indexes: [NSFetchIndexDescription]) -> String {
         indexes.map { index in
             index.name + ":" + index.elements.map { "\($0.propertyName ?? $0.property?.name ?? "")/\($0.isAscending)/\($0.collationType.rawValue)" }.joined(separator: "+")
+                + (index.partialIndexPredicate.map { " where " + predicateText($0.predicateFormat) } ?? "")
         }.sorted().joined(separator: ",")
     }
 
