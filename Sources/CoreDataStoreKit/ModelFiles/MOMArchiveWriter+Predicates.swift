@@ -167,13 +167,14 @@ extension MOMArchiveWriter.Builder {
             if case .evaluatedObject = base { return (nil, path.joined(separator: ".")) }
             return (base, path.joined(separator: "."))
         case .aggregate(let op, let inner):
-            if op != .count, let (base, path) = keyPath(of: inner), case let keys = path.split(separator: "."), keys.count > 1 {
-                // Apple's spelling puts the operator after the collection: items.@sum.price.
-                return (base, ([String(keys[0]), op.rawValue] + keys.dropFirst().map(String.init)).joined(separator: "."))
+            guard let (base, path) = keyPath(of: inner) else {
+                if case .evaluatedObject = inner { return (nil, op.rawValue) }
+                return (inner, op.rawValue)
             }
-            if let (base, path) = keyPath(of: inner) { return (base, path + "." + op.rawValue) }
-            if case .evaluatedObject = inner { return (nil, op.rawValue) }
-            return (inner, op.rawValue)
+            let keys = path.split(separator: ".").map(String.init)
+            // Apple's spelling puts the operator after the collection: items.@sum.price (and pages.@count).
+            if op != .count, keys.count > 1 { return (base, ([keys[0], op.rawValue] + keys.dropFirst()).joined(separator: ".")) }
+            return (base, path + "." + op.rawValue)
         default:
             return nil
         }
