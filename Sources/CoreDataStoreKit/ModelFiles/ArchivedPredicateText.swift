@@ -129,7 +129,8 @@ struct ArchivedPredicateText {
     private func isBuiltIn(_ function: KeyedArchive.Object) -> Bool {
         guard let operand = archive.object(function.fields["NSOperand"]) else { return true }
         return operand.className == "NSConstantValueExpression"
-            && (archive.string(operand.fields["NSConstantValueClassName"]) == "_NSPredicateUtilities" || archive.resolve(operand.fields["NSConstantValue"]) == nil)
+            && (archive.string(operand.fields["NSConstantValueClassName"]) == "_NSPredicateUtilities"
+                || archive.resolve(operand.fields["NSConstantValue"]) == nil)
     }
 
     private func isArithmetic(_ value: Any?) -> Bool {

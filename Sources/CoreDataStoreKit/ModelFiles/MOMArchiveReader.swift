@@ -353,8 +353,9 @@ enum MOMArchiveReader {
             request.resultType = NSFetchRequestResultType(rawValue: UInt(max(0, archive.integer(fields["NSResultType"]) ?? 0)))
             let sortDescriptors = (archive.elements(fields["NSSortDescriptors"]) ?? []).compactMap { element -> NSSortDescriptor? in
                 guard let descriptor = archive.object(element), descriptor.className == "NSSortDescriptor" else { return nil }
-                return NSSortDescriptor(key: archive.string(descriptor.fields["NSKey"]), ascending: archive.bool(descriptor.fields["NSAscending"]) ?? true,
-                                        selector: SortComparison(rawValue: archive.string(descriptor.fields["NSSelector"]) ?? "compare:"))
+                let comparison = SortComparison(rawValue: archive.string(descriptor.fields["NSSelector"]) ?? "compare:")
+                return NSSortDescriptor(key: archive.string(descriptor.fields["NSKey"]),
+                                        ascending: archive.bool(descriptor.fields["NSAscending"]) ?? true, selector: comparison)
             }
             request.sortDescriptors = sortDescriptors.isEmpty ? nil : sortDescriptors
             if archive.bool(fields["NSHasFetchRequestFlags"]) == true, let flags = archive.integer(fields["NSFetchRequestFlags"]) {

@@ -129,8 +129,8 @@ public enum MOMArchiveWriter {
                 let format = model.fetchRequestTemplatePredicateFormats[name] ?? request.predicate?.predicateFormat
                 let fail = failure(request.entityName, nil, prefix: "fetch request template \"\(name)\": ")
                 let predicate = try format.map { text in try builder.predicate(format: text, fail: fail) }
-                templates.append((name, try fetchRequest(request, entity: request.entityName.flatMap { model.entitiesByName[$0] }, predicate: predicate,
-                                                         fail: fail)))
+                let entity = request.entityName.flatMap { model.entitiesByName[$0] }
+                templates.append((name, try fetchRequest(request, entity: entity, predicate: predicate, fail: fail)))
             }
             fields.append(("NSFetchRequestTemplates", templates.isEmpty ? .uid(0) : builder.dictionary(templates)))
             builder.fill(root, className: "NSManagedObjectModel", fields: fields)

@@ -1,6 +1,7 @@
 /// An addition to Apple's API: compares two models field by field, ignoring declaration order and the
-/// spelling of predicates and derivations, and lists every difference in words. Two models with no differences store and validate data alike: a model loaded
-/// from a `.momd` and from its source `.xcdatamodeld` compare equal.
+/// spelling of predicates and derivations, and lists every difference in words. Two models with no
+/// differences store and validate data alike: a model loaded from a `.momd` and from its source
+/// `.xcdatamodeld` compare equal.
 public enum ModelComparison {
     /// The differences between `lhs` and `rhs`, e.g. `Car.owner: maxCount 1 vs 0`; empty when equivalent.
     public static func differences(_ lhs: NSManagedObjectModel, _ rhs: NSManagedObjectModel) -> [String] {
