@@ -4,8 +4,8 @@ import PackagePlugin
 /// Build-tool plugin: for every `.xcdatamodeld` (or loose `.xcdatamodel`) in a target, runs
 /// `coredata generate --follow-codegen` (one Swift file of public classes for the entities whose Codegen
 /// setting is Class Definition, compiled into the target) and
-/// `coredata compile` (a `<Model>.momd` that SwiftPM copies into the target's resource bundle, so
-/// `Bundle.module` and `NSPersistentContainer(name:)` find it).
+/// `coredata compile` (a `<Model>.momd` in Apple's compiled form, as Xcode's momc writes it, that SwiftPM copies
+/// into the target's resource bundle, so `Bundle.module` and `NSPersistentContainer(name:)` find it).
 ///
 /// The model may be excluded from the target (`exclude: ["Model.xcdatamodeld"]`, the quiet choice), listed as
 /// a resource (`.copy`, which also ships the source), or left unlisted (SwiftPM then warns it is unhandled).

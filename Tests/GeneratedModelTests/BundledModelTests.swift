@@ -16,6 +16,10 @@ import Testing
         let compiled = try NSManagedObjectModel.load(contentsOf: url)
         let original = try NSManagedObjectModel.load(contentsOf: Self.source)
         #expect(ModelComparison.differences(compiled, original) == [])
+        // In Apple's compiled form, as Xcode's momc writes it, so the bundle's model loads on iOS and macOS too.
+        let mom = try Data(contentsOf: url.appendingPathComponent("Company.mom"))
+        let archive = try PropertyListSerialization.propertyList(from: mom, options: [], format: nil) as? [String: Any]
+        #expect(archive?["$archiver"] as? String == "NSKeyedArchiver")
     }
 
     @Test func containerFindsTheModelByName() throws {

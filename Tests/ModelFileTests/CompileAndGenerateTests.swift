@@ -31,6 +31,97 @@ struct CompileAndGenerateTests {
         #expect(NSManagedObjectModel(contentsOf: output) != nil)
     }
 
+    /// Compiling the fixtures' sources gives what Xcode's momc gave for them: the same VersionInfo.plist values,
+    /// and per version a `.mom` in Apple's form that reads back equal to Apple's, with Apple's property flags.
+    @Test(arguments: [
+        ("alemar11__CoreDataPlus__Tests__Resources__SampleModel3__SampleModel3.xcdatamodeld",
+         "alemar11__CoreDataPlus__Tests__Resources__SampleModel3__Fixtures__SampleModel3.momd"),
+        ("alemar11__CoreDataPlus__Tests__Resources__SampleModel__SampleModel.xcdatamodeld",
+         "alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel.momd"),
+    ])
+    func compiledPackageIsWhatMomcWrote(_ source: String, _ compiled: String) throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("Model.momd")
+        try ModelCompiler.compile(try Fixtures.model(source), to: output)
+        let apple = try Fixtures.apple("mom/" + compiled)
+        func info(_ momd: URL) throws -> [String: Any] {
+            try #require(try PropertyListSerialization.propertyList(
+                from: Data(contentsOf: momd.appendingPathComponent("VersionInfo.plist")), options: [], format: nil) as? [String: Any])
+        }
+        let ours = try info(output)
+        let theirs = try info(apple)
+        for key in theirs.keys.sorted() {
+            #expect((ours[key] as? NSObject)?.isEqual(theirs[key]) == true, "\(key)")
+        }
+        let appleVersions = try FileManager.default.contentsOfDirectory(atPath: apple.path).filter { $0.hasSuffix(".mom") }.sorted()
+        let ourVersions = try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.hasSuffix(".mom") }.sorted()
+        #expect(ourVersions == appleVersions)
+        for name in appleVersions {
+            let ourData = try Data(contentsOf: output.appendingPathComponent(name))
+            let appleData = try Data(contentsOf: apple.appendingPathComponent(name))
+            #expect(ourData.starts(with: Array("bplist00".utf8)))
+            let ourModel = try ModelFileLoader.model(fromCompiledData: ourData, source: output)
+            let appleModel = try ModelFileLoader.model(fromCompiledData: appleData, source: apple)
+            #expect(ModelComparison.differences(ourModel, appleModel) == [], "\(name)")
+            #expect(try MOMArchiveWriterFormTests.propertyFlags(ourData) == MOMArchiveWriterFormTests.propertyFlags(appleData), "\(name)")
+            // Every key both archives use refers to objects of the same classes (NSMutableDictionary, NSSet, …).
+            let ourClasses = try MOMArchiveWriterFormTests.valueClasses(ourData)
+            let appleClasses = try MOMArchiveWriterFormTests.valueClasses(appleData)
+            for key in Set(ourClasses.keys).intersection(appleClasses.keys).sorted() {
+                #expect(ourClasses[key] == appleClasses[key], "\(name): \(key)")
+            }
+            #expect(Set(appleClasses.keys).subtracting(ourClasses.keys).sorted() == [], "\(name): keys momc writes and we do not")
+        }
+    }
+
+    /// A `.momd` written by earlier versions of `coredata compile` (this package's own format) still loads.
+    @Test func formerCompiledFormatStillLoads() throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let momd = folder.appendingPathComponent("Old.momd")
+        try FileManager.default.createDirectory(at: momd, withIntermediateDirectories: true)
+        let title: [String: Any] = ["kind": "attribute", "name": "title", "optional": true, "transient": false, "indexed": false,
+                                    "type": 700, "externalStorage": false, "preserveAfterDeletion": false, "cloudEncryption": false,
+                                    "default": "untitled"]
+        let root: [String: Any] = [
+            "format": "swift-coredata.compiled-model", "schemaVersion": 1, "versionIdentifiers": [String](), "configurations": [[String: Any]](),
+            "fetchRequestTemplates": [[String: Any]](),
+            "entities": [["name": "Note", "className": "NSManagedObject", "abstract": false, "uniquenessConstraints": [[String]](),
+                          "compoundIndexes": [[String]](), "indexes": [[String: Any]](), "properties": [title]] as [String: Any]],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: root, format: .binary, options: 0).write(to: momd.appendingPathComponent("Old.mom"))
+        try PropertyListSerialization.data(fromPropertyList: ["NSManagedObjectModel_CurrentVersionName": "Old"], format: .binary, options: 0)
+            .write(to: momd.appendingPathComponent("VersionInfo.plist"))
+        let model = try NSManagedObjectModel.load(contentsOf: momd)
+        #expect(model.entitiesByName["Note"]?.attributesByName["title"]?.defaultValue as? String == "untitled")
+    }
+
+    /// A model the `.mom` writer refuses fails the compile with 3328 naming the entity and the template;
+    /// nothing is written.
+    @Test func aModelTheWriterRefusesIsNotCompiled() throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("Refused.xcdatamodel")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Tag" representedClassName="Tag" syncable="YES">
+                    <attribute name="name" optional="YES" attributeType="String"/>
+                    <relationship name="children" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag"/>
+                </entity>
+                <fetchRequest name="Busy" entity="Tag" predicateString="SUBQUERY(children, $c, $c.name == 'a').@count &gt; 0"/>
+            </model>
+            """.utf8).write(to: source.appendingPathComponent("contents"))
+        let output = folder.appendingPathComponent("Refused.momd")
+        let error = try #require(#expect(throws: NSError.self) { try ModelCompiler.compile(source, to: output) })
+        #expect(error.domain == NSCocoaErrorDomain && error.code == NSFeatureUnsupportedError)
+        #expect(error.userInfo[ModelFileEntityErrorKey] as? String == "Tag")
+        #expect(error.localizedDescription.contains("Busy") && error.localizedDescription.contains("SUBQUERY"), "\(error.localizedDescription)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
     @Test func compilingACompiledModelIsRefused() throws {
         let url = try Fixtures.apple("mom/alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel.momd")
         let error = #expect(throws: NSError.self) { try ModelCompiler.compile(url, to: URL(fileURLWithPath: "/tmp/unused.momd")) }

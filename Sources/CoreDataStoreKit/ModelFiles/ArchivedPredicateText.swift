@@ -2,7 +2,7 @@
 /// predicate format text (what `NSPredicate(format:)` parses back), without instantiating them.
 ///
 /// Covers comparison (every operator, modifier and option), compound, true/false predicates, and
-/// self, constant, variable, key path, function and aggregate expressions. Anything else throws
+/// self, constant, variable, key path, function (arithmetic ones infix: `price * 2`) and aggregate expressions. Anything else throws
 /// `KeyedArchive.ArchiveError` naming the class.
 struct ArchivedPredicateText {
     let archive: KeyedArchive
@@ -53,6 +53,7 @@ struct ArchivedPredicateText {
             if options & 1 != 0 { flags += "c" }
             if options & 2 != 0 { flags += "d" }
             if options & 4 != 0 { flags += "n" }
+            if options & 8 != 0 { flags += "l" }
             if !flags.isEmpty { symbol += "[\(flags)]" }
             let modifier: String
             switch archive.integer(op.fields["NSModifier"]) ?? 0 {
@@ -72,7 +73,10 @@ struct ArchivedPredicateText {
         switch object.className {
         case "NSSelfExpression": return "SELF"
         case "NSVariableExpression": return "$" + (archive.string(object.fields["NSVariable"]) ?? "")
-        case "NSKeyPathSpecifierExpression": return archive.string(object.fields["NSKeyPath"]) ?? ""
+        case "NSKeyPathSpecifierExpression":
+            // A key that is a reserved word of the format language is escaped (`#in`) so the text parses.
+            let keys = (archive.string(object.fields["NSKeyPath"]) ?? "").split(separator: ".", omittingEmptySubsequences: false)
+            return keys.map { $0.hasPrefix("@") ? String($0) : PredicateOperand.formatKey(String($0)) }.joined(separator: ".")
         case "NSConstantValueExpression":
             return constant(object.fields["NSConstantValue"])
         case "NSKeyPathExpression":
@@ -82,6 +86,12 @@ struct ArchivedPredicateText {
         case "NSFunctionExpression":
             let selector = archive.string(object.fields["NSSelectorName"]) ?? ""
             let arguments = try (archive.elements(object.fields["NSArguments"]) ?? []).map { try expression($0, depth: depth + 1) }
+            if let symbol = Self.arithmeticSymbols[selector], arguments.count == 2, isBuiltIn(object) {
+                // Infix, as Apple prints it; an arithmetic argument is parenthesized so the text keeps the tree.
+                let elements = archive.elements(object.fields["NSArguments"]) ?? []
+                let operands = zip(elements, arguments).map { element, text in isArithmetic(element) ? "(" + text + ")" : text }
+                return operands.joined(separator: " \(symbol) ")
+            }
             // A method called on a target (`$manager`, `$entityPolicy`, a value) is `FUNCTION(target, "sel:", …)`;
             // one of the built-in functions has no meaningful target.
             if let target = try functionTarget(object.fields["NSOperand"], selector: selector, depth: depth) {
@@ -106,8 +116,27 @@ struct ArchivedPredicateText {
     /// `ExpressionFunction` knows, whose target is absent or a constant).
     private func functionTarget(_ value: Any?, selector: String, depth: Int) throws -> String? {
         guard let operand = archive.object(value) else { return nil }
+        if archive.string(operand.fields["NSConstantValueClassName"]) == "_NSPredicateUtilities" { return nil }
         if ExpressionFunction.isKnown(selector), operand.className == "NSConstantValueExpression" { return nil }
         return try expression(value, depth: depth + 1)
+    }
+
+    /// Apple's arithmetic functions and the format language's operators for them.
+    static let arithmeticSymbols = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**"]
+
+    /// Whether a function expression calls one of Apple's built-in functions: its operand is the constant
+    /// naming `_NSPredicateUtilities` (as Apple archives them), or absent.
+    private func isBuiltIn(_ function: KeyedArchive.Object) -> Bool {
+        guard let operand = archive.object(function.fields["NSOperand"]) else { return true }
+        return operand.className == "NSConstantValueExpression"
+            && (archive.string(operand.fields["NSConstantValueClassName"]) == "_NSPredicateUtilities"
+                || archive.resolve(operand.fields["NSConstantValue"]) == nil)
+    }
+
+    private func isArithmetic(_ value: Any?) -> Bool {
+        guard let object = archive.object(value), object.className == "NSFunctionExpression",
+              let selector = archive.string(object.fields["NSSelectorName"]) else { return false }
+        return Self.arithmeticSymbols[selector] != nil && isBuiltIn(object)
     }
 
     /// A constant as format text: quoted strings, numbers, `CAST(…, "NSDate")`, `{…}` collections, `nil`.
@@ -121,12 +150,19 @@ struct ArchivedPredicateText {
         // `Bool`, or an NSNumber of type "c") is YES/NO, so that `SELF >= 0` stays `0`.
         if type(of: value) == Bool.self, let flag = value as? Bool { return flag ? "YES" : "NO" }
         if let number = value as? NSNumber, String(cString: number.objCType) == "c" { return number.boolValue ? "YES" : "NO" }
+        // Decimals, UUIDs, URLs and data keep their kind as the format language's casts (as
+        // `PredicateConstant.format` prints them); a floating-point number keeps its fraction (`2.0`).
+        // (A boxed `Decimal` is told by its exact type: numbers and decimals may cast to each other.)
+        if type(of: value) == Decimal.self, let decimal = value as? Decimal { return PredicateConstant.decimal(decimal).format }
         switch value {
         case let text as String: return ModelValueText.quoted(text)
         case let date as Date: return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
-        case let number as NSNumber: return number.stringValue
-        case let decimal as Decimal: return "\(decimal)"
-        case let uuid as UUID: return ModelValueText.quoted(uuid.uuidString)
+        case let uuid as UUID: return PredicateConstant.uuid(uuid).format
+        case let url as URL: return PredicateConstant.url(url).format
+        case let data as Data: return PredicateConstant.data(data).format
+        case let number as NSNumber:
+            let type = String(cString: number.objCType)
+            return type == "d" || type == "f" ? PredicateConstant.double(number.doubleValue).format : number.stringValue
         case let list as [Any]: return "{" + list.map(literal).joined(separator: ", ") + "}"
         default: return ModelValueText.quoted("\(value)")
         }

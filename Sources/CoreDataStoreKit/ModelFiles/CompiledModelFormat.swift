@@ -1,10 +1,11 @@
-/// This package's compiled model format: one binary property list per model version, documented in
-/// `Docs/ModelFiles.md`. `coredata compile` writes it as `<version>.mom` files inside a `.momd`; loading it
-/// skips XML parsing. It holds everything the runtime model holds (not Xcode's code generation settings).
+/// This package's former compiled model format: one binary property list per model version, documented in
+/// `Docs/ModelFiles.md`. Earlier versions of `coredata compile` wrote it as the `<version>.mom` files of a
+/// `.momd`; those still load. It is no longer written: `coredata compile` writes Apple's `.mom`
+/// (`MOMArchiveWriter`).
 enum CompiledModelFormat {
     /// The value of the root's `format` key.
     static let formatName = "swift-coredata.compiled-model"
-    /// The schema version this code writes and reads.
+    /// The newest schema version this code reads.
     static let schemaVersion = 1
 
     /// Whether `data` starts like this format (a binary plist whose root names it); cheap, for sniffing.
@@ -13,127 +14,6 @@ enum CompiledModelFormat {
               let root = BinaryPropertyListCheck.propertyList(from: data) as? [String: Any]
         else { return false }
         return root["format"] as? String == formatName
-    }
-
-    // MARK: Writing
-
-    /// The model as a binary property list.
-    /// - Throws: an error from `PropertyListSerialization` when a value cannot be encoded.
-    static func encode(_ model: NSManagedObjectModel) throws -> Data {
-        var root: [String: Any] = ["format": formatName, "schemaVersion": schemaVersion]
-        root["versionIdentifiers"] = model.versionIdentifiers.map { "\($0.base)" }.sorted()
-        root["entities"] = model.entities.map(encodeEntity)
-        root["configurations"] = model.configurations.map { name in
-            ["name": name, "entities": (model.entities(forConfigurationName: name) ?? []).compactMap(\.name)] as [String: Any]
-        }
-        root["fetchRequestTemplates"] = model.fetchRequestTemplatesByName.keys.sorted().compactMap { name -> [String: Any]? in
-            guard let request = model.fetchRequestTemplate(forName: name) else { return nil }
-            var out: [String: Any] = ["name": name, "entity": request.entityName ?? "",
-                                      "fetchLimit": request.fetchLimit, "fetchOffset": request.fetchOffset,
-                                      "fetchBatchSize": request.fetchBatchSize, "resultType": Int(request.resultType.rawValue),
-                                      "includesSubentities": request.includesSubentities,
-                                      "includesPropertyValues": request.includesPropertyValues,
-                                      "includesPendingChanges": request.includesPendingChanges,
-                                      "returnsObjectsAsFaults": request.returnsObjectsAsFaults,
-                                      "returnsDistinctResults": request.returnsDistinctResults]
-            if let format = model.fetchRequestTemplatePredicateFormats[name] { out["predicate"] = format }
-            return out
-        }
-        return try PropertyListSerialization.data(fromPropertyList: root, format: .binary, options: 0)
-    }
-
-    private static func encodeEntity(_ entity: NSEntityDescription) -> [String: Any] {
-        var out: [String: Any] = ["name": entity.name ?? "", "className": entity.managedObjectClassName ?? "NSManagedObject",
-                                  "abstract": entity.isAbstract]
-        if let parent = entity.superentity?.name { out["parent"] = parent }
-        if let modifier = entity.versionHashModifier { out["versionHashModifier"] = modifier }
-        if let renaming = entity.renamingIdentifier { out["renamingIdentifier"] = renaming }
-        if let info = entity.userInfo, !info.isEmpty { out["userInfo"] = plistUserInfo(info) }
-        out["uniquenessConstraints"] = entity.uniquenessConstraints.map { $0.map { "\($0)" } }
-        out["compoundIndexes"] = entity.compoundIndexes.map { $0.map { "\($0)" } }
-        out["indexes"] = entity.indexes.map { index in
-            ["name": index.name, "elements": index.elements.map { element in
-                ["property": element.propertyName ?? element.property?.name ?? "", "ascending": element.isAscending,
-                 "rtree": element.collationType == .rTree] as [String: Any]
-            }] as [String: Any]
-        }
-        out["properties"] = entity.properties.map(encodeProperty)
-        return out
-    }
-
-    private static func encodeProperty(_ property: NSPropertyDescription) -> [String: Any] {
-        var out: [String: Any] = ["name": property.name, "optional": property.isOptional, "transient": property.isTransient,
-                                  "indexed": property.isIndexed]
-        if property.isReadOnly { out["readOnly"] = true }
-        if let modifier = property.versionHashModifier { out["versionHashModifier"] = modifier }
-        if let renaming = property.renamingIdentifier { out["renamingIdentifier"] = renaming }
-        if let info = property.userInfo, !info.isEmpty { out["userInfo"] = plistUserInfo(info) }
-        if !property.validationPredicateFormats.isEmpty {
-            out["validation"] = property.validationPredicateFormats
-            out["validationWarnings"] = property.validationPredicateFormatWarnings
-        }
-        switch property {
-        case let attribute as NSAttributeDescription:
-            out["kind"] = attribute is NSDerivedAttributeDescription ? "derived" : "attribute"
-            out["type"] = Int(attribute.attributeType.rawValue)
-            if let derived = attribute as? NSDerivedAttributeDescription, let format = derived.derivationExpressionFormat {
-                out["derivation"] = format
-            }
-            if let name = attribute.attributeValueClassName { out["valueClassName"] = name }
-            if let name = attribute.valueTransformerName { out["valueTransformerName"] = name }
-            out["externalStorage"] = attribute.allowsExternalBinaryDataStorage
-            out["preserveAfterDeletion"] = attribute.preservesValueInHistoryOnDeletion
-            out["cloudEncryption"] = attribute.allowsCloudEncryption
-            if let value = attribute.defaultValue, let encoded = plistDefault(value) { out["default"] = encoded }
-        case let relationship as NSRelationshipDescription:
-            out["kind"] = "relationship"
-            if let destination = relationship.destinationEntity?.name { out["destination"] = destination }
-            if let inverse = relationship.inverseRelationship {
-                out["inverse"] = inverse.name
-                if let entity = inverse.entity?.name { out["inverseEntity"] = entity }
-            }
-            out["minCount"] = relationship.minCount
-            out["maxCount"] = relationship.maxCount
-            out["deleteRule"] = Int(relationship.deleteRule.rawValue)
-            out["ordered"] = relationship.isOrdered
-        case let fetched as NSFetchedPropertyDescription:
-            out["kind"] = "fetched"
-            if let destination = fetched.destinationEntityName { out["destination"] = destination }
-            if let format = fetched.fetchPredicateFormat { out["predicate"] = format }
-        default:
-            out["kind"] = "unknown"
-        }
-        return out
-    }
-
-    /// userInfo with string keys and property-list values (anything else as its description).
-    private static func plistUserInfo(_ info: [AnyHashable: Any]) -> [String: Any] {
-        var out: [String: Any] = [:]
-        for (key, value) in info {
-            switch value {
-            case is String, is NSNumber, is Date, is Data: out["\(key.base)"] = value
-            default: out["\(key.base)"] = "\(value)"
-            }
-        }
-        return out
-    }
-
-    /// A default value in a plist-safe form: numbers, strings, dates and data as themselves; decimals, UUIDs
-    /// and URLs as strings (decoded back through the attribute's type).
-    private static func plistDefault(_ value: Any) -> Any? {
-        switch value {
-        case let decimal as Decimal: return "\(decimal)"
-        case let uuid as UUID: return uuid.uuidString
-        case let url as URL: return url.absoluteString
-        case let date as Date: return date
-        case let flag as Bool: return flag
-        case let number as Int16: return Int(number)
-        case let number as Int32: return Int(number)
-        case let number as Int64: return Int(number)
-        case let number as Float: return Double(number)
-        case is Double, is String, is Data: return value
-        default: return nil
-        }
     }
 
     // MARK: Reading

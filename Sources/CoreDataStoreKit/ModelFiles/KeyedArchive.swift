@@ -226,14 +226,39 @@ struct KeyedArchive {
         return groups.joined(separator: "-")
     }
 
-    /// An archived `NSDecimalNumber`: mantissa bytes (little-endian), exponent, sign.
+    /// An archived `NSDecimalNumber`: the mantissa's 16-bit words (little-endian words when `NS.mantissa.bo` is
+    /// 1, as Apple writes them; big-endian when 2), the first `NS.length` of them when given, the exponent and
+    /// the sign. Every digit is kept (up to 38, `Decimal`'s precision). A NaN reads as 0.
     private static func decimal(_ fields: [String: Any]) -> Decimal? {
-        guard let exponent = fields["NS.exponent"] as? Int, let mantissa = fields["NS.mantissa"] as? Data else { return nil }
+        guard let exponent = fields["NS.exponent"] as? Int, (-128...127).contains(exponent),
+              let mantissa = fields["NS.mantissa"] as? Data else { return nil }
         let negative = (fields["NS.negative"] as? Bool) ?? false
-        var value = Decimal(0)
-        for byte in mantissa.reversed() { value = value * 256 + Decimal(Int(byte)) }
-        var result = Decimal(sign: negative ? .minus : .plus, exponent: exponent, significand: value)
-        if result.isNaN { result = 0 }
-        return result
+        let bytes = [UInt8](mantissa)
+        let bigEndian = (fields["NS.mantissa.bo"] as? Int) == 2
+        var words: [UInt16] = []
+        for index in stride(from: 0, to: bytes.count - 1, by: 2) {
+            let (high, low) = bigEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
+            words.append(UInt16(high) << 8 | UInt16(low))
+        }
+        if let length = fields["NS.length"] as? Int, (0...words.count).contains(length) { words = Array(words.prefix(length)) }
+        guard let significand = Decimal(string: decimalDigits(ofWords: words)) else { return nil }
+        let result = Decimal(sign: negative ? .minus : .plus, exponent: exponent, significand: significand)
+        return result.isNaN ? 0 : result
+    }
+
+    /// The decimal digits of a whole number given as 16-bit words, least significant first.
+    private static func decimalDigits(ofWords words: [UInt16]) -> String {
+        var rest = words
+        var digits: [Character] = []
+        while rest.contains(where: { $0 != 0 }) {
+            var remainder: UInt32 = 0
+            for index in rest.indices.reversed() {
+                let value = remainder << 16 | UInt32(rest[index])
+                rest[index] = UInt16(value / 10)
+                remainder = value % 10
+            }
+            digits.append(Character(String(remainder)))
+        }
+        return digits.isEmpty ? "0" : String(digits.reversed())
     }
 }

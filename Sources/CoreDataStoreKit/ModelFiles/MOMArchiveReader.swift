@@ -178,7 +178,14 @@ enum MOMArchiveReader {
                     item.collationType = archive.integer(elementObject.fields["NSFetchIndexElementType"]) == 1 ? .rTree : .binary
                     elements.append(item)
                 }
-                entity.indexes.append(NSFetchIndexDescription(name: indexName, elements: elements))
+                let fetchIndex = NSFetchIndexDescription(name: indexName, elements: elements)
+                if let format = try rendering(name, nil, { try predicates.predicate(indexObject.fields["NSPartialIndexPredicate"]) }) {
+                    guard let predicate = try? NSPredicate.parse(format: format) else {
+                        throw fail(name, nil, "the partial-index predicate of \(indexName) does not parse: \(format)")
+                    }
+                    fetchIndex.partialIndexPredicate = predicate
+                }
+                entity.indexes.append(fetchIndex)
             }
             let parentName = archive.object(fields["NSSuperentity"]).flatMap { archive.string($0.fields["NSEntityName"]) }
             var entityDraft = ModelDraft.Entity(entity: entity, parentName: parentName)
@@ -318,7 +325,10 @@ enum MOMArchiveReader {
             try readCommon(object, into: property, entity: entity)
             property.isTransient = true
             if let request = archive.object(object.fields["NSFetchRequest"]) {
-                let (entityName, _, format) = try readFetchRequest(request, owner: entity, property: name, template: nil)
+                let (entityName, fetch, format) = try readFetchRequest(request, owner: entity, property: name, template: nil)
+                // Sort descriptors live only in the request, which is then kept (its predicate is set when the
+                // model is linked, from `fetchPredicateFormat`).
+                if !(fetch.sortDescriptors ?? []).isEmpty { property.fetchRequest = fetch }
                 property.destinationEntityName = entityName.isEmpty ? nil : entityName
                 property.fetchPredicateFormat = format
             }
@@ -341,6 +351,13 @@ enum MOMArchiveReader {
             request.fetchOffset = max(0, archive.integer(fields["NSFetchOffset"]) ?? 0)
             request.fetchBatchSize = max(0, archive.integer(fields["NSBatchSize"]) ?? 0)
             request.resultType = NSFetchRequestResultType(rawValue: UInt(max(0, archive.integer(fields["NSResultType"]) ?? 0)))
+            let sortDescriptors = (archive.elements(fields["NSSortDescriptors"]) ?? []).compactMap { element -> NSSortDescriptor? in
+                guard let descriptor = archive.object(element), descriptor.className == "NSSortDescriptor" else { return nil }
+                let comparison = SortComparison(rawValue: archive.string(descriptor.fields["NSSelector"]) ?? "compare:")
+                return NSSortDescriptor(key: archive.string(descriptor.fields["NSKey"]),
+                                        ascending: archive.bool(descriptor.fields["NSAscending"]) ?? true, selector: comparison)
+            }
+            request.sortDescriptors = sortDescriptors.isEmpty ? nil : sortDescriptors
             if archive.bool(fields["NSHasFetchRequestFlags"]) == true, let flags = archive.integer(fields["NSFetchRequestFlags"]) {
                 request.includesSubentities = flags & 0x2 != 0
                 request.includesPropertyValues = flags & 0x4 != 0

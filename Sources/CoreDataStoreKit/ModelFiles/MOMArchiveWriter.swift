@@ -1,16 +1,18 @@
 /// Writes a model in Apple's compiled form: an `NSKeyedArchiver` binary property list whose root is an
 /// `NSManagedObjectModel`, with the classes and keys Apple's `.mom` files use and `MOMArchiveReader` reads
-/// (`NSEntities`, `NSProperties`, `NSAttributeType`, …). A store's `Z_MODELCACHE` holds this, deflated.
+/// (`NSEntities`, `NSProperties`, `NSAttributeType`, …). A store's `Z_MODELCACHE` holds this, deflated, and
+/// `coredata compile` writes it as the `.mom` files of a `.momd`.
 ///
 /// Guarantees: reading the result back gives a model with no `ModelComparison` differences and the same
-/// version hashes (every fixture `.mom` but the two with derived attributes, `MOMArchiveWriterTests`). Like a
-/// `.mom`, each entity lists only its own properties. Predicates (validation, templates, fetched properties)
-/// are archived as Apple's `NSPredicate`/`NSExpression` objects (`MOMArchiveWriter+Predicates.swift`).
+/// version hashes (every fixture `.mom`, `MOMArchiveWriterTests`). Like a `.mom`, each entity lists only its
+/// own properties. Derived attributes carry their expression (`MOMArchiveWriter+Derivation.swift`); predicates
+/// (validation, templates, fetched properties) are archived as Apple's `NSPredicate`/`NSExpression` objects
+/// (`MOMArchiveWriter+Predicates.swift`); decimals keep every digit (`MOMArchiveWriter+Values.swift`).
 ///
-/// Not written yet (`unsupportedModelFormat`, 3328, naming entity and property): derived attributes;
-/// predicates with aggregates, subqueries, arithmetic, functions, `NONE` or locale-sensitive comparisons; and
-/// default or userInfo values other than strings, numbers, Booleans, dates, data, UUIDs, URLs, decimals, arrays
-/// and dictionaries of them. An addition to Apple's API.
+/// Not written (`unsupportedModelFormat`, 3328, naming entity and property): predicates or derivations with
+/// `SUBQUERY`, a `CAST` of a non-constant, a collection index or a block; and default or userInfo values other
+/// than strings, numbers, Booleans, dates, data, UUIDs, URLs, decimals, arrays and dictionaries of them.
+/// An addition to Apple's API.
 public enum MOMArchiveWriter {
     /// The archive of `model`; `file` names the model in errors.
     /// - Throws: `unsupportedModelFormat` (3328) for what this writer does not write (see above).
@@ -60,9 +62,9 @@ public enum MOMArchiveWriter {
             object(className, [("NS.objects", .array(items))])
         }
 
-        mutating func dictionary(_ entries: [(String, Value)]) -> Value {
+        mutating func dictionary(_ entries: [(String, Value)], className: String = "NSDictionary") -> Value {
             let keys = entries.map { string($0.0) }
-            return object("NSDictionary", [("NS.keys", .array(keys)), ("NS.objects", .array(entries.map(\.1)))])
+            return object(className, [("NS.keys", .array(keys)), ("NS.objects", .array(entries.map(\.1)))])
         }
 
         private mutating func classIndex(_ name: String, _ superclasses: [String]) -> Int {
@@ -110,22 +112,27 @@ public enum MOMArchiveWriter {
             }
             for entity in entities { try writeEntity(entity, model: root) }
             var fields: [(String, Value)] = [
-                ("NSEntities", builder.dictionary(entities.map { ($0.name ?? "", .uid(entityIndexes[ObjectIdentifier($0)] ?? 0)) })),
+                ("NSEntities", builder.dictionary(entities.map { ($0.name ?? "", .uid(entityIndexes[ObjectIdentifier($0)] ?? 0)) },
+                                                  className: "NSMutableDictionary")),
             ]
             let identifiers = try model.versionIdentifiers.map { try plain($0.base, entity: nil, property: nil) }
             fields.append(("NSVersionIdentifiers", builder.array(identifiers, className: "NSSet")))
+            // As momc writes them: no configurations key without configurations, `$null` templates without templates.
             let configurations = model.configurations.filter { $0 != "PF_DEFAULT_CONFIGURATION_NAME" }.sorted()
-            fields.append(("NSConfigurations", builder.dictionary(configurations.map { name in
-                (name, builder.array((model.entities(forConfigurationName: name) ?? []).compactMap { reference(to: $0) }))
-            })))
+            if !configurations.isEmpty {
+                fields.append(("NSConfigurations", builder.dictionary(configurations.map { name in
+                    (name, builder.array((model.entities(forConfigurationName: name) ?? []).compactMap { reference(to: $0) }, className: "NSSet"))
+                }, className: "NSMutableDictionary")))
+            }
             var templates: [(String, Value)] = []
             for (name, request) in model.fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
                 let format = model.fetchRequestTemplatePredicateFormats[name] ?? request.predicate?.predicateFormat
                 let fail = failure(request.entityName, nil, prefix: "fetch request template \"\(name)\": ")
                 let predicate = try format.map { text in try builder.predicate(format: text, fail: fail) }
-                templates.append((name, fetchRequest(request, entity: request.entityName.flatMap { model.entitiesByName[$0] }, predicate: predicate)))
+                let entity = request.entityName.flatMap { model.entitiesByName[$0] }
+                templates.append((name, try fetchRequest(request, entity: entity, predicate: predicate, fail: fail)))
             }
-            fields.append(("NSFetchRequestTemplates", builder.dictionary(templates)))
+            fields.append(("NSFetchRequestTemplates", templates.isEmpty ? .uid(0) : builder.dictionary(templates)))
             builder.fill(root, className: "NSManagedObjectModel", fields: fields)
         }
 
@@ -133,7 +140,11 @@ public enum MOMArchiveWriter {
             entityIndexes[ObjectIdentifier(entity)].map(Value.uid)
         }
 
-        mutating func fetchRequest(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription?, predicate: Value?) -> Value {
+        /// A fetch request as Apple archives one in a model (a template, a fetched property's fetch), sort
+        /// descriptors included (`NSKey`, `NSAscending`, `NSSelector`, `NSReverseNullOrder`, as in the fixtures).
+        /// - Throws: `unsupportedModelFormat` for a sort descriptor made from a Swift key path or a comparator.
+        mutating func fetchRequest(_ request: NSFetchRequest<NSFetchRequestResult>, entity: NSEntityDescription?, predicate: Value?,
+                                   fail: (String) -> NSError) throws -> Value {
             var flags = 0
             if request.includesSubentities { flags |= 0x2 }
             if request.includesPropertyValues { flags |= 0x4 }
@@ -151,6 +162,20 @@ public enum MOMArchiveWriter {
                 fields.append(("NSEntityName", builder.string(name)))
             }
             if let predicate { fields.append(("NSPredicate", predicate)) }
+            if let sortDescriptors = request.sortDescriptors, !sortDescriptors.isEmpty {
+                var descriptors: [Value] = []
+                for descriptor in sortDescriptors {
+                    guard !descriptor.sortsBySwiftKeyPath, !descriptor.usesCustomComparator else {
+                        throw fail("a sort descriptor made from a Swift key path or a comparator cannot be archived")
+                    }
+                    var descriptorFields: [(String, Value)] = [("NSAscending", .bool(descriptor.ascending)),
+                                                               ("NSSelector", builder.string(descriptor.comparison.rawValue)),
+                                                               ("NSReverseNullOrder", .bool(false))]
+                    if let key = descriptor.key { descriptorFields.insert(("NSKey", builder.string(key)), at: 0) }
+                    descriptors.append(builder.object("NSSortDescriptor", descriptorFields))
+                }
+                fields.append(("NSSortDescriptors", builder.array(descriptors)))
+            }
             return builder.object("NSFetchRequest", superclasses: ["NSPersistentStoreRequest"], fields)
         }
 
@@ -164,53 +189,69 @@ public enum MOMArchiveWriter {
                 ("NSRenamingIdentifier", builder.string(entity.renamingIdentifier ?? name)),
             ]
             if let modifier = entity.versionHashModifier { fields.append(("NSVersionHashModifier", builder.string(modifier))) }
-            if let info = entity.userInfo, !info.isEmpty { fields.append(("NSUserInfo", try plain(info, entity: name, property: nil))) }
+            // momc writes an entity's userInfo even when it is empty.
+            fields.append(("NSUserInfo", try plain(entity.userInfo ?? [:], entity: name, property: nil)))
             if let parent = entity.superentity, let reference = reference(to: parent) { fields.append(("NSSuperentity", reference)) }
             let subentities = entity.subentities.sorted { ($0.name ?? "") < ($1.name ?? "") }
-            fields.append(("NSSubentities", builder.dictionary(subentities.compactMap { sub in reference(to: sub).map { (sub.name ?? "", $0) } })))
+            fields.append(("NSSubentities", builder.dictionary(subentities.compactMap { sub in reference(to: sub).map { (sub.name ?? "", $0) } },
+                                                               className: "NSMutableDictionary")))
             fields.append(("NSUniqueTuples", nameLists(entity.uniquenessConstraints)))
             fields.append(("NSCompoundIndexes", nameLists(entity.compoundIndexes)))
-            var indexes: [Value] = []
-            for index in entity.indexes {
-                let elements = index.elements.map { element in
-                    builder.object("NSFetchIndexElementDescription", [
-                        ("NSPropertyName", builder.string(element.propertyName ?? element.property?.name ?? "")),
-                        ("NSAscending", .bool(element.isAscending)),
-                        ("NSFetchIndexElementType", .integer(element.collationType == .rTree ? 1 : 0)),
-                    ])
-                }
-                indexes.append(builder.object("NSFetchIndexDescription", [("NSIndexName", builder.string(index.name)),
-                                                                          ("NSIndexElements", builder.array(elements))]))
-            }
-            fields.append(("NSFetchIndexDescriptions", builder.array(indexes)))
+            fields.append(("NSFetchIndexDescriptions", try fetchIndexes(of: entity)))
             var properties: [(String, Value)] = []
             for property in entity.properties.sorted(by: { $0.name < $1.name }) {
                 guard let index = propertyIndexes[ObjectIdentifier(property)] else { continue }
                 try writeProperty(property, at: index, entity: entity)
                 properties.append((property.name, .uid(index)))
             }
-            fields.append(("NSProperties", builder.dictionary(properties)))
+            fields.append(("NSProperties", builder.dictionary(properties, className: "NSMutableDictionary")))
             builder.fill(entityIndexes[ObjectIdentifier(entity)] ?? 0, className: "NSEntityDescription", fields: fields)
         }
 
-        /// Uniqueness constraints or compound indexes: arrays of arrays of property names.
+        /// Uniqueness constraints or compound indexes: mutable arrays of mutable arrays of property names, as momc
+        /// writes them.
         mutating func nameLists(_ lists: [[Any]]) -> Value {
             let groups = lists.map { group in
                 builder.array(group.map { item in
                     builder.string((item as? NSPropertyDescription)?.name ?? (item as? String) ?? "\(item)")
-                })
+                }, className: "NSMutableArray")
             }
-            return builder.array(groups)
+            return builder.array(groups, className: "NSMutableArray")
+        }
+
+        /// An entity's fetch indexes as momc writes them: each `NSFetchIndexDescription` names its entity
+        /// (`NSEntity`) and carries its partial-index predicate (`NSPartialIndexPredicate`), and each element
+        /// refers back to its index (`NSFetchIndexDescription`).
+        /// - Throws: `unsupportedModelFormat` for a partial-index predicate the writer does not write.
+        mutating func fetchIndexes(of entity: NSEntityDescription) throws -> Value {
+            var indexes: [Value] = []
+            for index in entity.indexes {
+                let slot = builder.reserve()
+                let elements = index.elements.map { element in
+                    builder.object("NSFetchIndexElementDescription", [
+                        ("NSPropertyName", builder.string(element.propertyName ?? element.property?.name ?? "")),
+                        ("NSAscending", .bool(element.isAscending)),
+                        ("NSFetchIndexElementType", .integer(element.collationType == .rTree ? 1 : 0)),
+                        ("NSFetchIndexDescription", .uid(slot)),
+                    ])
+                }
+                var fields: [(String, Value)] = [("NSIndexName", builder.string(index.name)), ("NSIndexElements", builder.array(elements))]
+                if let entityReference = reference(to: entity) { fields.append(("NSEntity", entityReference)) }
+                if let predicate = index.partialIndexPredicate {
+                    let fail = failure(entity.name, nil, prefix: "fetch index \"\(index.name)\": ")
+                    fields.append(("NSPartialIndexPredicate", try builder.predicate(format: predicate.predicateFormat, fail: fail)))
+                }
+                builder.fill(slot, className: "NSFetchIndexDescription", fields: fields)
+                indexes.append(.uid(slot))
+            }
+            return builder.array(indexes, className: "NSMutableArray")
         }
 
         mutating func writeProperty(_ property: NSPropertyDescription, at index: Int, entity: NSEntityDescription) throws {
             let entityName = entity.name ?? ""
             let formats = property.validationPredicateFormats.isEmpty ? property.validationPredicates.map(\.predicateFormat)
                 : property.validationPredicateFormats
-            var flags = 0
-            if property.isOptional { flags |= 0x2 }
-            if property.isReadOnly { flags |= 0x4 }
-            if property.isTransient { flags |= 0x8 }
+            let flags = Self.propertyFlags(property, hasValidation: !formats.isEmpty)
             var fields: [(String, Value)] = [
                 ("NSPropertyName", builder.string(property.name)),
                 ("NSEntity", reference(to: entity) ?? .uid(0)),
@@ -220,6 +261,7 @@ public enum MOMArchiveWriter {
                 ("_P", .integer(Int64(flags))),
                 ("NSRenamingIdentifier", builder.string(property.renamingIdentifier ?? property.name)),
             ]
+            if property.isReadOnly { fields.append(("NSIsReadOnly", .bool(true))) }
             if let modifier = property.versionHashModifier { fields.append(("NSVersionHashModifier", builder.string(modifier))) }
             if let info = property.userInfo, !info.isEmpty { fields.append(("NSUserInfo", try plain(info, entity: entityName, property: property.name))) }
             if !formats.isEmpty {
@@ -231,8 +273,6 @@ public enum MOMArchiveWriter {
                 fields.append(("NSValidationWarnings", builder.array(warnings.map { builder.string($0) })))
             }
             switch property {
-            case is NSDerivedAttributeDescription:
-                throw unsupported(entityName, property.name, "derived attributes are not written by the .mom writer yet")
             case let attribute as NSAttributeDescription:
                 fields.append(("NSAttributeType", .integer(Int64(attribute.attributeType.rawValue))))
                 if let name = attribute.attributeValueClassName { fields.append(("NSAttributeValueClassName", builder.string(name))) }
@@ -244,7 +284,14 @@ public enum MOMArchiveWriter {
                 if let value = attribute.defaultValue {
                     fields.append(("NSDefaultValue", try plain(value, entity: entityName, property: property.name)))
                 }
-                builder.fill(index, className: "NSAttributeDescription", superclasses: ["NSPropertyDescription"], fields: fields)
+                guard let derived = attribute as? NSDerivedAttributeDescription else {
+                    builder.fill(index, className: "NSAttributeDescription", superclasses: ["NSPropertyDescription"], fields: fields)
+                    break
+                }
+                let format = derived.derivationExpressionFormat ?? ""
+                fields.append(("NSDerivationExpression", try builder.derivation(format: format, fail: failure(entityName, property.name))))
+                builder.fill(index, className: "NSDerivedAttributeDescription", superclasses: ["NSAttributeDescription", "NSPropertyDescription"],
+                             fields: fields)
             case let relationship as NSRelationshipDescription:
                 fields += [("NSMinCount", .integer(Int64(relationship.minCount))), ("NSMaxCount", .integer(Int64(relationship.maxCount))),
                            ("NSDeleteRule", .integer(Int64(relationship.deleteRule.rawValue))), ("NSIsOrdered", .bool(relationship.isOrdered))]
@@ -262,8 +309,9 @@ public enum MOMArchiveWriter {
                 let fail = failure(entityName, property.name)
                 let predicate = try format.map { text in try builder.predicate(format: text, fail: fail) }
                 let request = NSFetchRequest<NSFetchRequestResult>(entityName: fetched.destinationEntityName ?? "")
+                request.sortDescriptors = fetched.fetchRequest?.sortDescriptors
                 let destination = fetched.destinationEntityName.flatMap { entity.managedObjectModel?.entitiesByName[$0] }
-                fields.append(("NSFetchRequest", fetchRequest(request, entity: destination, predicate: predicate)))
+                fields.append(("NSFetchRequest", try fetchRequest(request, entity: destination, predicate: predicate, fail: fail)))
                 if let name = fetched.destinationEntityName { fields.append(("_NSFetchRequestEntityName", builder.string(name))) }
                 builder.fill(index, className: "NSFetchedPropertyDescription", superclasses: ["NSPropertyDescription"], fields: fields)
             default:
@@ -274,48 +322,20 @@ public enum MOMArchiveWriter {
         /// A default or userInfo value as the archiver stores it.
         /// - Throws: `unsupportedModelFormat` for a value of another kind.
         mutating func plain(_ value: Any, entity: String?, property: String?) throws -> Value {
-            switch value {
-            case let text as String: return builder.string(text)
-            case let flag as Bool: return .bool(flag)
-            case let number as Int: return .integer(Int64(number))
-            case let number as Int16: return .integer(Int64(number))
-            case let number as Int32: return .integer(Int64(number))
-            case let number as Int64: return .integer(number)
-            case let number as Double: return .real(number)
-            case let number as Float: return .real(Double(number))
-            case let date as Date:
-                return builder.object("NSDate", [("NS.time", .real(date.timeIntervalSinceReferenceDate))])
-            case let bytes as Data: return builder.bytes(bytes)
-            case let uuid as UUID:
-                let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
-                return builder.object("NSUUID", [("NS.uuidbytes", .data(bytes))])
-            case let url as URL:
-                return builder.object("NSURL", [("NS.base", .uid(0)), ("NS.relative", builder.string(url.absoluteString))])
-            case let decimal as Decimal:
-                guard let mantissa = UInt64(exactly: NSDecimalNumber(decimal: decimal.significand.magnitude).doubleValue) else {
-                    throw unsupported(entity, property, "the decimal \(decimal) has more digits than the .mom writer writes")
-                }
-                return builder.object("NSDecimalNumber", superclasses: ["NSNumber", "NSValue"], [
-                    ("NS.exponent", .integer(Int64(decimal.exponent))), ("NS.length", .integer(4)),
-                    ("NS.negative", .bool(decimal.sign == .minus && !decimal.isZero)), ("NS.compact", .bool(true)),
-                    ("NS.mantissa.bo", .integer(1)),
-                    ("NS.mantissa", .data(Data((0..<8).map { UInt8(truncatingIfNeeded: mantissa >> (8 * UInt64($0))) }))),
-                ])
-            case let number as NSNumber:
-                let double = number.doubleValue
-                if let integer = Int64(exactly: double) { return .integer(integer) }
-                return .real(double)
-            case let list as [Any]:
-                return builder.array(try list.map { try plain($0, entity: entity, property: property) })
-            case let dictionary as [AnyHashable: Any]:
-                var entries: [(Value, Value)] = []
-                for (key, item) in dictionary.sorted(by: { "\($0.key.base)" < "\($1.key.base)" }) {
-                    entries.append((try plain(key.base, entity: entity, property: property), try plain(item, entity: entity, property: property)))
-                }
-                return builder.object("NSDictionary", [("NS.keys", .array(entries.map(\.0))), ("NS.objects", .array(entries.map(\.1)))])
-            default:
-                throw unsupported(entity, property, "a value of type \(type(of: value)) is not written by the .mom writer")
-            }
+            try builder.plainValue(value, refuse: failure(entity, property))
+        }
+
+        /// `_P`, Apple's flag word of a property, with the bits the fixtures show: 0x1 and 0x80 always, 0x2
+        /// optional, 0x4 read-only, 0x8 transient, 0x10 and 0x20 when it has no validation predicates, 0x40
+        /// when its userInfo is empty (an optional, stored attribute without either is 0xF3, as momc writes it).
+        static func propertyFlags(_ property: NSPropertyDescription, hasValidation: Bool) -> Int {
+            var flags = 0x81
+            if property.isOptional { flags |= 0x2 }
+            if property.isReadOnly { flags |= 0x4 }
+            if property.isTransient { flags |= 0x8 }
+            if !hasValidation { flags |= 0x30 }
+            if property.userInfo?.isEmpty ?? true { flags |= 0x40 }
+            return flags
         }
     }
 }

@@ -1,6 +1,7 @@
-/// An addition to Apple's API: compares two models field by field, ignoring declaration order, and lists
-/// every difference in words. Two models with no differences store and validate data alike: a model loaded
-/// from a `.momd` and from its source `.xcdatamodeld` compare equal.
+/// An addition to Apple's API: compares two models field by field, ignoring declaration order and the
+/// spelling of predicates and derivations, and lists every difference in words. Two models with no
+/// differences store and validate data alike: a model loaded from a `.momd` and from its source
+/// `.xcdatamodeld` compare equal.
 public enum ModelComparison {
     /// The differences between `lhs` and `rhs`, e.g. `Car.owner: maxCount 1 vs 0`; empty when equivalent.
     public static func differences(_ lhs: NSManagedObjectModel, _ rhs: NSManagedObjectModel) -> [String] {
@@ -19,7 +20,8 @@ public enum ModelComparison {
         for (name, a) in lhs.fetchRequestTemplatesByName {
             guard let b = rhs.fetchRequestTemplatesByName[name] else { continue }
             check("template \(name)", templateText(a), templateText(b))
-            check("template \(name) predicate", lhs.fetchRequestTemplatePredicateFormats[name], rhs.fetchRequestTemplatePredicateFormats[name])
+            check("template \(name) predicate", lhs.fetchRequestTemplatePredicateFormats[name].map(predicateText),
+                  rhs.fetchRequestTemplatePredicateFormats[name].map(predicateText))
         }
         for (name, a) in lhs.entitiesByName {
             guard let b = rhs.entitiesByName[name] else { continue }
@@ -43,8 +45,32 @@ public enum ModelComparison {
         return out.sorted()
     }
 
+    /// A predicate as its parsed tree prints it, so that spellings of one predicate compare equal (a model
+    /// file's `a = 1 AND b` is a `.mom`'s `(a == 1) AND (b)`); text that does not parse as it is.
+    /// `NONE` is `NOT ANY`, as in Apple's parser (and in a `.mom`).
+    static func predicateText(_ format: String) -> String {
+        guard let node = try? PredicateFormatParser.parse(format, arguments: []) else { return format }
+        return withoutNone(node).format
+    }
+
+    private static func withoutNone(_ node: PredicateNode) -> PredicateNode {
+        switch node {
+        case .comparison(var comparison) where comparison.modifier == .none:
+            comparison.modifier = .any
+            return .not(.comparison(comparison))
+        case .and(let parts): return .and(parts.map(withoutNone))
+        case .or(let parts): return .or(parts.map(withoutNone))
+        case .not(let inner): return .not(withoutNone(inner))
+        case .constant, .comparison, .block: return node
+        }
+    }
+
     private static func templateText(_ request: NSFetchRequest<NSFetchRequestResult>) -> String {
-        "\(request.entityName ?? "") limit \(request.fetchLimit) offset \(request.fetchOffset) batch \(request.fetchBatchSize) result \(request.resultType.rawValue) sub \(request.includesSubentities) values \(request.includesPropertyValues) pending \(request.includesPendingChanges) faults \(request.returnsObjectsAsFaults) distinct \(request.returnsDistinctResults)"
+        "\(request.entityName ?? "") sorted \(sortText(request.sortDescriptors ?? [])) limit \(request.fetchLimit) offset \(request.fetchOffset) batch \(request.fetchBatchSize) result \(request.resultType.rawValue) sub \(request.includesSubentities) values \(request.includesPropertyValues) pending \(request.includesPendingChanges) faults \(request.returnsObjectsAsFaults) distinct \(request.returnsDistinctResults)"
+    }
+
+    private static func sortText(_ descriptors: [NSSortDescriptor]) -> String {
+        descriptors.map { "\($0.key ?? "SELF")/\($0.ascending)/\($0.comparison.rawValue)" }.joined(separator: ",")
     }
 
     private static func infoText(_ info: [AnyHashable: Any]?) -> String {
@@ -65,6 +91,7 @@ public enum ModelComparison {
     private static func indexesText(_ indexes: [NSFetchIndexDescription]) -> String {
         indexes.map { index in
             index.name + ":" + index.elements.map { "\($0.propertyName ?? $0.property?.name ?? "")/\($0.isAscending)/\($0.collationType.rawValue)" }.joined(separator: "+")
+                + (index.partialIndexPredicate.map { " where " + predicateText($0.predicateFormat) } ?? "")
         }.sorted().joined(separator: ",")
     }
 
@@ -72,18 +99,22 @@ public enum ModelComparison {
     static func propertyText(_ property: NSPropertyDescription) -> String {
         var text = "optional \(property.isOptional) transient \(property.isTransient)"
         text += " vhm \(property.versionHashModifier ?? "-") renamed \(property.renamingIdentifier ?? "-")"
-        text += " userInfo \(infoText(property.userInfo)) validation \(property.validationPredicateFormats)"
+        text += " userInfo \(infoText(property.userInfo)) validation \(property.validationPredicateFormats.map(predicateText))"
         switch property {
         case let attribute as NSAttributeDescription:
             text += " \(type(of: attribute)) type \(attribute.attributeType.rawValue) class \(attribute.attributeValueClassName ?? "-")"
             text += " transformer \(attribute.valueTransformerName ?? "-") external \(attribute.allowsExternalBinaryDataStorage)"
             text += " preserve \(attribute.preservesValueInHistoryOnDeletion) default \(attribute.defaultValue.map { "\($0)" } ?? "nil")"
-            if let derived = attribute as? NSDerivedAttributeDescription { text += " derived \(derived.derivationExpressionFormat ?? "-")" }
+            if let derived = attribute as? NSDerivedAttributeDescription {
+                // Compared as Apple prints the expression: `pages.@count` (a model file) is `count(pages)` (a .mom).
+                text += " derived \(derived.derivationExpressionFormat.map(DerivationExpressionText.appleDescription(of:)) ?? "-")"
+            }
         case let relationship as NSRelationshipDescription:
             text += " relationship to \(relationship.destinationEntity?.name ?? "-") inverse \(relationship.inverseRelationship?.name ?? "-")"
             text += " min \(relationship.minCount) max \(relationship.maxCount < 1 ? 0 : relationship.maxCount) rule \(relationship.deleteRule.rawValue) ordered \(relationship.isOrdered)"
         case let fetched as NSFetchedPropertyDescription:
-            text += " fetched \(fetched.destinationEntityName ?? "-") where \(fetched.fetchPredicateFormat ?? "-")"
+            text += " fetched \(fetched.destinationEntityName ?? "-") where \(fetched.fetchPredicateFormat.map(predicateText) ?? "-")"
+            text += " sorted \(sortText(fetched.fetchRequest?.sortDescriptors ?? []))"
         default:
             text += " \(type(of: property))"
         }

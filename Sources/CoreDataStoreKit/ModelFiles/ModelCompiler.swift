@@ -1,14 +1,17 @@
 /// An addition to Apple's API: compiles a source model (`.xcdatamodeld` or `.xcdatamodel`) into a `.momd`
-/// folder that loads without XML parsing, as Apple's `momc` does.
+/// folder as Apple's `momc` does, so that `NSManagedObjectModel(contentsOf:)` loads it here and on iOS and macOS.
 ///
-/// The `.momd` holds `VersionInfo.plist` (Apple's keys: `NSManagedObjectModel_CurrentVersionName`,
-/// `NSManagedObjectModel_VersionHashes`) and one `<version>.mom` per version in this package's compiled
-/// format (`CompiledModelFormat`, see `Docs/ModelFiles.md`). Every version is checked before anything is
-/// written; the output replaces any previous one only once it is complete.
+/// The `.momd` holds `VersionInfo.plist` as Xcode writes it (binary; `NSManagedObjectModel_CurrentVersionName`,
+/// `NSManagedObjectModel_VersionHashes`, `NSManagedObjectModel_VersionChecksums`, with Apple's values) and one
+/// `<version>.mom` per version in Apple's compiled form (`MOMArchiveWriter`). Every version is loaded and
+/// written before anything reaches the disk; the output replaces any previous one only once it is complete.
+/// Xcode's optional `.omo` companion is not written (Apple's Core Data reads the `.mom` without it).
+/// This package's former compiled format (`CompiledModelFormat`) is still read, no longer written.
 public enum ModelCompiler {
     /// Compiles `source` into the `.momd` folder `output`.
-    /// - Throws: any error loading a version (naming its file, entity and property), or
-    ///   `modelWriteFailed` (512) when the output cannot be written.
+    /// - Throws: any error loading a version (naming its file, entity and property); `unsupportedModelFormat`
+    ///   (3328, naming the version's file, entity and property) for a model the `.mom` writer does not write
+    ///   (see `MOMArchiveWriter`); `modelWriteFailed` (512) when the output cannot be written.
     public static func compile(_ source: URL, to output: URL) throws {
         let versions: [URL]
         let current: URL
@@ -27,11 +30,7 @@ public enum ModelCompiler {
             let model = NSManagedObjectModel()
             try ModelFileLoader.load(version, into: model)
             let name = version.deletingPathExtension().lastPathComponent
-            do {
-                encoded.append((name, try CompiledModelFormat.encode(model), model.entityVersionHashesByName))
-            } catch {
-                throw CoreDataError.modelWriteFailed(output, reason: "cannot encode version \(name): \(error.localizedDescription)")
-            }
+            encoded.append((name, try MOMArchiveWriter.archive(model, file: version), model.entityVersionHashesByName))
         }
         let info: [String: Any] = [
             "NSManagedObjectModel_CurrentVersionName": current.deletingPathExtension().lastPathComponent,

@@ -45,7 +45,9 @@ struct ModelDraft {
                     property.setValidationPredicates(predicates, withValidationWarnings: property.validationPredicateFormatWarnings)
                 }
                 if let fetched = property as? NSFetchedPropertyDescription, let format = fetched.fetchPredicateFormat {
-                    fetched.fetchPredicate = try parse(format, where_, "fetch predicate")
+                    let predicate = try parse(format, where_, "fetch predicate")
+                    fetched.fetchPredicate = predicate
+                    fetched.fetchRequest?.predicate = predicate  // a request kept for its sort descriptors gets it too
                 }
             }
         }

@@ -1,5 +1,5 @@
 /// Loads a model from any of the files Xcode and Apple's tools write: `.xcdatamodeld`, `.xcdatamodel`,
-/// `.momd`, `.mom` (Apple's keyed archive or this package's compiled format), or a bare `contents` file.
+/// `.momd`, `.mom` (Apple's keyed archive or this package's former compiled format), or a bare `contents` file.
 ///
 /// The kind is chosen from the path extension, then from what the folder or file holds.
 public enum ModelFileLoader {
@@ -16,7 +16,7 @@ public enum ModelFileLoader {
     }
 
     /// The model in compiled-model bytes: an Apple `.mom` keyed archive (also a store's inflated
-    /// `Z_MODELCACHE`) or this package's format. `source` names where the bytes came from in errors.
+    /// `Z_MODELCACHE`) or this package's former format. `source` names where the bytes came from in errors.
     /// - Throws: 259 for damaged or invalid data, 3328 for unsupported predicate classes or newer formats.
     public static func model(fromCompiledData data: Data, source: URL) throws -> NSManagedObjectModel {
         let draft = CompiledModelFormat.isCompiledModel(data)

@@ -1,0 +1,91 @@
+import CoreData
+import Foundation
+import Testing
+@testable import coredata
+
+/// `coredata compile` writes Apple's `.mom` files (as Xcode's momc does), fails with the writer's 3328 message
+/// on a model it cannot write; and a store written here carries its model, so `coredata inspect` needs no
+/// `--model` for it.
+@Suite struct CompileCommandTests {
+    /// A `Library.xcdatamodel` with a derived attribute, a validation predicate, a fetched property and a
+    /// template, in a new temporary folder; `template` is the template's predicate.
+    static func writeModel(template: String = "ANY pages.number > $MIN") throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compile-\(UUID().uuidString)/Library.xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let contents = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Book" representedClassName="Book" syncable="YES">
+                    <attribute name="title" optional="YES" attributeType="String" minValueString="1"/>
+                    <attribute name="pageCount" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="pages.@count"/>
+                    <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="book" inverseEntity="Page"/>
+                    <fetchedProperty name="longPages" optional="YES">
+                        <fetchRequest name="fetchedPropertyFetchRequest" entity="Page" predicateString="number &gt; 100"/>
+                    </fetchedProperty>
+                </entity>
+                <entity name="Page" representedClassName="Page" syncable="YES">
+                    <attribute name="number" optional="YES" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>
+                    <relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="pages" inverseEntity="Book"/>
+                </entity>
+                <fetchRequest name="Thick" entity="Book" predicateString="\(template)"/>
+            </model>
+            """
+        try Data(contents.utf8).write(to: folder.appendingPathComponent("contents"))
+        return folder
+    }
+
+    @Test func compileWritesApplesCompiledModel() throws {
+        let model = try Self.writeModel()
+        let output = model.deletingLastPathComponent().appendingPathComponent("Library.momd")
+        let run = try ToolProcess.run(["compile", model.path, "--output", output.path])
+        #expect(run.status == 0, "\(run.error)")
+        let mom = try Data(contentsOf: output.appendingPathComponent("Library.mom"))
+        let archive = try #require(try PropertyListSerialization.propertyList(from: mom, options: [], format: nil) as? [String: Any])
+        #expect(archive["$archiver"] as? String == "NSKeyedArchiver")
+        let info = try #require(try PropertyListSerialization.propertyList(
+            from: Data(contentsOf: output.appendingPathComponent("VersionInfo.plist")), options: [], format: nil) as? [String: Any])
+        #expect(Set(info.keys) == ["NSManagedObjectModel_CurrentVersionName", "NSManagedObjectModel_VersionHashes",
+                                   "NSManagedObjectModel_VersionChecksums"])
+        let source = try NSManagedObjectModel.load(contentsOf: model)
+        let compiled = try NSManagedObjectModel.load(contentsOf: output)
+        #expect(ModelComparison.differences(compiled, source) == [])
+        #expect(compiled.entityVersionHashesByName == source.entityVersionHashesByName)
+        let derived = try #require(compiled.entitiesByName["Book"]?.propertiesByName["pageCount"] as? NSDerivedAttributeDescription)
+        #expect(derived.derivationExpressionFormat == "count(pages)")
+    }
+
+    @Test func aModelTheWriterRefusesFailsTheCompile() throws {
+        let model = try Self.writeModel(template: "SUBQUERY(pages, $p, $p.number > 1).@count > 0")
+        let output = model.deletingLastPathComponent().appendingPathComponent("Library.momd")
+        let run = try ToolProcess.run(["compile", model.path, "--output", output.path])
+        #expect(run.status == 1)
+        #expect(run.error.hasPrefix("coredata compile: "), "\(run.error)")
+        #expect(run.error.contains("Thick") && run.error.contains("SUBQUERY"), "\(run.error)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
+    /// A store written here caches its model (derived attribute and predicates included): `inspect` reads it
+    /// without `--model`, after the store is closed and reopened.
+    @Test func inspectReadsAStoreWrittenHereWithoutModel() throws {
+        let model = try NSManagedObjectModel.load(contentsOf: try Self.writeModel())
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("compile-\(UUID().uuidString).sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+            book.setValue("Atlas", forKey: "title")
+            for number in 1...3 {
+                NSEntityDescription.insertNewObject(forEntityName: "Page", into: context).setValue(book, forKey: "book")
+                _ = number
+            }
+            try context.save()
+        }
+        try coordinator.remove(store)
+        let lines = try InspectCommand.report([url.path])
+        #expect(lines.contains("model:  cached in the store"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("  Book ") && $0.hasSuffix(" 1") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("  Page ") && $0.hasSuffix(" 3") }, "\(lines)")
+    }
+}
