@@ -89,4 +89,24 @@ import Testing
         let codes = Set((error?.userInfo[NSDetailedErrorsKey] as? [NSError] ?? []).map(\.code))
         #expect(codes == [NSValidationNumberTooLargeError, NSValidationStringPatternMatchingError])
     }
+
+    /// `validateForUpdate()` on a fault checks the stored values (it fires the fault), as Apple's does.
+    @Test func aFaultIsValidatedWithItsStoredValues() throws {
+        let person = NSEntityDescription(name: "Person")
+        person.properties = [NSAttributeDescription(name: "name", type: .string, isOptional: false)]
+        let writer = try inMemoryContext(model: NSManagedObjectModel(entities: [person]))
+        let id = try writer.performAndWait { () throws -> NSManagedObjectID in
+            let object = NSEntityDescription.insertNewObject(forEntityName: "Person", into: writer)
+            object.setValue("Ann", forKey: "name")
+            try writer.save()
+            return object.objectID
+        }
+        let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        reader.persistentStoreCoordinator = writer.persistentStoreCoordinator
+        try reader.performAndWait {
+            let fault = reader.object(with: id)
+            #expect(fault.isFault)
+            try fault.validateForUpdate()
+        }
+    }
 }

@@ -4,6 +4,7 @@ extension NSManagedObject {
     /// Checks every property of the object: required values present, attribute values of their attribute's
     /// type, relationship counts within bounds. Several failures are reported together (1560).
     func validateProperties() throws {
+        fireFaultIfNeeded()  // a fault is validated with its stored values, as Apple's reads them
         var errors: [NSError] = []
         let entityName = entity.name ?? ""
         for slot in layout.requiredSlots {
