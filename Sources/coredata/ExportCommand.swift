@@ -38,7 +38,7 @@ enum ExportCommand: Command {
                                          userInfo: [NSFilePathErrorKey: output, NSUnderlyingErrorKey: error])
             }
         } else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            StandardOutput.write(text)
         }
     }
 }

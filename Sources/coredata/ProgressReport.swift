@@ -25,7 +25,7 @@ final class ProgressReport {
     }
 
     static func standardOutput(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardOutput.write(text)
     }
 
     /// Reports that `fraction` (0…1) of the work is done, the step now running described by `step`.

@@ -38,7 +38,7 @@ enum QueryCommand: Command {
         """
 
     static func run(_ arguments: [String]) throws {
-        FileHandle.standardOutput.write(Data(try report(arguments).utf8))
+        StandardOutput.write(try report(arguments))
     }
 
     /// What the options ask for, checked.

@@ -56,7 +56,7 @@ import Testing
         let run = try ToolProcess.run(["inspect", url.path])
         #expect(run.status == 64)
         #expect(run.error.contains("notes.sqlite has no cached model"), "\(run.error)")
-        #expect(run.error.contains("subqueries"))
+        #expect(run.error.contains("SUBQUERY"))
         #expect(run.error.contains("pass --model"))
     }
 
