@@ -75,6 +75,8 @@ import AppleStyleJournal
         let sorted: NSFetchRequest<Entry> = Entry.fetchRequest()
         sorted.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
         #expect(try context.fetch(sorted).map(\.title) == ["Faro", "Porto"])
+        #expect(entryTitles(startingWith: "P", in: context) == ["Porto"], "the codebase's own Managed protocol")
+        #expect(try newestEntryTitles(in: context).count == 2)
 
         guard type != NSInMemoryStoreType else { return }
         // A backup through the coordinator, opened as a store of its own.
