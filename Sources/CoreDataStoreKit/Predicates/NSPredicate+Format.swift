@@ -20,6 +20,18 @@ extension _PredicateFormatInitializing where Self == NSPredicate {
         self = NSPredicate.parsing(predicateFormat, arguments: (arguments ?? []).map { $0 as Any? })
     }
 
+    /// Parses Apple's predicate format with its arguments in a C `va_list` (`getVaList(_:)`, `withVaList(_:_:)`),
+    /// read as the format's specifiers say (see `PredicateVariadicArguments`): on Linux, text as `NSString`
+    /// (Foundation cannot put a Swift `String` in a `va_list`) and numbers as Swift integers and doubles.
+    /// Never traps on the format; a malformed one gives a predicate whose `parseError` says why.
+    public init(format predicateFormat: String, arguments argList: CVaListPointer) {
+        do {
+            self = NSPredicate.parsing(predicateFormat, arguments: try PredicateVariadicArguments.arguments(for: predicateFormat, from: argList))
+        } catch let error as NSError {
+            self = FormatPredicate(error: error)
+        }
+    }
+
     /// A predicate made from a syntax tree, as a store or a tool builds one. An addition to Apple's API.
     public init(expression: PredicateNode) {
         self = FormatPredicate(node: expression)
