@@ -36,11 +36,13 @@ enum SQLiteFileCheck {
     }
 
     /// A connection that cannot change the file or create files beside it. Without a `-wal` file the
-    /// database is opened immutable (no locks, no `-shm`); with one, read-only so the log is read.
-    static func readOnlyConnection(url: URL) throws -> SQLiteConnection {
+    /// database is opened immutable (no locks, no `-shm`); with one, read-only so the log is read, waiting up to
+    /// `busyTimeout` seconds while another connection (another process opening or saving) holds its lock.
+    static func readOnlyConnection(url: URL, busyTimeout: Double = 30) throws -> SQLiteConnection {
         let walExists = FileManager.default.fileExists(atPath: url.path + "-wal")
         let uri = url.standardizedFileURL.absoluteString + (walExists ? "?mode=ro" : "?mode=ro&immutable=1")
         let connection = try SQLiteConnection(path: uri, flags: SQLITE_OPEN_READONLY, uri: true)
+        if let handle = connection.handle { sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout, 86_400)) * 1000)) }
         SQLiteFunctions.register(on: connection)
         // Make SQLite read the schema now, so a damaged file fails here.
         do {

@@ -147,6 +147,11 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
 
     // MARK: Opening
 
+    /// `NSPersistentStoreTimeoutOption` in seconds, 30 when the options do not set it.
+    static func busyTimeout(_ options: [AnyHashable: Any]) -> Double {
+        (options[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue ?? (options[NSPersistentStoreTimeoutOption] as? Double) ?? 30
+    }
+
     /// Opens the connection the store uses, with Apple's settings: WAL unless the pragmas option says
     /// otherwise, the busy timeout from `NSPersistentStoreTimeoutOption` (30 s by default), the functions
     /// Apple's triggers call, and secure delete off.
@@ -154,9 +159,7 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
         let connection = readOnly && storeOptionIsSet(options, leavesFilesUntouchedOption)
             ? try untouchedConnection(path: path) : try SQLiteConnection(path: path, flags: flags)
-        let timeout = (options[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue
-            ?? (options[NSPersistentStoreTimeoutOption] as? Double) ?? 30
-        if let handle = connection.handle { sqlite3_busy_timeout(handle, Int32(max(0, min(timeout, 86_400)) * 1000)) }
+        if let handle = connection.handle { sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout(options), 86_400)) * 1000)) }
         SQLiteFunctions.register(on: connection)
         var pragmas: [String: String] = [:]
         for (key, value) in (options[NSSQLitePragmasOption] as? [AnyHashable: Any]) ?? [:] {
@@ -200,7 +203,7 @@ public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
     /// (by version hash, and by schema), and returns the metadata and the model's schema under the file's
     /// names (`SQLStoredSchema`, read from `Z_PRIMARYKEY`, `sqlite_master` and `pragma_table_info`).
     private static func validate(url: URL, request: StoreOpenRequest) throws -> (metadata: [String: Any], schema: SQLSchema) {
-        let connection = try SQLiteFileCheck.readOnlyConnection(url: url)
+        let connection = try SQLiteFileCheck.readOnlyConnection(url: url, busyTimeout: busyTimeout(request.options))
         defer { connection.close() }
         let metadata = try readMetadata(connection, url: url)
         if let type = metadata[NSStoreTypeKey] as? String, type != NSSQLiteStoreType {

@@ -97,7 +97,7 @@ import StoreTestSupport
             let inodes = outputs.map { output in
                 output.components(separatedBy: "\n").compactMap { line in line.range(of: Self.doneMarker).map { String(line[$0.upperBound...]) } }.first
             }
-            #expect(inodes.allSatisfy { $0 != nil }, "round \(round): both processes must open the store: \(outputs.map { $0.suffix(600) })")
+            #expect(inodes.allSatisfy { $0 != nil }, "round \(round): both processes must open the store: \(outputs.map { $0.suffix(3000) })")
             #expect(Set(inodes.compactMap { $0 }).count == 1, "round \(round): the store must be migrated once, but the processes saw files \(inodes)")
             try Self.expectMigrated(type, at: url, step: "round \(round)")
         }
@@ -219,7 +219,7 @@ private final class ChildProcess {
         process.arguments = ["--testing-library", "swift-testing", "--filter", test]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = output  // a failing child's error then shows in the parent's message
         try process.run()
     }
 
