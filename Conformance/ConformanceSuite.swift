@@ -12,6 +12,10 @@ import Testing
 /// ```
 /// A case that needs a capability the store lacks (see `StoreCapabilities`) reports itself skipped by throwing
 /// `ConformanceSkip`; a failed expectation throws `ConformanceFailure` naming the case and the check.
+///
+/// Cases use each context only on its queue (inside `perform`/`performAndWait`), so the suite can run with
+/// Apple's concurrency check on (`-com.apple.CoreData.ConcurrencyDebug 1` or `COREDATA_CONCURRENCY_DEBUG=1`),
+/// which CI does for every built-in store; a store's own target can do the same.
 public enum ConformanceSuite {
     /// Every case, in a stable order.
     public static let cases: [ConformanceCase] =

@@ -26,8 +26,10 @@ enum AddStoreCases {
             coordinator.setMetadata(updated, for: store)
             try env.expectEqual(coordinator.metadata(for: store)["ConformanceKey"] as? String, "value", "metadata after setMetadata")
             let context = env.context(coordinator)
-            _ = Fixtures.owner(context, "Metadata")
-            try context.save()
+            try context.performAndWait {
+                _ = Fixtures.owner(context, "Metadata")
+                try context.save()
+            }
             guard env.capabilities.contains(.persistent) else { return }
             let reopened = try env.reopenedContext(or: coordinator)
             guard let reopenedStore = reopened.persistentStoreCoordinator?.persistentStores.first else {
@@ -52,8 +54,10 @@ enum AddStoreCases {
             try check(coordinator.metadata(for: coordinator.persistentStores[0]), "a new store")
             guard env.capabilities.contains(.persistent) else { return }
             let context = env.context(coordinator)
-            _ = Fixtures.owner(context, "Hashes")
-            try context.save()
+            try context.performAndWait {
+                _ = Fixtures.owner(context, "Hashes")
+                try context.save()
+            }
             let reopened = try env.reopenedContext(or: coordinator)
             guard let again = reopened.persistentStoreCoordinator, let store = again.persistentStores.first else {
                 return try env.expect(false, "the reopened coordinator has a store")
@@ -64,11 +68,15 @@ enum AddStoreCases {
         ConformanceCase("add-store/reopen", requires: .persistent) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
-            for index in 0..<5 { _ = Fixtures.item(context, "item \(index)", rank: Int64(index)) }
-            try context.save()
+            try context.performAndWait {
+                for index in 0..<5 { _ = Fixtures.item(context, "item \(index)", rank: Int64(index)) }
+                try context.save()
+            }
             let reopened = try env.reopenedContext(or: coordinator)
-            let names = try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).compactMap { $0.value(forKey: "name") as? String }
-            try env.expectEqual(Set(names), Set((0..<5).map { "item \($0)" }), "items after reopen")
+            try reopened.performAndWait {
+                let names = try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).compactMap { $0.value(forKey: "name") as? String }
+                try env.expectEqual(Set(names), Set((0..<5).map { "item \($0)" }), "items after reopen")
+            }
         },
         ConformanceCase("add-store/garbage-file", requires: .persistsToFile) { env in
             var generator = SplitMix(seed: 7)
@@ -94,8 +102,10 @@ enum AddStoreCases {
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: env.model)
             let store = try coordinator.addPersistentStore(ofType: other, configurationName: nil, at: env.url, options: nil)
             let context = env.context(coordinator)
-            _ = Fixtures.owner(context, "Other")
-            try context.save()
+            try context.performAndWait {
+                _ = Fixtures.owner(context, "Other")
+                try context.save()
+            }
             try coordinator.remove(store)
             let before = env.fileBytes()
             try env.expectError([NSPersistentStoreInvalidTypeError, NSPersistentStoreTypeMismatchError, NSFileReadCorruptFileError],
@@ -106,8 +116,10 @@ enum AddStoreCases {
             let nested = env.directory.appendingPathComponent("a/b/c").appendingPathComponent(env.url.lastPathComponent)
             let coordinator = try env.openCoordinator(at: nested)
             let context = env.context(coordinator)
-            _ = Fixtures.owner(context, "Nested")
-            try context.save()
+            try context.performAndWait {
+                _ = Fixtures.owner(context, "Nested")
+                try context.save()
+            }
             try env.expect(FileManager.default.fileExists(atPath: nested.path), "the store file exists in the created directory")
         },
         ConformanceCase("add-store/same-url-twice", requires: .persistent) { env in
@@ -120,18 +132,22 @@ enum AddStoreCases {
         ConformanceCase("add-store/read-only", requires: .persistent) { env in
             let writer = try env.openCoordinator()
             let context = env.context(writer)
-            _ = Fixtures.owner(context, "Before")
-            try context.save()
+            try context.performAndWait {
+                _ = Fixtures.owner(context, "Before")
+                try context.save()
+            }
             for store in writer.persistentStores { try writer.remove(store) }
             let before = env.fileBytes()
             let reader = try env.openCoordinator(options: [NSReadOnlyPersistentStoreOption: true])
             try env.expect(reader.persistentStores.first?.isReadOnly == true, "the store reports isReadOnly")
             let readContext = env.context(reader)
-            try env.expectEqual(try readContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")), 1, "owners readable")
-            _ = Fixtures.owner(readContext, "After")
-            try env.expectError([NSPersistentStoreSaveError], "saving to a read-only store") { try readContext.save() }
-            try env.expectError([NSPersistentStoreSaveError], "batch deleting in a read-only store") {
-                _ = try readContext.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Owner")))
+            try readContext.performAndWait {
+                try env.expectEqual(try readContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")), 1, "owners readable")
+                _ = Fixtures.owner(readContext, "After")
+                try env.expectError([NSPersistentStoreSaveError], "saving to a read-only store") { try readContext.save() }
+                try env.expectError([NSPersistentStoreSaveError], "batch deleting in a read-only store") {
+                    _ = try readContext.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Owner")))
+                }
             }
             try env.expectEqual(env.fileBytes(), before, "the file's bytes after the refused save")
         },
@@ -144,12 +160,14 @@ enum AddStoreCases {
         ConformanceCase("add-store/lightweight-migration", requires: [.persistent, .lightweightMigration]) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
-            let owner = Fixtures.owner(context, "Kept")
-            let item = Fixtures.item(context, "thing", rank: 3)
-            item.setValue(owner, forKey: "owner")
-            item.setValue("gone soon", forKey: "string")
-            try context.save()
-            let uri = item.objectID.uriRepresentation().absoluteString
+            let uri = try context.performAndWait {
+                let owner = Fixtures.owner(context, "Kept")
+                let item = Fixtures.item(context, "thing", rank: 3)
+                item.setValue(owner, forKey: "owner")
+                item.setValue("gone soon", forKey: "string")
+                try context.save()
+                return item.objectID.uriRepresentation().absoluteString
+            }
             for store in coordinator.persistentStores { try coordinator.remove(store) }
             // Version 2: Owner gains an optional attribute, Item loses one, and a new entity appears.
             let changed = ConformanceModel.make()
@@ -163,26 +181,32 @@ enum AddStoreCases {
             let migrated = try env.openCoordinator(options: [NSMigratePersistentStoresAutomaticallyOption: true,
                                                              NSInferMappingModelAutomaticallyOption: true], model: changed)
             let after = env.context(migrated)
-            let items = try Fixtures.byName(after, "Item")
-            try env.expectEqual(items["thing"]?.value(forKey: "rank") as? Int64, 3, "kept attribute after migration")
-            try env.expectEqual((items["thing"]?.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String, "Kept", "kept relationship")
-            try env.expectEqual(items["thing"]?.objectID.uriRepresentation().absoluteString, uri, "object URI after migration")
-            let owners = try Fixtures.byName(after, "Owner")
-            try env.expect(owners["Kept"]?.value(forKey: "nickname") == nil, "a new optional attribute starts nil")
-            owners["Kept"]?.setValue("K", forKey: "nickname")
-            let newShelf = NSEntityDescription.insertNewObject(forEntityName: "Shelf", into: after)
-            newShelf.setValue("top", forKey: "label")
-            try after.save()
+            try after.performAndWait {
+                let items = try Fixtures.byName(after, "Item")
+                try env.expectEqual(items["thing"]?.value(forKey: "rank") as? Int64, 3, "kept attribute after migration")
+                try env.expectEqual((items["thing"]?.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String, "Kept", "kept relationship")
+                try env.expectEqual(items["thing"]?.objectID.uriRepresentation().absoluteString, uri, "object URI after migration")
+                let owners = try Fixtures.byName(after, "Owner")
+                try env.expect(owners["Kept"]?.value(forKey: "nickname") == nil, "a new optional attribute starts nil")
+                owners["Kept"]?.setValue("K", forKey: "nickname")
+                let newShelf = NSEntityDescription.insertNewObject(forEntityName: "Shelf", into: after)
+                newShelf.setValue("top", forKey: "label")
+                try after.save()
+            }
             for store in migrated.persistentStores { try migrated.remove(store) }
             let reopened = env.context(try env.openCoordinator(model: changed))
-            try env.expectEqual(try Fixtures.byName(reopened, "Owner")["Kept"]?.value(forKey: "nickname") as? String, "K", "new attribute saved after migration")
-            try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Shelf")), 1, "new entity saved after migration")
+            try reopened.performAndWait {
+                try env.expectEqual(try Fixtures.byName(reopened, "Owner")["Kept"]?.value(forKey: "nickname") as? String, "K", "new attribute saved after migration")
+                try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Shelf")), 1, "new entity saved after migration")
+            }
         },
         ConformanceCase("add-store/incompatible-model", requires: .persistent) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
-            _ = Fixtures.owner(context, "Old")
-            try context.save()
+            try context.performAndWait {
+                _ = Fixtures.owner(context, "Old")
+                try context.save()
+            }
             for store in coordinator.persistentStores { try coordinator.remove(store) }
             let before = env.fileBytes()
             let changed = ConformanceModel.make()

@@ -9,96 +9,108 @@ enum BatchDeleteCases {
             fetch.predicate = NSPredicate(format: "rank < 4")
             let request = NSBatchDeleteRequest(fetchRequest: fetch)
             request.resultType = .resultTypeCount
-            let result = try context.execute(request) as? NSBatchDeleteResult
+            let result = try context.performAndWait { try context.execute(request) as? NSBatchDeleteResult }
             try env.expectEqual((result?.result as? NSNumber)?.intValue, 4, "deleted count")
             let remaining = NSFetchRequest<NSManagedObject>(entityName: "Item")
             remaining.sortDescriptors = [NSSortDescriptor(key: "rank", ascending: true)]
-            let fresh = env.context(context.persistentStoreCoordinator!)
-            try env.expectEqual(FetchCases.names(try fresh.fetch(remaining)), ["item 4", "item 5", "item 6", "nil", "item 8", "item 9", "special"], "untouched rows stay")
+            let names = try env.withNewContext(context.persistentStoreCoordinator!) { FetchCases.names(try $0.fetch(remaining)) }
+            try env.expectEqual(names, ["item 4", "item 5", "item 6", "nil", "item 8", "item 9", "special"], "untouched rows stay")
         },
         ConformanceCase("batch-delete/all-and-status") { env in
             let context = try FetchCases.populated(env)
             let request = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Item"))
-            let result = try context.execute(request) as? NSBatchDeleteResult
+            let result = try context.performAndWait { try context.execute(request) as? NSBatchDeleteResult }
             try env.expectEqual((result?.result as? NSNumber)?.boolValue, true, "status result")
-            let fresh = env.context(context.persistentStoreCoordinator!)
-            try env.expectEqual(try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 0, "no items left")
-            try env.expectEqual(try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")), 2, "owners untouched")
+            try env.withNewContext(context.persistentStoreCoordinator!) { fresh in
+                try env.expectEqual(try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 0, "no items left")
+                try env.expectEqual(try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")), 2, "owners untouched")
+            }
         },
         ConformanceCase("batch-delete/object-ids") { env in
             let context = try FetchCases.populated(env)
-            let items = try Fixtures.byName(context, "Item")
-            let targets = ["item 0", "special"].compactMap { items[$0]?.objectID }
-            let request = NSBatchDeleteRequest(objectIDs: targets)
-            request.resultType = .resultTypeObjectIDs
-            let result = try context.execute(request) as? NSBatchDeleteResult
-            let deleted = result?.result as? [NSManagedObjectID] ?? []
-            try env.expectEqual(Set(deleted), Set(targets), "deleted IDs")
-            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: deleted], into: [context])
-            try env.expect(context.registeredObject(for: targets[0]) == nil, "merging forgets the deleted objects")
-            try env.expectEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 9, "items left")
+            try context.performAndWait {
+                let items = try Fixtures.byName(context, "Item")
+                let targets = ["item 0", "special"].compactMap { items[$0]?.objectID }
+                let request = NSBatchDeleteRequest(objectIDs: targets)
+                request.resultType = .resultTypeObjectIDs
+                let result = try context.execute(request) as? NSBatchDeleteResult
+                let deleted = result?.result as? [NSManagedObjectID] ?? []
+                try env.expectEqual(Set(deleted), Set(targets), "deleted IDs")
+                NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: deleted], into: [context])
+                try env.expect(context.registeredObject(for: targets[0]) == nil, "merging forgets the deleted objects")
+                try env.expectEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 9, "items left")
+            }
         },
         ConformanceCase("batch-delete/relationships-stay-consistent") { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
-            let owner = Fixtures.owner(context, "Owner")
-            let red = Fixtures.tag(context, "red")
-            for rank in 0..<4 {
-                let item = Fixtures.item(context, "item \(rank)", rank: Int64(rank))
-                item.setValue(owner, forKey: "owner")
-                item.setValue(Set([red]), forKey: "tags")
+            try context.performAndWait {
+                let owner = Fixtures.owner(context, "Owner")
+                let red = Fixtures.tag(context, "red")
+                for rank in 0..<4 {
+                    let item = Fixtures.item(context, "item \(rank)", rank: Int64(rank))
+                    item.setValue(owner, forKey: "owner")
+                    item.setValue(Set([red]), forKey: "tags")
+                }
+                owner.setValue(NSOrderedSet(array: [Fixtures.chapter(context, "c1")]), forKey: "chapters")
+                try context.save()
+                let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
+                fetch.predicate = NSPredicate(format: "rank >= 2")
+                _ = try context.execute(NSBatchDeleteRequest(fetchRequest: fetch))
+                let owners = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Owner"))
+                owners.resultType = .resultTypeObjectIDs
+                let deletedOwners = (try context.execute(owners) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID] ?? []
+                try env.expectEqual(deletedOwners.filter { $0.entity.name == "Owner" }.count, 1, "the owner was deleted")
+                try env.expectEqual(deletedOwners.filter { $0.entity.name == "Chapter" }.count, 1, "the IDs include the cascaded chapter")
             }
-            owner.setValue(NSOrderedSet(array: [Fixtures.chapter(context, "c1")]), forKey: "chapters")
-            try context.save()
-            let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
-            fetch.predicate = NSPredicate(format: "rank >= 2")
-            _ = try context.execute(NSBatchDeleteRequest(fetchRequest: fetch))
-            let owners = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Owner"))
-            owners.resultType = .resultTypeObjectIDs
-            let deletedOwners = (try context.execute(owners) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID] ?? []
-            try env.expectEqual(deletedOwners.filter { $0.entity.name == "Owner" }.count, 1, "the owner was deleted")
-            try env.expectEqual(deletedOwners.filter { $0.entity.name == "Chapter" }.count, 1, "the IDs include the cascaded chapter")
             let reopened = try env.reopenedContext(or: coordinator)
-            let items = try Fixtures.byName(reopened, "Item")
-            try env.expectEqual(Set(items.keys), ["item 0", "item 1"], "items left")
-            for item in items.values {
-                try env.expect(item.value(forKey: "owner") == nil, "\(item.value(forKey: "name") ?? "") no longer points at the deleted owner")
+            try reopened.performAndWait {
+                let items = try Fixtures.byName(reopened, "Item")
+                try env.expectEqual(Set(items.keys), ["item 0", "item 1"], "items left")
+                for item in items.values {
+                    try env.expect(item.value(forKey: "owner") == nil, "\(item.value(forKey: "name") ?? "") no longer points at the deleted owner")
+                }
+                let tag = try Fixtures.byName(reopened, "Tag", key: "label")["red"]
+                try env.expectEqual(Fixtures.names(tag?.value(forKey: "items")), ["item 0", "item 1"], "the many-to-many lost the deleted items")
+                try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Chapter")), 0, "cascade deleted the owner's chapters")
             }
-            let tag = try Fixtures.byName(reopened, "Tag", key: "label")["red"]
-            try env.expectEqual(Fixtures.names(tag?.value(forKey: "items")), ["item 0", "item 1"], "the many-to-many lost the deleted items")
-            try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Chapter")), 0, "cascade deleted the owner's chapters")
         },
         ConformanceCase("batch-delete/deny-rule") { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
-            let leaves = (0..<2).map { Fixtures.node(context, "leaf \($0)") }
-            let loner = Fixtures.node(context, "loner")
-            try context.save()
-            // Saved last, the root has the highest key: a store that checks deny while still following the
-            // request's keys meets it before its children.
-            let root = Fixtures.node(context, "root")
-            root.setValue(Set(leaves), forKey: "children")
-            try context.save()
             let nodes = NSFetchRequest<NSManagedObject>(entityName: "Node")
-            let onlyRoot = NSFetchRequest<NSFetchRequestResult>(entityName: "Node")
-            onlyRoot.predicate = NSPredicate(format: "name == %@", "root")
-            let denied = try env.expectError([NSValidationRelationshipDeniedDeleteError], "deleting a node that still has children") {
-                _ = try context.execute(NSBatchDeleteRequest(fetchRequest: onlyRoot))
+            let nodeCount = { try env.withNewContext(coordinator) { try $0.count(for: nodes) } }
+            try context.performAndWait {
+                let leaves = (0..<2).map { Fixtures.node(context, "leaf \($0)") }
+                let loner = Fixtures.node(context, "loner")
+                try context.save()
+                // Saved last, the root has the highest key: a store that checks deny while still following the
+                // request's keys meets it before its children.
+                let root = Fixtures.node(context, "root")
+                root.setValue(Set(leaves), forKey: "children")
+                try context.save()
+                let onlyRoot = NSFetchRequest<NSFetchRequestResult>(entityName: "Node")
+                onlyRoot.predicate = NSPredicate(format: "name == %@", "root")
+                let denied = try env.expectError([NSValidationRelationshipDeniedDeleteError], "deleting a node that still has children") {
+                    _ = try context.execute(NSBatchDeleteRequest(fetchRequest: onlyRoot))
+                }
+                try env.expectEqual(denied.userInfo[NSValidationKeyErrorKey] as? String, "children", "the error names the relationship")
+                try env.expectEqual(try nodeCount(), 4, "a refused delete by predicate deletes nothing")
+                try env.expectError([NSValidationRelationshipDeniedDeleteError], "deleting a node that still has children, by ID") {
+                    _ = try context.execute(NSBatchDeleteRequest(objectIDs: [loner.objectID, root.objectID]))
+                }
+                try env.expectEqual(try nodeCount(), 4, "a refused delete by IDs deletes nothing, not even the loner")
+                let rootAndChildren = NSFetchRequest<NSFetchRequestResult>(entityName: "Node")
+                rootAndChildren.predicate = NSPredicate(format: "name != %@", "loner")
+                let request = NSBatchDeleteRequest(fetchRequest: rootAndChildren)
+                request.resultType = .resultTypeCount
+                let result = try context.execute(request) as? NSBatchDeleteResult
+                try env.expectEqual((result?.result as? NSNumber)?.intValue, 3, "children deleted by the same request do not deny")
             }
-            try env.expectEqual(denied.userInfo[NSValidationKeyErrorKey] as? String, "children", "the error names the relationship")
-            try env.expectEqual(try env.context(coordinator).count(for: nodes), 4, "a refused delete by predicate deletes nothing")
-            try env.expectError([NSValidationRelationshipDeniedDeleteError], "deleting a node that still has children, by ID") {
-                _ = try context.execute(NSBatchDeleteRequest(objectIDs: [loner.objectID, root.objectID]))
-            }
-            try env.expectEqual(try env.context(coordinator).count(for: nodes), 4, "a refused delete by IDs deletes nothing, not even the loner")
-            let rootAndChildren = NSFetchRequest<NSFetchRequestResult>(entityName: "Node")
-            rootAndChildren.predicate = NSPredicate(format: "name != %@", "loner")
-            let request = NSBatchDeleteRequest(fetchRequest: rootAndChildren)
-            request.resultType = .resultTypeCount
-            let result = try context.execute(request) as? NSBatchDeleteResult
-            try env.expectEqual((result?.result as? NSNumber)?.intValue, 3, "children deleted by the same request do not deny")
             let reopened = try env.reopenedContext(or: coordinator)
-            try env.expectEqual(Fixtures.names(try reopened.fetch(nodes)), ["loner"], "nodes left")
+            try reopened.performAndWait {
+                try env.expectEqual(Fixtures.names(try reopened.fetch(nodes)), ["loner"], "nodes left")
+            }
         },
     ]
 }

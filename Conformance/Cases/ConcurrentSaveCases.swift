@@ -20,14 +20,16 @@ enum ConcurrentSaveCases {
         ConformanceCase("save/concurrent-conflicting-saves") { env in
             let coordinator = try env.openCoordinator()
             let setup = env.context(coordinator)
-            let publisher = Fixtures.owner(setup, "Publisher")
-            let shared = Fixtures.tag(setup, "shared")
-            try setup.save()
-            let publisherID = publisher.objectID, sharedID = shared.objectID
+            let (publisherID, sharedID) = try setup.performAndWait {
+                let publisher = Fixtures.owner(setup, "Publisher")
+                let shared = Fixtures.tag(setup, "shared")
+                try setup.save()
+                return (publisher.objectID, shared.objectID)
+            }
             let saves = savesPerContext
             let contexts = (0..<8).map { index -> NSManagedObjectContext in
                 let context = env.context(coordinator)
-                context.mergePolicy = policies[index % policies.count].policy
+                context.performAndWait { context.mergePolicy = policies[index % policies.count].policy }
                 return context
             }
             let failures = FailureList()

@@ -36,92 +36,121 @@ enum ConstraintCases {
     static let save = ConformanceCase("save/uniqueness-constraint") { env in
         let coordinator = try env.openCoordinator()
         let twins = env.context(coordinator)
-        account(twins, "a@example.com", region: "eu", code: 1)
-        account(twins, "a@example.com", region: "us", code: 1)
-        try expectViolation(env, "two new objects with the same email", ["email"]) { try twins.save() }
-        try env.expectEqual(try accounts(env.context(coordinator)), [], "nothing was written")
+        try twins.performAndWait {
+            account(twins, "a@example.com", region: "eu", code: 1)
+            account(twins, "a@example.com", region: "us", code: 1)
+            try expectViolation(env, "two new objects with the same email", ["email"]) { try twins.save() }
+        }
+        try env.expectEqual(try env.withNewContext(coordinator, accounts), [], "nothing was written")
 
         let first = env.context(coordinator)
-        account(first, "a@example.com", region: "eu", code: 1)
-        account(first, "b@example.com", region: "eu", code: 2)
-        account(first, "c@example.com", region: "us", code: 1)
-        try first.save()
+        try first.performAndWait {
+            account(first, "a@example.com", region: "eu", code: 1)
+            account(first, "b@example.com", region: "eu", code: 2)
+            account(first, "c@example.com", region: "us", code: 1)
+            try first.save()
+        }
         let saved = ["a@example.com eu 1", "b@example.com eu 2", "c@example.com us 1"]
 
         let again = env.context(coordinator)
-        account(again, "new@example.com", region: "asia", code: 9)
-        account(again, "a@example.com", region: "asia", code: 1)
-        try expectViolation(env, "a new object with a saved object's email", ["email"]) { try again.save() }
-        let pair = env.context(coordinator)
-        account(pair, "d@example.com", region: "eu", code: 2)
-        try expectViolation(env, "a new object with a saved object's region and code", ["region", "code"]) { try pair.save() }
-        let premium = env.context(coordinator)
-        account(premium, "c@example.com", region: "asia", code: 3, premium: true)
-        try expectViolation(env, "a subentity's object with a saved object's email", ["email"]) { try premium.save() }
-        let updating = env.context(coordinator)
-        let c = try updating.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")).first {
-            $0.value(forKey: "email") as? String == "c@example.com"
+        try again.performAndWait {
+            account(again, "new@example.com", region: "asia", code: 9)
+            account(again, "a@example.com", region: "asia", code: 1)
+            try expectViolation(env, "a new object with a saved object's email", ["email"]) { try again.save() }
         }
-        c?.setValue("b@example.com", forKey: "email")
-        try expectViolation(env, "an update to a saved object's email", ["email"]) { try updating.save() }
-        try env.expectEqual(try accounts(env.context(coordinator)), saved, "the refused saves wrote nothing")
+        let pair = env.context(coordinator)
+        try pair.performAndWait {
+            account(pair, "d@example.com", region: "eu", code: 2)
+            try expectViolation(env, "a new object with a saved object's region and code", ["region", "code"]) { try pair.save() }
+        }
+        let premium = env.context(coordinator)
+        try premium.performAndWait {
+            account(premium, "c@example.com", region: "asia", code: 3, premium: true)
+            try expectViolation(env, "a subentity's object with a saved object's email", ["email"]) { try premium.save() }
+        }
+        let updating = env.context(coordinator)
+        try updating.performAndWait {
+            let c = try updating.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")).first {
+                $0.value(forKey: "email") as? String == "c@example.com"
+            }
+            c?.setValue("b@example.com", forKey: "email")
+            try expectViolation(env, "an update to a saved object's email", ["email"]) { try updating.save() }
+        }
+        try env.expectEqual(try env.withNewContext(coordinator, accounts), saved, "the refused saves wrote nothing")
 
         let fine = env.context(coordinator)
-        account(fine, "d@example.com", region: "eu", code: 3)
-        account(fine, "e@example.com", region: "us", code: 2, premium: true)
-        account(fine, nil, region: "eu", code: nil)
-        account(fine, nil, region: "eu", code: nil)
-        account(fine, nil, region: nil, code: 1)
-        try fine.save()
-        let swap = env.context(coordinator)
-        for object in try swap.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account"))
-        where object.value(forKey: "email") as? String == "a@example.com" {
-            swap.delete(object)
+        try fine.performAndWait {
+            account(fine, "d@example.com", region: "eu", code: 3)
+            account(fine, "e@example.com", region: "us", code: 2, premium: true)
+            account(fine, nil, region: "eu", code: nil)
+            account(fine, nil, region: "eu", code: nil)
+            account(fine, nil, region: nil, code: 1)
+            try fine.save()
         }
-        account(swap, "a@example.com", region: "asia", code: 1)
-        try swap.save()
+        let swap = env.context(coordinator)
+        try swap.performAndWait {
+            for object in try swap.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account"))
+            where object.value(forKey: "email") as? String == "a@example.com" {
+                swap.delete(object)
+            }
+            account(swap, "a@example.com", region: "asia", code: 1)
+            try swap.save()
+        }
 
         let reopened = try env.reopenedContext(or: coordinator)
-        try env.expectEqual(try accounts(reopened), [
-            "- - 1", "- eu -", "- eu -", "a@example.com asia 1", "b@example.com eu 2", "c@example.com us 1",
-            "d@example.com eu 3", "e@example.com us 2",
-        ], "different values and nil values are saved; a deleted object's value can be reused")
+        try reopened.performAndWait {
+            try env.expectEqual(try accounts(reopened), [
+                "- - 1", "- eu -", "- eu -", "a@example.com asia 1", "b@example.com eu 2", "c@example.com us 1",
+                "d@example.com eu 3", "e@example.com us 2",
+            ], "different values and nil values are saved; a deleted object's value can be reused")
+        }
     }
 
     static let swaps = ConformanceCase("save/uniqueness-swap") { env in
         let coordinator = try env.openCoordinator()
         let setup = env.context(coordinator)
-        account(setup, "a@example.com", region: "eu", code: 1)
-        account(setup, "b@example.com", region: "eu", code: 2)
-        account(setup, "c@example.com", region: "us", code: 1)
-        try setup.save()
+        try setup.performAndWait {
+            account(setup, "a@example.com", region: "eu", code: 1)
+            account(setup, "b@example.com", region: "eu", code: 2)
+            account(setup, "c@example.com", region: "us", code: 1)
+            try setup.save()
+        }
         let context = env.context(coordinator)
-        let byEmail = try Fixtures.byName(context, "Account", key: "email")
-        byEmail["a@example.com"]?.setValue("b@example.com", forKey: "email")
-        byEmail["b@example.com"]?.setValue("a@example.com", forKey: "email")
-        if let c = byEmail["c@example.com"] { context.delete(c) }
-        byEmail["a@example.com"]?.setValue("us", forKey: "region")  // now "b@example.com us 1": c's freed region and code
-        try context.save()
+        try context.performAndWait {
+            let byEmail = try Fixtures.byName(context, "Account", key: "email")
+            byEmail["a@example.com"]?.setValue("b@example.com", forKey: "email")
+            byEmail["b@example.com"]?.setValue("a@example.com", forKey: "email")
+            if let c = byEmail["c@example.com"] { context.delete(c) }
+            byEmail["a@example.com"]?.setValue("us", forKey: "region")  // now "b@example.com us 1": c's freed region and code
+            try context.save()
+        }
         let reopened = try env.reopenedContext(or: coordinator)
-        try env.expectEqual(try accounts(reopened), ["a@example.com eu 2", "b@example.com us 1"],
-                            "values swapped between objects, and a deleted object's values taken, in one save")
+        try reopened.performAndWait {
+            try env.expectEqual(try accounts(reopened), ["a@example.com eu 2", "b@example.com us 1"],
+                                "values swapped between objects, and a deleted object's values taken, in one save")
+        }
         let current = try env.require(reopened.persistentStoreCoordinator, "the reopened coordinator")
         let clash = env.context(current)
-        let pair = try Fixtures.byName(clash, "Account", key: "email")
-        try env.expect(pair["a@example.com"] != nil, "a@example.com after the reopen")
-        pair["a@example.com"]?.setValue("b@example.com", forKey: "email")
-        try expectViolation(env, "an update to a saved object's email", ["email"]) { try clash.save() }
-        try env.expectEqual(try accounts(env.context(current)), ["a@example.com eu 2", "b@example.com us 1"], "the refused save wrote nothing")
+        try clash.performAndWait {
+            let pair = try Fixtures.byName(clash, "Account", key: "email")
+            try env.expect(pair["a@example.com"] != nil, "a@example.com after the reopen")
+            pair["a@example.com"]?.setValue("b@example.com", forKey: "email")
+            try expectViolation(env, "an update to a saved object's email", ["email"]) { try clash.save() }
+        }
+        try env.expectEqual(try env.withNewContext(current, accounts), ["a@example.com eu 2", "b@example.com us 1"], "the refused save wrote nothing")
     }
 
     static let mergePolicies = ConformanceCase("save/uniqueness-merge-policies") { env in
         let coordinator = try env.openCoordinator()
         let setup = env.context(coordinator)
-        account(setup, "a@example.com", region: "eu", code: 1)
-        account(setup, "b@example.com", region: "eu", code: 2)
-        try setup.save()
-        let savedA = try env.require(try setup.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")).first {
-            $0.value(forKey: "email") as? String == "a@example.com" }?.objectID, "a@example.com's ID")
+        try setup.performAndWait {
+            account(setup, "a@example.com", region: "eu", code: 1)
+            account(setup, "b@example.com", region: "eu", code: 2)
+            try setup.save()
+        }
+        let savedA = try env.require(try setup.performAndWait {
+            try setup.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")).first { $0.value(forKey: "email") as? String == "a@example.com" }?.objectID
+        }, "a@example.com's ID")
         /// A new account with only the given values set.
         func partial(_ context: NSManagedObjectContext, _ values: [String: Any], entity: String = "Account") -> NSManagedObject {
             let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
@@ -130,114 +159,136 @@ enum ConstraintCases {
         }
         func context(_ policy: Any) -> NSManagedObjectContext {
             let context = env.context(coordinator)
-            context.mergePolicy = policy
+            context.performAndWait { context.mergePolicy = policy }
             return context
         }
 
         let refused = context(NSErrorMergePolicy)
-        _ = partial(refused, ["email": "a@example.com", "region": "asia"])
-        let error = try env.expectError([NSManagedObjectConstraintMergeError], "NSErrorMergePolicy") { try refused.save() }
-        let conflict = try env.require((error.userInfo["conflictList"] as? [NSConstraintConflict])?.first, "an NSConstraintConflict in conflictList")
-        try env.expectEqual(conflict.constraint, ["email"], "the conflict's constraint")
-        try env.expectEqual(conflict.constraintValues["email"] as? String, "a@example.com", "the conflict's values")
-        try env.expectEqual(conflict.databaseObject?.objectID, savedA, "the conflict's saved object")
-        try env.expectEqual(conflict.databaseSnapshot?["region"] as? String, "eu", "the saved row's values")
-        try env.expectEqual(conflict.conflictingObjects.count, 1, "the conflicting new object")
+        try refused.performAndWait {
+            _ = partial(refused, ["email": "a@example.com", "region": "asia"])
+            let error = try env.expectError([NSManagedObjectConstraintMergeError], "NSErrorMergePolicy") { try refused.save() }
+            let conflict = try env.require((error.userInfo["conflictList"] as? [NSConstraintConflict])?.first, "an NSConstraintConflict in conflictList")
+            try env.expectEqual(conflict.constraint, ["email"], "the conflict's constraint")
+            try env.expectEqual(conflict.constraintValues["email"] as? String, "a@example.com", "the conflict's values")
+            try env.expectEqual(conflict.databaseObject?.objectID, savedA, "the conflict's saved object")
+            try env.expectEqual(conflict.databaseSnapshot?["region"] as? String, "eu", "the saved row's values")
+            try env.expectEqual(conflict.conflictingObjects.count, 1, "the conflicting new object")
+        }
 
         let objectTrump = context(NSMergeByPropertyObjectTrumpMergePolicy)
-        let newA = partial(objectTrump, ["email": "a@example.com", "region": "asia"])
-        try objectTrump.save()
-        try env.expectEqual(newA.objectID, savedA, "the new object became the saved row")
-        try env.expectEqual(newA.value(forKey: "code") as? Int64, 1, "the saved value of a property the new object did not set")
+        try objectTrump.performAndWait {
+            let newA = partial(objectTrump, ["email": "a@example.com", "region": "asia"])
+            try objectTrump.save()
+            try env.expectEqual(newA.objectID, savedA, "the new object became the saved row")
+            try env.expectEqual(newA.value(forKey: "code") as? Int64, 1, "the saved value of a property the new object did not set")
+        }
 
         let storeTrump = context(NSMergeByPropertyStoreTrumpMergePolicy)
-        let newB = partial(storeTrump, ["email": "b@example.com", "region": "zz", "code": 5])
-        try storeTrump.save()
-        try env.expectEqual(newB.value(forKey: "region") as? String, "eu", "the store's value wins")
+        try storeTrump.performAndWait {
+            let newB = partial(storeTrump, ["email": "b@example.com", "region": "zz", "code": 5])
+            try storeTrump.save()
+            try env.expectEqual(newB.value(forKey: "region") as? String, "eu", "the store's value wins")
+        }
 
         let rollback = context(NSRollbackMergePolicy)
-        _ = partial(rollback, ["email": "b@example.com", "region": "yy"])
-        try rollback.save()
+        try rollback.performAndWait {
+            _ = partial(rollback, ["email": "b@example.com", "region": "yy"])
+            try rollback.save()
+        }
 
         let overwrite = context(NSOverwriteMergePolicy)
-        _ = partial(overwrite, ["email": "b@example.com", "region": "ww"])
-        try overwrite.save()
+        try overwrite.performAndWait {
+            _ = partial(overwrite, ["email": "b@example.com", "region": "ww"])
+            try overwrite.save()
+        }
 
         let twins = context(NSMergeByPropertyObjectTrumpMergePolicy)
-        _ = partial(twins, ["email": "c@example.com", "region": "x"])
-        _ = partial(twins, ["email": "c@example.com", "code": 5])
-        let premium = partial(twins, ["email": "a@example.com", "code": 7], entity: "PremiumAccount")
-        try twins.save()
-        try env.expect(premium.managedObjectContext == nil && !premium.isInserted, "a merged object leaves the context")
+        try twins.performAndWait {
+            _ = partial(twins, ["email": "c@example.com", "region": "x"])
+            _ = partial(twins, ["email": "c@example.com", "code": 5])
+            let premium = partial(twins, ["email": "a@example.com", "code": 7], entity: "PremiumAccount")
+            try twins.save()
+            try env.expect(premium.managedObjectContext == nil && !premium.isInserted, "a merged object leaves the context")
+        }
 
         let reopened = try env.reopenedContext(or: coordinator)
-        try env.expectEqual(try accounts(reopened), ["a@example.com asia 7", "b@example.com ww -", "c@example.com x 5"],
-                            "one row per constrained value, merged by each policy")
-        try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "PremiumAccount")), 0,
-                            "an object of another entity merged into the saved row")
+        try reopened.performAndWait {
+            try env.expectEqual(try accounts(reopened), ["a@example.com asia 7", "b@example.com ww -", "c@example.com x 5"],
+                                "one row per constrained value, merged by each policy")
+            try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "PremiumAccount")), 0,
+                                "an object of another entity merged into the saved row")
+        }
     }
 
     static let batchInsert = ConformanceCase("batch-insert/uniqueness-constraint", requires: .batchInsert) { env in
         let coordinator = try env.openCoordinator()
         let context = env.context(coordinator)
-        account(context, "a@example.com", region: "eu", code: 1)
-        try context.save()
-        func attempt(_ what: String, _ properties: [String], entity: String = "Account", _ objects: [[String: Any]]) throws {
-            try expectViolation(env, what, properties) { _ = try context.execute(NSBatchInsertRequest(entityName: entity, objects: objects)) }
-        }
-        try attempt("a duplicate email in the batch", ["email"], [["email": "b@example.com"], ["email": "c@example.com"], ["email": "b@example.com"]])
-        try attempt("a saved object's email", ["email"], [["email": "c@example.com"], ["email": "a@example.com"]])
-        try attempt("a duplicate region and code in the batch", ["region", "code"],
-                    [["email": "b@example.com", "region": "us", "code": 5], ["email": "c@example.com", "region": "us", "code": 5]])
-        try attempt("a saved object's region and code", ["region", "code"], [["email": "b@example.com", "region": "eu", "code": 1]])
-        try attempt("a saved object's email, into a subentity", ["email"], entity: "PremiumAccount", [["email": "a@example.com"]])
-        try env.expectEqual(try accounts(env.context(coordinator)), ["a@example.com eu 1"], "the refused batches inserted nothing")
+        try context.performAndWait {
+            account(context, "a@example.com", region: "eu", code: 1)
+            try context.save()
+            func attempt(_ what: String, _ properties: [String], entity: String = "Account", _ objects: [[String: Any]]) throws {
+                try expectViolation(env, what, properties) { _ = try context.execute(NSBatchInsertRequest(entityName: entity, objects: objects)) }
+            }
+            try attempt("a duplicate email in the batch", ["email"], [["email": "b@example.com"], ["email": "c@example.com"], ["email": "b@example.com"]])
+            try attempt("a saved object's email", ["email"], [["email": "c@example.com"], ["email": "a@example.com"]])
+            try attempt("a duplicate region and code in the batch", ["region", "code"],
+                        [["email": "b@example.com", "region": "us", "code": 5], ["email": "c@example.com", "region": "us", "code": 5]])
+            try attempt("a saved object's region and code", ["region", "code"], [["email": "b@example.com", "region": "eu", "code": 1]])
+            try attempt("a saved object's email, into a subentity", ["email"], entity: "PremiumAccount", [["email": "a@example.com"]])
+            try env.expectEqual(try env.withNewContext(coordinator, accounts), ["a@example.com eu 1"], "the refused batches inserted nothing")
 
-        let request = NSBatchInsertRequest(entityName: "Account", objects: [
-            ["email": "b@example.com", "region": "eu", "code": 2], ["email": "c@example.com", "region": "us", "code": 1],
-            ["region": "eu"], ["region": "eu"], ["code": 1],
-        ])
-        request.resultType = .count
-        try env.expectEqual(((try context.execute(request) as? NSBatchInsertResult)?.result as? NSNumber)?.intValue, 5,
-                            "different values and nil values are inserted")
+            let request = NSBatchInsertRequest(entityName: "Account", objects: [
+                ["email": "b@example.com", "region": "eu", "code": 2], ["email": "c@example.com", "region": "us", "code": 1],
+                ["region": "eu"], ["region": "eu"], ["code": 1],
+            ])
+            request.resultType = .count
+            try env.expectEqual(((try context.execute(request) as? NSBatchInsertResult)?.result as? NSNumber)?.intValue, 5,
+                                "different values and nil values are inserted")
+        }
         let reopened = try env.reopenedContext(or: coordinator)
-        try env.expectEqual(try accounts(reopened), [
-            "- - 1", "- eu -", "- eu -", "a@example.com eu 1", "b@example.com eu 2", "c@example.com us 1",
-        ], "rows after a reopen")
+        try reopened.performAndWait {
+            try env.expectEqual(try accounts(reopened), [
+                "- - 1", "- eu -", "- eu -", "a@example.com eu 1", "b@example.com eu 2", "c@example.com us 1",
+            ], "rows after a reopen")
+        }
     }
 
     static let batchUpdate = ConformanceCase("batch-update/uniqueness-constraint", requires: .batchUpdate) { env in
         let coordinator = try env.openCoordinator()
         let context = env.context(coordinator)
-        account(context, "a@example.com", region: "eu", code: 1)
-        account(context, "b@example.com", region: "eu", code: 2)
-        account(context, "c@example.com", region: "us", code: 1)
-        account(context, "d@example.com", region: "us", code: 2, premium: true)
-        try context.save()
-        func attempt(_ what: String, _ properties: [String], _ predicate: NSPredicate?, _ values: [AnyHashable: Any]) throws {
-            let request = NSBatchUpdateRequest(entityName: "Account")
-            request.predicate = predicate
-            request.propertiesToUpdate = values
-            try expectViolation(env, what, properties) { _ = try context.execute(request) }
-        }
-        try attempt("one row given another's email", ["email"], NSPredicate(format: "email == %@", "b@example.com"), ["email": "a@example.com"])
-        try attempt("every row given one email", ["email"], nil, ["email": "z@example.com"])
-        try attempt("two rows given the same region and code", ["region", "code"], nil, ["region": "eu"])
-        try attempt("a subentity's row given a saved object's email", ["email"], NSPredicate(format: "email == %@", "d@example.com"),
-                    ["email": "c@example.com"])
-        let saved = ["a@example.com eu 1", "b@example.com eu 2", "c@example.com us 1", "d@example.com us 2"]
-        try env.expectEqual(try accounts(env.context(coordinator)), saved, "the refused updates changed nothing")
+        try context.performAndWait {
+            account(context, "a@example.com", region: "eu", code: 1)
+            account(context, "b@example.com", region: "eu", code: 2)
+            account(context, "c@example.com", region: "us", code: 1)
+            account(context, "d@example.com", region: "us", code: 2, premium: true)
+            try context.save()
+            func attempt(_ what: String, _ properties: [String], _ predicate: NSPredicate?, _ values: [AnyHashable: Any]) throws {
+                let request = NSBatchUpdateRequest(entityName: "Account")
+                request.predicate = predicate
+                request.propertiesToUpdate = values
+                try expectViolation(env, what, properties) { _ = try context.execute(request) }
+            }
+            try attempt("one row given another's email", ["email"], NSPredicate(format: "email == %@", "b@example.com"), ["email": "a@example.com"])
+            try attempt("every row given one email", ["email"], nil, ["email": "z@example.com"])
+            try attempt("two rows given the same region and code", ["region", "code"], nil, ["region": "eu"])
+            try attempt("a subentity's row given a saved object's email", ["email"], NSPredicate(format: "email == %@", "d@example.com"),
+                        ["email": "c@example.com"])
+            let saved = ["a@example.com eu 1", "b@example.com eu 2", "c@example.com us 1", "d@example.com us 2"]
+            try env.expectEqual(try env.withNewContext(coordinator, accounts), saved, "the refused updates changed nothing")
 
-        let moved = NSBatchUpdateRequest(entityName: "Account")
-        moved.predicate = NSPredicate(format: "email == %@", "c@example.com")
-        moved.propertiesToUpdate = ["region": "asia", "email": "e@example.com"]
-        _ = try context.execute(moved)
-        let cleared = NSBatchUpdateRequest(entityName: "Account")
-        cleared.propertiesToUpdate = ["region": "eu", "code": NSNull()]
-        _ = try context.execute(cleared)
+            let moved = NSBatchUpdateRequest(entityName: "Account")
+            moved.predicate = NSPredicate(format: "email == %@", "c@example.com")
+            moved.propertiesToUpdate = ["region": "asia", "email": "e@example.com"]
+            _ = try context.execute(moved)
+            let cleared = NSBatchUpdateRequest(entityName: "Account")
+            cleared.propertiesToUpdate = ["region": "eu", "code": NSNull()]
+            _ = try context.execute(cleared)
+        }
         let reopened = try env.reopenedContext(or: coordinator)
-        try env.expectEqual(try accounts(reopened), ["a@example.com eu -", "b@example.com eu -", "d@example.com eu -", "e@example.com eu -"],
-                            "different values and nil values are written")
+        try reopened.performAndWait {
+            try env.expectEqual(try accounts(reopened), ["a@example.com eu -", "b@example.com eu -", "d@example.com eu -", "e@example.com eu -"],
+                                "different values and nil values are written")
+        }
     }
 
     static let all: [ConformanceCase] = [save, swaps, mergePolicies, batchInsert, batchUpdate]

@@ -43,105 +43,126 @@ enum FaultingCases {
         ConformanceCase("faults/fetched-objects-are-faults") { env in
             let context = try FetchCases.populated(env)
             let reader = try fresh(env, context)
-            let faults = try reader.fetch(items())
-            try env.expect(faults.count == 11 && faults.allSatisfy(\.isFault), "a default fetch returns faults (returnsObjectsAsFaults is true by default)")
-            try env.expectEqual(summary([faults[0]]), ["item 0/0"], "a fault's values")
-            try env.expect(!faults[0].isFault && faults.dropFirst().allSatisfy(\.isFault), "touching one fault fills that object only")
-            try env.expectEqual(summary(faults), allByRank, "the faults' values")
+            try reader.performAndWait {
+                let faults = try reader.fetch(items())
+                try env.expect(faults.count == 11 && faults.allSatisfy(\.isFault), "a default fetch returns faults (returnsObjectsAsFaults is true by default)")
+                try env.expectEqual(summary([faults[0]]), ["item 0/0"], "a fault's values")
+                try env.expect(!faults[0].isFault && faults.dropFirst().allSatisfy(\.isFault), "touching one fault fills that object only")
+                try env.expectEqual(summary(faults), allByRank, "the faults' values")
+            }
 
             let filler = try fresh(env, context)
-            let filled = try filler.fetch(items { $0.returnsObjectsAsFaults = false })
-            try env.expect(filled.allSatisfy { !$0.isFault }, "returnsObjectsAsFaults = false returns filled objects")
-            try env.expectEqual(summary(filled), allByRank, "the filled objects' values")
-            let again = try filler.fetch(items())
-            try env.expect(again.allSatisfy { !$0.isFault }, "objects already filled in the context come back filled")
+            try filler.performAndWait {
+                let filled = try filler.fetch(items { $0.returnsObjectsAsFaults = false })
+                try env.expect(filled.allSatisfy { !$0.isFault }, "returnsObjectsAsFaults = false returns filled objects")
+                try env.expectEqual(summary(filled), allByRank, "the filled objects' values")
+                let again = try filler.fetch(items())
+                try env.expect(again.allSatisfy { !$0.isFault }, "objects already filled in the context come back filled")
+            }
 
             let keyReader = try fresh(env, context)
-            let keysOnly = try keyReader.fetch(items { $0.includesPropertyValues = false })
-            try env.expect(keysOnly.count == 11 && keysOnly.allSatisfy(\.isFault), "includesPropertyValues = false returns faults")
-            try env.expectEqual(summary(keysOnly), allByRank, "faults of a fetch without property values read their values")
+            try keyReader.performAndWait {
+                let keysOnly = try keyReader.fetch(items { $0.includesPropertyValues = false })
+                try env.expect(keysOnly.count == 11 && keysOnly.allSatisfy(\.isFault), "includesPropertyValues = false returns faults")
+                try env.expectEqual(summary(keysOnly), allByRank, "faults of a fetch without property values read their values")
+            }
         },
         ConformanceCase("faults/batched-fetch") { env in
             let context = try FetchCases.populated(env)
             for (name, configure) in batchedRequests {
                 let filler = try fresh(env, context)
-                let expected = summary(try filler.fetch(items { configure($0); $0.returnsObjectsAsFaults = false }))
+                let expected = try filler.performAndWait { summary(try filler.fetch(items { configure($0); $0.returnsObjectsAsFaults = false })) }
                 for size in batchSizes {
                     let reader = try fresh(env, context)  // kept alive: objects do not keep their context
-                    let results = try reader.fetch(items { configure($0); $0.fetchBatchSize = size })
-                    try env.expect(results.allSatisfy(\.isFault), "\(name), batches of \(size): every object is a fault before it is read")
-                    try env.expectEqual(results.count, expected.count, "\(name), batches of \(size): the number of results")
-                    guard let first = results.first else { continue }
-                    _ = first.value(forKey: "name")
-                    try env.expect(results.prefix(size).allSatisfy { !$0.isFault } && results.dropFirst(size).allSatisfy(\.isFault),
-                                   "\(name), batches of \(size): reading the first object fills its batch, and only its batch")
-                    try env.expectEqual(summary(results), expected, "\(name), batches of \(size): the objects, in order, with their values")
+                    try reader.performAndWait {
+                        let results = try reader.fetch(items { configure($0); $0.fetchBatchSize = size })
+                        try env.expect(results.allSatisfy(\.isFault), "\(name), batches of \(size): every object is a fault before it is read")
+                        try env.expectEqual(results.count, expected.count, "\(name), batches of \(size): the number of results")
+                        guard let first = results.first else { return }
+                        _ = first.value(forKey: "name")
+                        try env.expect(results.prefix(size).allSatisfy { !$0.isFault } && results.dropFirst(size).allSatisfy(\.isFault),
+                                       "\(name), batches of \(size): reading the first object fills its batch, and only its batch")
+                        try env.expectEqual(summary(results), expected, "\(name), batches of \(size): the objects, in order, with their values")
+                    }
                 }
             }
         },
         ConformanceCase("faults/batched-fetch-with-pending-changes") { env in
             let context = try FetchCases.populated(env)
-            let items = try Fixtures.byName(context, "Item")
-            items["item 8"]?.setValue(Int64(-1), forKey: "rank")
-            items["item 2"].map(context.delete)
-            _ = Fixtures.item(context, "new", rank: 2)
-            let request = FaultingCases.items { $0.predicate = NSPredicate(format: "rank < 5") }
-            let unbatched = try context.fetch(request)
-            try env.expectEqual(summary(unbatched), ["item 8/-1", "item 0/0", "item 1/1", "new/2", "item 3/3", "item 4/4"], "unbatched, with pending changes")
-            for size in [1, 2, 4, 50] {
-                request.fetchBatchSize = size
-                request.includesPendingChanges = true
-                let batched = try context.fetch(request)
-                try env.expect(batched.count == unbatched.count && zip(batched, unbatched).allSatisfy { $0 === $1 },
-                               "batches of \(size): the same objects as without batches, with pending changes")
-                request.includesPendingChanges = false
-                request.fetchBatchSize = 0
-                let storeOnly = summary(try context.fetch(request))
-                request.fetchBatchSize = size
-                try env.expectEqual(summary(try context.fetch(request)), storeOnly, "batches of \(size): includesPendingChanges = false")
+            try context.performAndWait {
+                let items = try Fixtures.byName(context, "Item")
+                items["item 8"]?.setValue(Int64(-1), forKey: "rank")
+                items["item 2"].map(context.delete)
+                _ = Fixtures.item(context, "new", rank: 2)
+                let request = FaultingCases.items { $0.predicate = NSPredicate(format: "rank < 5") }
+                let unbatched = try context.fetch(request)
+                try env.expectEqual(summary(unbatched), ["item 8/-1", "item 0/0", "item 1/1", "new/2", "item 3/3", "item 4/4"], "unbatched, with pending changes")
+                for size in [1, 2, 4, 50] {
+                    request.fetchBatchSize = size
+                    request.includesPendingChanges = true
+                    let batched = try context.fetch(request)
+                    try env.expect(batched.count == unbatched.count && zip(batched, unbatched).allSatisfy { $0 === $1 },
+                                   "batches of \(size): the same objects as without batches, with pending changes")
+                    request.includesPendingChanges = false
+                    request.fetchBatchSize = 0
+                    let storeOnly = summary(try context.fetch(request))
+                    request.fetchBatchSize = size
+                    try env.expectEqual(summary(try context.fetch(request)), storeOnly, "batches of \(size): includesPendingChanges = false")
+                }
             }
         },
         ConformanceCase("faults/batched-array-reflects-the-store-at-the-fetch") { env in
             let context = try FetchCases.populated(env)
             let reader = try fresh(env, context)
-            let results = try reader.fetch(items { $0.fetchBatchSize = 3 })
+            let results = try reader.performAndWait { try reader.fetch(items { $0.fetchBatchSize = 3 }) }
             try env.expectEqual(results.count, 11, "results")
             // Another coordinator when the store is shared between coordinators, else another context.
             let writer = env.capabilities.contains(.sharedBetweenCoordinators) ? env.context(try env.openCoordinator()) : try fresh(env, context)
-            let written = try Fixtures.byName(writer, "Item")
-            writer.delete(try env.require(written["item 4"], "item 4"))
-            written["item 5"]?.setValue("five", forKey: "name")
-            _ = Fixtures.item(writer, "late", rank: 50)
-            try writer.save()
-
-            try env.expectEqual(results.count, 11, "the array keeps the results of the fetch")
-            try env.expectEqual(results[5].value(forKey: "name") as? String, "five", "a batch reads its rows as they are when it fills")
-            let gone = results[4]
-            try env.expect(gone.isFault, "the object deleted after the fetch is still a fault after its batch filled")
-            try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for the deleted object") {
-                _ = try reader.existingObject(with: gone.objectID)
+            try writer.performAndWait {
+                let written = try Fixtures.byName(writer, "Item")
+                writer.delete(try env.require(written["item 4"], "item 4"))
+                written["item 5"]?.setValue("five", forKey: "name")
+                _ = Fixtures.item(writer, "late", rank: 50)
+                try writer.save()
             }
-            try env.expect(gone.value(forKey: "name") == nil && gone.isDeleted,
-                           "the fault of an object deleted after the fetch is inaccessible: no values, and isDeleted (shouldDeleteInaccessibleFaults)")
-            let others = results.enumerated().filter { $0.offset != 4 && $0.offset != 5 }.map(\.element)
-            try env.expectEqual(summary(others), allByRank.enumerated().filter { $0.offset != 4 && $0.offset != 5 }.map(\.element),
-                                "the other objects, in the order of the fetch, without the object inserted after it")
+
+            try reader.performAndWait {
+                try env.expectEqual(results.count, 11, "the array keeps the results of the fetch")
+                try env.expectEqual(results[5].value(forKey: "name") as? String, "five", "a batch reads its rows as they are when it fills")
+                let gone = results[4]
+                try env.expect(gone.isFault, "the object deleted after the fetch is still a fault after its batch filled")
+                try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for the deleted object") {
+                    _ = try reader.existingObject(with: gone.objectID)
+                }
+                try env.expect(gone.value(forKey: "name") == nil && gone.isDeleted,
+                               "the fault of an object deleted after the fetch is inaccessible: no values, and isDeleted (shouldDeleteInaccessibleFaults)")
+                let others = results.enumerated().filter { $0.offset != 4 && $0.offset != 5 }.map(\.element)
+                try env.expectEqual(summary(others), allByRank.enumerated().filter { $0.offset != 4 && $0.offset != 5 }.map(\.element),
+                                    "the other objects, in the order of the fetch, without the object inserted after it")
+            }
         },
         ConformanceCase("faults/refresh-turns-objects-into-faults") { env in
             let context = try FetchCases.populated(env)
-            let objects = try context.fetch(items { $0.returnsObjectsAsFaults = false })
-            try env.expect(objects.allSatisfy { !$0.isFault }, "filled objects")
-            context.refresh(objects[0], mergeChanges: false)
-            try env.expect(objects[0].isFault, "refresh(_:mergeChanges: false) turns an object into a fault")
+            let objects = try context.performAndWait {
+                let objects = try context.fetch(items { $0.returnsObjectsAsFaults = false })
+                try env.expect(objects.allSatisfy { !$0.isFault }, "filled objects")
+                context.refresh(objects[0], mergeChanges: false)
+                try env.expect(objects[0].isFault, "refresh(_:mergeChanges: false) turns an object into a fault")
+                return objects
+            }
             let writer = try fresh(env, context)
-            try env.require(try Fixtures.byName(writer, "Item")["item 0"], "item 0").setValue("zero", forKey: "name")
-            try writer.save()
-            try env.expectEqual(objects[0].value(forKey: "name") as? String, "zero", "a refreshed fault reads the store again")
-            objects[1].setValue("changed", forKey: "name")
-            context.refreshAllObjects()
-            try env.expect(objects.enumerated().allSatisfy { $0.offset == 1 ? !$0.element.isFault : $0.element.isFault },
-                           "refreshAllObjects() turns every object without changes into a fault")
-            try env.expectEqual(summary(objects), ["zero/0", "changed/1"] + allByRank.dropFirst(2), "values after refreshAllObjects()")
+            try writer.performAndWait {
+                try env.require(try Fixtures.byName(writer, "Item")["item 0"], "item 0").setValue("zero", forKey: "name")
+                try writer.save()
+            }
+            try context.performAndWait {
+                try env.expectEqual(objects[0].value(forKey: "name") as? String, "zero", "a refreshed fault reads the store again")
+                objects[1].setValue("changed", forKey: "name")
+                context.refreshAllObjects()
+                try env.expect(objects.enumerated().allSatisfy { $0.offset == 1 ? !$0.element.isFault : $0.element.isFault },
+                               "refreshAllObjects() turns every object without changes into a fault")
+                try env.expectEqual(summary(objects), ["zero/0", "changed/1"] + allByRank.dropFirst(2), "values after refreshAllObjects()")
+            }
         },
     ]
 }

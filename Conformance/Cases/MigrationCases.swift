@@ -39,24 +39,28 @@ enum MigrationCases {
     static func writeVersion1(_ env: ConformanceEnvironment) throws {
         let coordinator = try env.openCoordinator()
         let context = env.context(coordinator)
-        let owner = Fixtures.owner(context, "Ann")
-        Fixtures.item(context, "thing", rank: 3).setValue(owner, forKey: "owner")
-        let profile = NSEntityDescription.insertNewObject(forEntityName: "Profile", into: context)
-        profile.setValue("hello", forKey: "bio")
-        profile.setValue(owner, forKey: "owner")
-        try context.save()
+        try context.performAndWait {
+            let owner = Fixtures.owner(context, "Ann")
+            Fixtures.item(context, "thing", rank: 3).setValue(owner, forKey: "owner")
+            let profile = NSEntityDescription.insertNewObject(forEntityName: "Profile", into: context)
+            profile.setValue("hello", forKey: "bio")
+            profile.setValue(owner, forKey: "owner")
+            try context.save()
+        }
         for store in coordinator.persistentStores { try coordinator.remove(store) }
     }
 
     /// Checks what version 1 wrote, read with version 2 or 3.
     static func checkRenamed(_ env: ConformanceEnvironment, _ coordinator: NSPersistentStoreCoordinator, _ step: String) throws {
         let context = env.context(coordinator)
-        let items = try Fixtures.byName(context, "Item")
-        try env.expectEqual(items["thing"]?.value(forKey: "score") as? Int64, 3, "\(step): the renamed attribute keeps its value")
-        try env.expectEqual((items["thing"]?.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String, "Ann", "\(step): relationship kept")
-        let biographies = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Biography"))
-        try env.expectEqual(biographies.map { $0.value(forKey: "text") as? String }, ["hello"], "\(step): the renamed entity keeps its objects and renamed attribute")
-        try env.expectEqual((biographies.first?.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String, "Ann", "\(step): the renamed entity's relationship")
+        try context.performAndWait {
+            let items = try Fixtures.byName(context, "Item")
+            try env.expectEqual(items["thing"]?.value(forKey: "score") as? Int64, 3, "\(step): the renamed attribute keeps its value")
+            try env.expectEqual((items["thing"]?.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String, "Ann", "\(step): relationship kept")
+            let biographies = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Biography"))
+            try env.expectEqual(biographies.map { $0.value(forKey: "text") as? String }, ["hello"], "\(step): the renamed entity keeps its objects and renamed attribute")
+            try env.expectEqual((biographies.first?.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String, "Ann", "\(step): the renamed entity's relationship")
+        }
     }
 
     static let all: [ConformanceCase] = [
@@ -67,14 +71,18 @@ enum MigrationCases {
             for store in second.persistentStores { try second.remove(store) }
             let third = try env.openCoordinator(options: migrating, model: version3())
             try checkRenamed(env, third, "v2 → v3")
-            let owners = try Fixtures.byName(env.context(third), "Owner")
-            try env.expectEqual(owners["Ann"]?.value(forKey: "grade") as? Int64, 7, "v2 → v3: a new required attribute takes its default")
+            try env.withNewContext(third) { context in
+                let owners = try Fixtures.byName(context, "Owner")
+                try env.expectEqual(owners["Ann"]?.value(forKey: "grade") as? Int64, 7, "v2 → v3: a new required attribute takes its default")
+            }
         },
         ConformanceCase("migration/skipping-a-version", requires: [.persistent, .lightweightMigration]) { env in
             try writeVersion1(env)
             let third = try env.openCoordinator(options: migrating, model: version3())
             try checkRenamed(env, third, "v1 → v3")
-            try env.expectEqual(try Fixtures.byName(env.context(third), "Owner")["Ann"]?.value(forKey: "grade") as? Int64, 7, "v1 → v3: default value")
+            try env.withNewContext(third) { context in
+                try env.expectEqual(try Fixtures.byName(context, "Owner")["Ann"]?.value(forKey: "grade") as? Int64, 7, "v1 → v3: default value")
+            }
         },
         ConformanceCase("migration/refusals-leave-the-store", requires: [.persistent, .lightweightMigration]) { env in
             try writeVersion1(env)

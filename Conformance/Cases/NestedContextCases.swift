@@ -29,7 +29,7 @@ enum NestedContextCases {
                 try child.save()
                 try env.expect(!child.hasChanges && ann.managedObjectContext === child, "the child has no changes after its save")
             }
-            try env.expectEqual(try env.context(coordinator).count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 0,
+            try env.expectEqual(try env.withNewContext(coordinator) { try $0.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) }, 0,
                                 "a child's save does not reach the store")
             try root.performAndWait {
                 try env.expectEqual(root.insertedObjects.count, 3, "the parent has the child's inserts as its own")
@@ -38,8 +38,10 @@ enum NestedContextCases {
                 try root.save()
             }
             let reopened = try env.reopenedContext(or: coordinator)
-            let ann = try env.require(try Fixtures.byName(reopened, "Owner")["Ann"], "Ann after a reopen")
-            try env.expectEqual(Fixtures.names(ann.value(forKey: "items")), ["item 1", "item 2"], "Ann's items after a reopen")
+            try reopened.performAndWait {
+                let ann = try env.require(try Fixtures.byName(reopened, "Owner")["Ann"], "Ann after a reopen")
+                try env.expectEqual(Fixtures.names(ann.value(forKey: "items")), ["item 1", "item 2"], "Ann's items after a reopen")
+            }
         },
         ConformanceCase("nested/child-sees-the-parents-unsaved-changes") { env in
             let coordinator = try env.openCoordinator()
@@ -102,10 +104,12 @@ enum NestedContextCases {
                 try root.save()
             }
             let reopened = try env.reopenedContext(or: coordinator)
-            let owners = try Fixtures.byName(reopened, "Owner")
-            try env.expectEqual(Fixtures.names(owners["Ann"]?.value(forKey: "items")), ["first"], "Ann's items after a reopen")
-            try env.expectEqual(Fixtures.names(owners["Bob"]?.value(forKey: "items")), ["item 2", "item 4"], "Bob's items after a reopen")
-            try env.expectEqual(Set(try Fixtures.byName(reopened, "Item").keys), ["first", "item 2", "item 4"], "items after a reopen")
+            try reopened.performAndWait {
+                let owners = try Fixtures.byName(reopened, "Owner")
+                try env.expectEqual(Fixtures.names(owners["Ann"]?.value(forKey: "items")), ["first"], "Ann's items after a reopen")
+                try env.expectEqual(Fixtures.names(owners["Bob"]?.value(forKey: "items")), ["item 2", "item 4"], "Bob's items after a reopen")
+                try env.expectEqual(Set(try Fixtures.byName(reopened, "Item").keys), ["first", "item 2", "item 4"], "items after a reopen")
+            }
         },
         ConformanceCase("nested/grandchild-and-permanent-ids") { env in
             let coordinator = try env.openCoordinator()
@@ -129,10 +133,12 @@ enum NestedContextCases {
                 try env.expectEqual(root.registeredObject(for: id)?.value(forKey: "name") as? String, "Dee", "the ID survives the root's save")
             }
             let reopened = try env.reopenedContext(or: coordinator)
-            try env.expectEqual(try ownerNames(reopened), ["Dee"], "after a reopen")
-            let url = id.uriRepresentation()
-            let found = try env.require(reopened.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: url), "the ID's URI resolves")
-            try env.expectEqual(try reopened.existingObject(with: found).value(forKey: "name") as? String, "Dee", "the object by its ID")
+            try reopened.performAndWait {
+                try env.expectEqual(try ownerNames(reopened), ["Dee"], "after a reopen")
+                let url = id.uriRepresentation()
+                let found = try env.require(reopened.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: url), "the ID's URI resolves")
+                try env.expectEqual(try reopened.existingObject(with: found).value(forKey: "name") as? String, "Dee", "the object by its ID")
+            }
         },
         ConformanceCase("nested/child-rollback-and-validation-leave-the-parent-alone") { env in
             let coordinator = try env.openCoordinator()
@@ -158,7 +164,7 @@ enum NestedContextCases {
                 return owner.objectID
             }
             let child = child(of: root)
-            child.automaticallyMergesChangesFromParent = true
+            child.performAndWait { child.automaticallyMergesChangesFromParent = true }
             let seen = child.performAndWait { child.object(with: id).value(forKey: "name") as? String }
             try env.expectEqual(seen, "Fay", "the child reads the saved object")
             try root.performAndWait {

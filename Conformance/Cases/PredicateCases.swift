@@ -18,44 +18,51 @@ enum PredicateCases {
     static func seededDifferential(_ env: ConformanceEnvironment) throws -> PredicateDifferential {
         let coordinator = try env.openCoordinator()
         let seeding = env.context(coordinator)
-        try PredicateData.populate(seeding)
-        try seeding.save()
-        return try PredicateDifferential(context: try env.reopenedContext(or: coordinator))
+        try seeding.performAndWait {
+            try PredicateData.populate(seeding)
+            try seeding.save()
+        }
+        let reading = try env.reopenedContext(or: coordinator)
+        return try reading.performAndWait { try PredicateDifferential(context: reading) }
     }
 
     static let all: [ConformanceCase] = [
         ConformanceCase("fetch/predicates-agree-with-evaluate") { env in
             let differential = try seededDifferential(env)
-            var generator = PredicateGenerator(seed: 0x0517_0003, objects: differential.arguments)
-            var failures: [String] = []
-            for _ in 0..<itemPredicateCount {
-                failures += try differential.check(generator.predicate(for: .item), entity: "Item")
+            try differential.context.performAndWait {
+                var generator = PredicateGenerator(seed: 0x0517_0003, objects: differential.arguments)
+                var failures: [String] = []
+                for _ in 0..<itemPredicateCount {
+                    failures += try differential.check(generator.predicate(for: .item), entity: "Item")
+                }
+                for _ in 0..<ownerPredicateCount {
+                    failures += try differential.check(generator.predicate(for: .owner), entity: "Owner")
+                }
+                let total = itemPredicateCount + ownerPredicateCount
+                try env.expect(failures.isEmpty, "\(failures.count) of \(total) predicates fetch other objects than evaluate(with:) selects:\n"
+                               + failures.prefix(15).joined(separator: "\n"))
             }
-            for _ in 0..<ownerPredicateCount {
-                failures += try differential.check(generator.predicate(for: .owner), entity: "Owner")
-            }
-            let total = itemPredicateCount + ownerPredicateCount
-            try env.expect(failures.isEmpty, "\(failures.count) of \(total) predicates fetch other objects than evaluate(with:) selects:\n"
-                           + failures.prefix(15).joined(separator: "\n"))
         },
         ConformanceCase("fetch/mutated-predicates-never-trap") { env in
             let differential = try seededDifferential(env)
-            var generator = PredicateGenerator(seed: 0x0517_0017, objects: differential.arguments)
-            var mutator = PredicateMutator(seed: 0x0517_0018)
-            var failures: [String] = []
-            var outcomes: [PredicateDifferential.MutatedOutcome: Int] = [:]
-            for index in 0..<mutatedPredicateCount {
-                let target: PredicateGenerator.Target = index % 3 == 2 ? .owner : .item
-                let generated = generator.predicate(for: target)
-                let mutated = (mutator.mutate(generated.format), generated.arguments)
-                let (outcome, failure) = differential.checkMutated(mutated, entity: target == .owner ? "Owner" : "Item")
-                outcomes[outcome, default: 0] += 1
-                failures += failure.map { [$0] } ?? []
+            try differential.context.performAndWait {
+                var generator = PredicateGenerator(seed: 0x0517_0017, objects: differential.arguments)
+                var mutator = PredicateMutator(seed: 0x0517_0018)
+                var failures: [String] = []
+                var outcomes: [PredicateDifferential.MutatedOutcome: Int] = [:]
+                for index in 0..<mutatedPredicateCount {
+                    let target: PredicateGenerator.Target = index % 3 == 2 ? .owner : .item
+                    let generated = generator.predicate(for: target)
+                    let mutated = (mutator.mutate(generated.format), generated.arguments)
+                    let (outcome, failure) = differential.checkMutated(mutated, entity: target == .owner ? "Owner" : "Item")
+                    outcomes[outcome, default: 0] += 1
+                    failures += failure.map { [$0] } ?? []
+                }
+                try env.expect(failures.isEmpty, "\(failures.count) of \(mutatedPredicateCount) mutated predicates fetch other objects than evaluate(with:) selects, or fail without a Cocoa error:\n"
+                               + failures.prefix(15).joined(separator: "\n"))
+                // The mutations must leave enough formats that parse for the fetches to be exercised.
+                try env.expect((outcomes[.fetched] ?? 0) > mutatedPredicateCount / 10, "too few mutated predicates were fetched: \(outcomes)")
             }
-            try env.expect(failures.isEmpty, "\(failures.count) of \(mutatedPredicateCount) mutated predicates fetch other objects than evaluate(with:) selects, or fail without a Cocoa error:\n"
-                           + failures.prefix(15).joined(separator: "\n"))
-            // The mutations must leave enough formats that parse for the fetches to be exercised.
-            try env.expect((outcomes[.fetched] ?? 0) > mutatedPredicateCount / 10, "too few mutated predicates were fetched: \(outcomes)")
         },
     ]
 
@@ -141,6 +148,7 @@ struct PredicateMutator {
 }
 
 /// Fetches predicates and compares the result with in-memory evaluation on the objects fetched without one.
+/// Made and used on its context's queue (inside `context.performAndWait`).
 struct PredicateDifferential {
     let context: NSManagedObjectContext
     /// Every saved object by entity name, fetched without a predicate.

@@ -21,26 +21,32 @@ enum RegistrationCases {
                 return object.objectID
             }
             try env.expect(released == nil, "an object without changes that nothing holds is let go by its context (retainsRegisteredObjects is false)")
-            try env.expect(context.registeredObject(for: id) == nil, "an object let go is no longer registered")
-            try env.expect(!context.registeredObjects.contains { $0.objectID == id }, "registeredObjects does not list it")
+            try context.performAndWait {
+                try env.expect(context.registeredObject(for: id) == nil, "an object let go is no longer registered")
+                try env.expect(!context.registeredObjects.contains { $0.objectID == id }, "registeredObjects does not list it")
 
-            let again = context.object(with: id)
-            try env.expect(again.isFault, "object(with:) gives a fault for an object let go")
-            try env.expectEqual(again.value(forKey: "name") as? String, "item 1", "the fault reads the saved values")
-            try env.expect(try item(env, context, rank: 1) === again, "a fetch finds the object made since")
+                let again = context.object(with: id)
+                try env.expect(again.isFault, "object(with:) gives a fault for an object let go")
+                try env.expectEqual(again.value(forKey: "name") as? String, "item 1", "the fault reads the saved values")
+                try env.expect(try item(env, context, rank: 1) === again, "a fetch finds the object made since")
+            }
 
             // An object let go whose row another context deletes comes back as an inaccessible fault.
             let gone = try context.performAndWait { try item(env, context, rank: 2).objectID }
             let writer = env.context(try env.require(context.persistentStoreCoordinator, "the coordinator"))
-            writer.delete(try writer.existingObject(with: gone))
-            try writer.save()
-            let fault = context.object(with: gone)
-            try env.expect(fault.isFault, "object(with:) for a deleted row gives a fault")
-            try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for the deleted row") {
-                _ = try context.existingObject(with: gone)
+            try writer.performAndWait {
+                writer.delete(try writer.existingObject(with: gone))
+                try writer.save()
             }
-            try env.expect(fault.value(forKey: "name") == nil && fault.isDeleted,
-                           "the fault of the deleted row is inaccessible: no values, and isDeleted (shouldDeleteInaccessibleFaults)")
+            try context.performAndWait {
+                let fault = context.object(with: gone)
+                try env.expect(fault.isFault, "object(with:) for a deleted row gives a fault")
+                try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for the deleted row") {
+                    _ = try context.existingObject(with: gone)
+                }
+                try env.expect(fault.value(forKey: "name") == nil && fault.isDeleted,
+                               "the fault of the deleted row is inaccessible: no values, and isDeleted (shouldDeleteInaccessibleFaults)")
+            }
         },
         ConformanceCase("registration/objects-with-changes-stay") { env in
             let context = try FetchCases.populated(env)
@@ -62,32 +68,37 @@ enum RegistrationCases {
             try env.expect(updated != nil && inserted != nil && deleted != nil,
                            "updated, inserted and deleted objects stay alive while nothing else holds them")
             try env.expect(owner != nil, "an object that a relationship of a held object names stays alive")
-            try env.expect(context.registeredObject(for: updatedID) === updated && context.registeredObject(for: deletedID) === deleted,
-                           "objects with changes stay registered")
-            try env.expectEqual(updated?.value(forKey: "name") as? String, "three", "the unsaved change is kept")
-            try env.expect(context.updatedObjects.contains { $0 === updated } && context.insertedObjects.contains { $0 === inserted }
-                           && context.deletedObjects.contains { $0 === deleted }, "the context still lists its changes")
-            try context.save()
-            context.performAndWait {}
+            try context.performAndWait {
+                try env.expect(context.registeredObject(for: updatedID) === updated && context.registeredObject(for: deletedID) === deleted,
+                               "objects with changes stay registered")
+                try env.expectEqual(updated?.value(forKey: "name") as? String, "three", "the unsaved change is kept")
+                try env.expect(context.updatedObjects.contains { $0 === updated } && context.insertedObjects.contains { $0 === inserted }
+                               && context.deletedObjects.contains { $0 === deleted }, "the context still lists its changes")
+                try context.save()
+            }
             try env.expect(updated == nil, "once saved, an updated object that nothing holds is let go")
             try env.expect(inserted == nil, "once saved, an inserted object that nothing holds is let go")
-            try env.expectEqual(try item(env, context, rank: 3).value(forKey: "name") as? String, "three", "the saved change")
-            try env.expectEqual(try item(env, context, rank: 200).value(forKey: "name") as? String, "new", "the saved insert")
+            try context.performAndWait {
+                try env.expectEqual(try item(env, context, rank: 3).value(forKey: "name") as? String, "three", "the saved change")
+                try env.expectEqual(try item(env, context, rank: 200).value(forKey: "name") as? String, "new", "the saved insert")
+            }
             withExtendedLifetime(holder) {}
         },
         ConformanceCase("registration/retains-registered-objects") { env in
             let context = try FetchCases.populated(env)
-            try env.expect(!context.retainsRegisteredObjects, "retainsRegisteredObjects is false by default")
-            context.retainsRegisteredObjects = true
             weak var kept: NSManagedObject?
             let id = try context.performAndWait {
+                try env.expect(!context.retainsRegisteredObjects, "retainsRegisteredObjects is false by default")
+                context.retainsRegisteredObjects = true
                 let object = try item(env, context, rank: 5)
                 kept = object
                 return object.objectID
             }
             try env.expect(kept != nil, "with retainsRegisteredObjects, the context keeps objects that nothing else holds")
-            try env.expect(context.registeredObject(for: id) === kept && context.registeredObjects.contains { $0 === kept },
-                           "and they stay registered")
+            try context.performAndWait {
+                try env.expect(context.registeredObject(for: id) === kept && context.registeredObjects.contains { $0 === kept },
+                               "and they stay registered")
+            }
         },
     ]
 }

@@ -10,29 +10,34 @@ enum StoreFileCases {
         return env.directory.appendingPathComponent(name + "." + (env.url.pathExtension.isEmpty ? "store" : env.url.pathExtension))
     }
 
-    /// Two owners, items with owners and tags (many-to-many), and Ann's ordered chapters.
+    /// Two owners, items with owners and tags (many-to-many), and Ann's ordered chapters, saved on the
+    /// context's queue.
     static func populate(_ context: NSManagedObjectContext) throws {
-        let ann = Fixtures.owner(context, "Ann"), bob = Fixtures.owner(context, "Bob")
-        let red = Fixtures.tag(context, "red"), blue = Fixtures.tag(context, "blue")
-        for rank in 0..<4 {
-            let item = Fixtures.item(context, "item \(rank)", rank: Int64(rank))
-            item.setValue(rank % 2 == 0 ? ann : bob, forKey: "owner")
-            item.mutableSetValue(forKey: "tags").addObjects(from: rank == 0 ? [red, blue] : [red])
+        try context.performAndWait {
+            let ann = Fixtures.owner(context, "Ann"), bob = Fixtures.owner(context, "Bob")
+            let red = Fixtures.tag(context, "red"), blue = Fixtures.tag(context, "blue")
+            for rank in 0..<4 {
+                let item = Fixtures.item(context, "item \(rank)", rank: Int64(rank))
+                item.setValue(rank % 2 == 0 ? ann : bob, forKey: "owner")
+                item.mutableSetValue(forKey: "tags").addObjects(from: rank == 0 ? [red, blue] : [red])
+            }
+            ann.setValue(NSOrderedSet(array: ["one", "two", "three"].map { Fixtures.chapter(context, $0) }), forKey: "chapters")
+            try context.save()
         }
-        ann.setValue(NSOrderedSet(array: ["one", "two", "three"].map { Fixtures.chapter(context, $0) }), forKey: "chapters")
-        try context.save()
     }
 
-    /// Fails the case unless the context sees what `populate` saved.
+    /// Fails the case unless the context sees what `populate` saved (read on the context's queue).
     static func expectPopulated(_ env: ConformanceEnvironment, _ context: NSManagedObjectContext, _ what: String) throws {
-        let owners = try Fixtures.byName(context, "Owner"), items = try Fixtures.byName(context, "Item")
-        try env.expectEqual(Set(owners.keys), ["Ann", "Bob"], "\(what): owners")
-        try env.expectEqual(Fixtures.names(owners["Ann"]?.value(forKey: "items")), ["item 0", "item 2"], "\(what): Ann's items")
-        try env.expectEqual(Fixtures.orderedNames(owners["Ann"]?.value(forKey: "chapters"), key: "title"), ["one", "two", "three"],
-                            "\(what): Ann's ordered chapters")
-        try env.expectEqual(Fixtures.names(items["item 0"]?.value(forKey: "tags"), key: "label"), ["blue", "red"], "\(what): item 0's tags")
-        let red = try env.require(try Fixtures.byName(context, "Tag", key: "label")["red"], "\(what): the red tag")
-        try env.expectEqual(Fixtures.names(red.value(forKey: "items")).count, 4, "\(what): the red tag's items")
+        try context.performAndWait {
+            let owners = try Fixtures.byName(context, "Owner"), items = try Fixtures.byName(context, "Item")
+            try env.expectEqual(Set(owners.keys), ["Ann", "Bob"], "\(what): owners")
+            try env.expectEqual(Fixtures.names(owners["Ann"]?.value(forKey: "items")), ["item 0", "item 2"], "\(what): Ann's items")
+            try env.expectEqual(Fixtures.orderedNames(owners["Ann"]?.value(forKey: "chapters"), key: "title"), ["one", "two", "three"],
+                                "\(what): Ann's ordered chapters")
+            try env.expectEqual(Fixtures.names(items["item 0"]?.value(forKey: "tags"), key: "label"), ["blue", "red"], "\(what): item 0's tags")
+            let red = try env.require(try Fixtures.byName(context, "Tag", key: "label")["red"], "\(what): the red tag")
+            try env.expectEqual(Fixtures.names(red.value(forKey: "items")).count, 4, "\(what): the red tag's items")
+        }
     }
 
     static let all: [ConformanceCase] = [
@@ -46,7 +51,7 @@ enum StoreFileCases {
             try env.expect(size == nil || size == 0, "the store file is gone or empty")
             try coordinator.destroyPersistentStore(at: env.url, ofType: env.configuration.storeType)
             let fresh = try env.openCoordinator()
-            try env.expectEqual(try env.context(fresh).count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 0,
+            try env.expectEqual(try env.withNewContext(fresh) { try $0.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) }, 0,
                                 "a store added where one was destroyed is empty")
         },
         ConformanceCase("add-store/replace", requires: .persistent) { env in
@@ -56,8 +61,10 @@ enum StoreFileCases {
             let destination = sibling(env, "destination")
             let other = try env.openCoordinator(at: destination)
             let context = env.context(other)
-            _ = Fixtures.item(context, "replaced", rank: 99)
-            try context.save()
+            try context.performAndWait {
+                _ = Fixtures.item(context, "replaced", rank: 99)
+                try context.save()
+            }
             for store in other.persistentStores { try other.remove(store) }
             try other.replacePersistentStore(at: destination, withPersistentStoreFrom: env.url, ofType: env.configuration.storeType)
             try expectPopulated(env, env.context(try env.openCoordinator(at: destination)), "the replaced store")
@@ -88,7 +95,8 @@ enum StoreFileCases {
         },
     ]
 
+    /// Whether the context finds no item of that name (read on the context's queue).
     private static func expectNoItem(named name: String, _ context: NSManagedObjectContext) throws -> Bool {
-        try Fixtures.byName(context, "Item")[name] == nil
+        try context.performAndWait { try Fixtures.byName(context, "Item")[name] == nil }
     }
 }

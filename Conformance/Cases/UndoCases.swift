@@ -25,8 +25,8 @@ enum UndoCases {
         ConformanceCase("undo/undo-and-redo-after-saving") { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
-            context.undoManager = UndoManager()
             let (ann, bob, one, two) = try context.performAndWait {
+                context.undoManager = UndoManager()
                 let ann = Fixtures.owner(context, "Ann"), bob = Fixtures.owner(context, "Bob")
                 let one = Fixtures.item(context, "one", rank: 1), two = Fixtures.item(context, "two", rank: 2)
                 one.setValue(ann, forKey: "owner")
@@ -34,7 +34,7 @@ enum UndoCases {
                 try context.save()
                 return (ann, bob, one, two)
             }
-            context.undoManager?.removeAllActions()
+            context.performAndWait { context.undoManager?.removeAllActions() }
             try context.performAndWait {  // one block, one undo group
                 one.setValue("uno", forKey: "name")
                 one.setValue(bob, forKey: "owner")
