@@ -116,12 +116,19 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     }
 }
 
-/// Apple's global names of the built-in policies.
-public let NSErrorMergePolicy: Any = NSMergePolicy.error
-public let NSMergeByPropertyStoreTrumpMergePolicy: Any = NSMergePolicy.mergeByPropertyStoreTrump
-public let NSMergeByPropertyObjectTrumpMergePolicy: Any = NSMergePolicy.mergeByPropertyObjectTrump
-public let NSOverwriteMergePolicy: Any = NSMergePolicy.overwrite
-public let NSRollbackMergePolicy: Any = NSMergePolicy.rollback
+// Apple's global names of the built-in policies, read-only as Apple's SDK imports them (`{ get }`); each
+// returns the one shared instance of its policy.
+
+/// The policy that fails a save with conflicts (a context's default).
+public var NSErrorMergePolicy: Any { NSMergePolicy.error }
+/// The policy that resolves conflicts property by property, the store's values winning.
+public var NSMergeByPropertyStoreTrumpMergePolicy: Any { NSMergePolicy.mergeByPropertyStoreTrump }
+/// The policy that resolves conflicts property by property, the context's changes winning.
+public var NSMergeByPropertyObjectTrumpMergePolicy: Any { NSMergePolicy.mergeByPropertyObjectTrump }
+/// The policy that writes the context's objects over the store's rows, whole.
+public var NSOverwriteMergePolicy: Any { NSMergePolicy.overwrite }
+/// The policy that discards the context's changes to conflicting objects and keeps the store's rows.
+public var NSRollbackMergePolicy: Any { NSMergePolicy.rollback }
 
 /// One object that changed in the store since the context read it (Apple's class of the same name).
 ///

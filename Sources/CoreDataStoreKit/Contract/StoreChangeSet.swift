@@ -95,7 +95,10 @@ public struct StoreSaveResult {
 /// The coordinator turns it into Apple's merge error (133020) or resolves it with the merge policy.
 public struct StoreVersionConflict: Error {
     /// One stale object.
-    public struct Conflict {
+    ///
+    /// `@unchecked Sendable` (an error must be): the row is a copy the store made for this error, and its values
+    /// are attribute values and object keys that nothing changes after the error is thrown.
+    public struct Conflict: @unchecked Sendable {
         /// The object.
         public var key: ObjectKey
         /// The version the save expected; 0 when the change was not checked (its row is gone).
