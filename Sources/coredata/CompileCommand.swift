@@ -39,9 +39,10 @@ enum CompileCommand: Command {
         }
     }
 
-    /// Whether `source` is Xcode's mapping model package (else a model).
+    /// Whether `source` is a mapping model: Xcode's package, or a compiled `.cdm` (which the mapping compiler
+    /// refuses as already compiled); else a model.
     static func isMappingModel(_ source: URL) -> Bool {
-        source.pathExtension == "xcmappingmodel"
+        ["xcmappingmodel", "cdm"].contains(source.pathExtension)
     }
 
     /// `--output`'s path, else the source's name with `.cdm` (a mapping model) or `.momd` (a model), in the

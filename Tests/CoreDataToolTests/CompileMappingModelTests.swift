@@ -59,6 +59,14 @@ import Testing
         let missing = try ToolProcess.run(["compile", folder.appendingPathComponent("None.xcmappingmodel").path, "--output", output.path])
         #expect(missing.status == 1)
         #expect(missing.error.contains("None.xcmappingmodel"), "\(missing.error)")
+
+        // A compiled mapping model is not compiled again.
+        let compiled = folder.appendingPathComponent("Done.cdm")
+        try Data("bplist00".utf8).write(to: compiled)
+        let again = try ToolProcess.run(["compile", compiled.path, "--output", output.path])
+        #expect(again.status == 1)
+        #expect(again.error.contains("already compiled") && again.error.contains("Done.cdm"), "\(again.error)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
     @Test func theOutputDefaultsToTheSourceNameInTheCurrentDirectory() {

@@ -8,9 +8,10 @@ extension NSMappingModel {
     /// Expressions are archived from their format text (`description`); a mapping without a name is written
     /// without one and left out of `NSEntityMappingsByName`.
     /// - Throws: `unsupportedModelFormat` (3328, naming the mapping and property) for an expression the archive
-    ///   cannot hold (see `MappingModelArchiveWriter`); `modelWriteFailed` (512) when the file cannot be written.
+    ///   cannot hold (see `MappingModelArchiveWriter`) or one made with `NSExpression(forFunction:arguments:)`,
+    ///   which has no format text; `modelWriteFailed` (512) when the file cannot be written.
     public func write(to url: URL) throws {
-        let data = try MappingModelArchiveWriter.archive(fileDescription, file: url)
+        let data = try MappingModelArchiveWriter.archive(try fileDescription(file: url), file: url)
         try Self.writeWhole(data, to: url)
     }
 
@@ -32,23 +33,32 @@ extension NSMappingModel {
         try writeWhole(data, to: output)
     }
 
-    /// The mapping model as a file describes it, its expressions as format text.
-    var fileDescription: MappingModelFile {
-        MappingModelFile(entityMappings: (entityMappings ?? []).map { mapping in
-            MappingModelFile.EntityMapping(
-                name: mapping.name, mappingType: mapping.mappingType.rawValue,
+    /// The mapping model as a file describes it, its expressions as format text; `file` names it in errors.
+    /// - Throws: `unsupportedModelFormat` (3328) for an expression without format text.
+    func fileDescription(file: URL) throws -> MappingModelFile {
+        try MappingModelFile(entityMappings: (entityMappings ?? []).map { mapping in
+            let name = mapping.name
+            func text(_ expression: CoreData.NSExpression?, property: String?) throws -> String? {
+                guard let expression else { return nil }
+                if case .function(let function, _) = expression.form {
+                    throw CoreDataError.unsupportedModelFormat(.init(file: file, entity: name, property: property), reason:
+                        "the expression \(expression) was made with NSExpression(forFunction: \"\(function)\", arguments:), which has no format text to archive")
+                }
+                return expression.description
+            }
+            func describe(_ property: NSPropertyMapping) throws -> MappingModelFile.PropertyMapping {
+                MappingModelFile.PropertyMapping(name: property.name, valueExpressionFormat: try text(property.valueExpression, property: property.name),
+                                                 userInfo: property.userInfo)
+            }
+            return MappingModelFile.EntityMapping(
+                name: name, mappingType: mapping.mappingType.rawValue,
                 sourceEntityName: mapping.sourceEntityName, sourceEntityVersionHash: mapping.sourceEntityVersionHash,
                 destinationEntityName: mapping.destinationEntityName, destinationEntityVersionHash: mapping.destinationEntityVersionHash,
-                sourceExpressionFormat: mapping.sourceExpression?.description,
+                sourceExpressionFormat: try text(mapping.sourceExpression, property: nil),
                 entityMigrationPolicyClassName: mapping.entityMigrationPolicyClassName, userInfo: mapping.userInfo,
-                attributeMappings: (mapping.attributeMappings ?? []).map(Self.describe),
-                relationshipMappings: (mapping.relationshipMappings ?? []).map(Self.describe))
+                attributeMappings: try (mapping.attributeMappings ?? []).map(describe),
+                relationshipMappings: try (mapping.relationshipMappings ?? []).map(describe))
         })
-    }
-
-    private static func describe(_ mapping: NSPropertyMapping) -> MappingModelFile.PropertyMapping {
-        MappingModelFile.PropertyMapping(name: mapping.name, valueExpressionFormat: mapping.valueExpression?.description,
-                                         userInfo: mapping.userInfo)
     }
 
     /// `data` at `url`, written to a temporary file beside it and moved over it.
