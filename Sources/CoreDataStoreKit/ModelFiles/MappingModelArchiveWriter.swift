@@ -19,7 +19,7 @@
 ///
 /// Guarantees: reading the result back with `MappingModelArchiveReader` gives the same mapping model (names,
 /// types, entities, hashes, policy, userInfo, and expressions that print the same), and Xcode's package compiled
-/// here decodes to the structure of Apple's `.cdm` of it (`MappingModelArchiveWriterTests`).
+/// here decodes to the structure of Apple's `.cdm` of it (`MappingModelWritingTests`).
 ///
 /// Not written (`unsupportedModelFormat`, 3328, naming the mapping and property): an expression that does not
 /// parse, or holds what the `.mom` writer does not archive (`SUBQUERY`, `CAST` of a non-constant, collection
