@@ -49,10 +49,14 @@ let package = Package(
         // policy subclass, a history reader, batch deletes and backups (issue 14's corpus).
         .target(name: "AppleStyleJournal", dependencies: ["CoreData"], path: "Examples/AppleStyleJournal",
                 exclude: ["Journal.xcdatamodeld"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
+        // A migrator that finds its compiled mapping model (the plugin's NotesV1toV2.cdm) in its bundle.
+        .target(name: "MappingModelExample", dependencies: ["CoreData"], path: "Examples/MappingModelExample",
+                exclude: ["Notes.xcdatamodeld", "NotesV1toV2.xcmappingmodel"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
         .target(name: "StoreTestSupport", dependencies: ["CoreData"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "GeneratedModelTests", dependencies: ["GeneratedModelExample", "CoreData"]),
         .testTarget(name: "XcodeGeneratedClassTests", dependencies: ["XcodeGeneratedClasses", "CoreData"]),
         .testTarget(name: "AppleStyleJournalTests", dependencies: ["AppleStyleJournal", "CoreData"]),
+        .testTarget(name: "MappingModelExampleTests", dependencies: ["MappingModelExample", "CoreData"]),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit", "StoreTestSupport"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"],
                     resources: [.copy("Resources/Model.xcdatamodeld"), .copy("Resources/MustC.xcdatamodeld")]),

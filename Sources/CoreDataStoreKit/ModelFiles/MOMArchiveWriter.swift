@@ -27,6 +27,10 @@ public enum MOMArchiveWriter {
         typealias Value = BinaryPropertyList.Value
         private(set) var objects: [Value] = [.string("$null")]
         private var classes: [String: Int] = [:]
+        /// The class of the arguments array of a `FUNCTION(target, "selector:", …)` expression: `NSArray` by
+        /// default (as Apple's `.cdm` holds source expressions); the mapping model writer sets `NSMutableArray` for
+        /// value expressions, as Apple's `.cdm` holds those.
+        var functionArgumentsClassName = "NSArray"
 
         /// A slot for an object filled later with `fill(_:className:fields:)`, so that objects can refer to
         /// each other (an entity and its properties).
