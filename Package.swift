@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit", "StoreTestSupport"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"],
                     resources: [.copy("Resources/Model.xcdatamodeld"), .copy("Resources/MustC.xcdatamodeld")]),
-        .testTarget(name: "ReadmeTests", dependencies: ["CoreData"]),
+        .testTarget(name: "ReadmeTests", dependencies: ["CoreData", "CoreDataConformance"]),
         .executableTarget(name: "ConcurrencyProbe", dependencies: ["CoreData"], path: "Tests/ConcurrencyProbe",
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "ConcurrencyTests", dependencies: ["ConcurrencyProbe", "CoreData"]),

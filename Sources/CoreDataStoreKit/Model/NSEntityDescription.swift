@@ -154,6 +154,7 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     /// A partial-index condition, if any.
     open var partialIndexPredicate: NSPredicate?
 
+    /// An index named `name` on `elements` (nil for none yet); assign it to an entity's `indexes`.
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {
         self.name = name
         self.elements = elements ?? []
@@ -164,7 +165,13 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
 /// One property of a fetch index (Apple's `NSFetchIndexElementDescription`).
 open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     /// The kind of index, with Apple's raw values.
-    public enum CollationType: UInt, Sendable { case binary = 0, rTree = 1 }
+    public enum CollationType: UInt, Sendable {
+        /// An ordinary index on the property's values (a B-tree in SQLite).
+        case binary = 0
+        /// A spatial index for ranges of numbers (an R-tree in Apple's SQLite store; the SQL stores of this
+        /// package index such an element as an ordinary one).
+        case rTree = 1
+    }
     /// The indexed property.
     open var property: NSPropertyDescription?
     /// The name of the indexed property.
@@ -174,6 +181,7 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     /// The kind of index.
     open var collationType: CollationType = .binary
 
+    /// An ascending element on `property`, of the given kind.
     public init(property: NSPropertyDescription, collationType: CollationType) {
         self.property = property
         self.propertyName = property.name

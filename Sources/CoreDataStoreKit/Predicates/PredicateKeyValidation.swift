@@ -18,7 +18,7 @@ extension NSPredicate {
 }
 
 extension PredicateNode {
-    /// Checks every key path of the tree against `entity`. See ``NSPredicate/validateKeys(against:)``.
+    /// Checks every key path of the tree against `entity`. See `NSPredicate.validateKeys(against:)`.
     public func validateKeys(against entity: NSEntityDescription) throws {
         try PredicateKeyValidator(variables: [:]).check(self, root: entity)
     }
