@@ -24,6 +24,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     public init(managedObjectModel model: NSManagedObjectModel) {
         self.managedObjectModel = model
         super.init()
+        model.freeze()
     }
 
     // MARK: The registry

@@ -6,24 +6,41 @@
 open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity's name, unique in its model.
     open var name: String? {
+        willSet { willChange("name") }
         didSet { invalidateCaches() }
     }
     /// The name of the class whose instances represent the entity (`NSManagedObject` by default).
-    open var managedObjectClassName: String! = "NSManagedObject"
+    open var managedObjectClassName: String! = "NSManagedObject" {
+        willSet { willChange("managedObjectClassName") }
+    }
     /// Whether the entity has no instances of its own (only its subentities do).
-    open var isAbstract: Bool = false
+    open var isAbstract: Bool = false {
+        willSet { willChange("isAbstract") }
+    }
     /// Free-form information from the model editor: empty, not nil, when there is none (as Apple's).
-    open var userInfo: [AnyHashable: Any]? = [:]
+    open var userInfo: [AnyHashable: Any]? = [:] {
+        willSet { willChange("userInfo") }
+    }
     /// A string mixed into the version hash.
-    open var versionHashModifier: String? = nil
+    open var versionHashModifier: String? = nil {
+        willSet { willChange("versionHashModifier") }
+    }
     /// The name this entity had in a previous model version.
-    open var renamingIdentifier: String? = nil
+    open var renamingIdentifier: String? = nil {
+        willSet { willChange("renamingIdentifier") }
+    }
     /// Groups of property names whose values must be unique together, as `[[String]]`.
-    open var uniquenessConstraints: [[Any]] = []
+    open var uniquenessConstraints: [[Any]] = [] {
+        willSet { willChange("uniquenessConstraints") }
+    }
     /// Fetch indexes: each a name and the property names it covers, in order.
-    open var indexes: [NSFetchIndexDescription] = []
+    open var indexes: [NSFetchIndexDescription] = [] {
+        willSet { willChange("indexes") }
+    }
     /// Groups of property names indexed together (Apple's deprecated `compoundIndexes`), as `[[String]]`.
-    open var compoundIndexes: [[Any]] = []
+    open var compoundIndexes: [[Any]] = [] {
+        willSet { willChange("compoundIndexes") }
+    }
     /// The model that holds the entity.
     open internal(set) weak var managedObjectModel: NSManagedObjectModel!
 
@@ -32,6 +49,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 
     /// The entities that inherit from this one. Setting it makes this entity their superentity.
     open var subentities: [NSEntityDescription] = [] {
+        willSet { willChange("subentities") }
         didSet {
             for old in oldValue where old.superentity === self { old.superentity = nil }
             for sub in subentities { sub.superentity = self }
@@ -41,6 +59,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 
     /// The properties the entity declares (not the inherited ones). Setting it makes this entity their owner.
     open var properties: [NSPropertyDescription] = [] {
+        willSet { willChange("properties") }
         didSet {
             for property in properties { property.entity = self }
             invalidateCaches()
@@ -96,6 +115,11 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity's version hash: the 32-byte SHA-256 digest Apple's Core Data computes for the same definition,
     /// what a store records in `NSStoreModelVersionHashes` (see `VersionHashing`).
     open var versionHash: Data { VersionHashing.hash(of: self) }
+
+    /// Stops the program when the entity's model is frozen (see `NSManagedObjectModel.isEditable`).
+    private func willChange(_ key: String) {
+        NSManagedObjectModel.requireEditable(managedObjectModel, "the \(key) of the entity \(name ?? "without a name")")
+    }
 
     // MARK: The layout, computed once
 
