@@ -2,15 +2,17 @@ import CoreData
 
 /// Composite attributes (`NSCompositeAttributeDescription`, iOS 17 / macOS 14) on every store: a composite's
 /// value (a dictionary of its elements, nested composites as nested dictionaries) survives a save and a
-/// reopen; predicates and sort descriptors reach elements by key path (`location.latitude`); a lightweight
-/// migration adds a composite, and then an element to it, keeping the values already saved.
+/// reopen; predicates and sort descriptors reach elements by key path (`location.latitude`); a uniqueness
+/// constraint may name elements; a lightweight migration adds a composite, and then an element to it, keeping
+/// the values already saved.
 ///
 /// The cases use a model of their own (`Place`), so the shared model's cases are unaffected.
 enum CompositeAttributeCases {
     /// `Place`: `name` (required), `location` {latitude (required), longitude, label} and, unless
     /// `withAddress` is false, `address` {street, city {name, zip}}; `location` also has `altitude` when
     /// `withAltitude` is true; no composite at all when `withLocation` is false.
-    static func model(withLocation: Bool = true, withAltitude: Bool = false, withAddress: Bool = true) -> NSManagedObjectModel {
+    static func model(withLocation: Bool = true, withAltitude: Bool = false, withAddress: Bool = true,
+                      constraint: [String]? = nil) -> NSManagedObjectModel {
         let place = NSEntityDescription(name: "Place")
         var properties: [NSPropertyDescription] = [NSAttributeDescription(name: "name", type: .string, isOptional: false)]
         if withLocation {
@@ -32,6 +34,7 @@ enum CompositeAttributeCases {
             properties.append(address)
         }
         place.properties = properties
+        if let constraint { place.uniquenessConstraints = [constraint] }
         return NSManagedObjectModel(entities: [place])
     }
 
@@ -112,6 +115,29 @@ enum CompositeAttributeCases {
                 let paris = try env.require(try Fixtures.byName(again, "Place")["Paris"], "Paris after the second reopen")
                 try env.expectEqual(paris.value(forKeyPath: "location.label") as? String, "river", "setValue(_:forKeyPath:) changed the element")
                 try env.expectEqual(number(paris.value(forKeyPath: "location.latitude")), 48.85, "the other elements are kept")
+            }
+        },
+
+        ConformanceCase("composite/uniqueness-constraint-on-elements") { env in
+            let model = model(constraint: ["location.latitude", "location.longitude"])
+            let context = env.context(try env.openCoordinator(model: model))
+            try context.performAndWait {
+                for (name, latitude, longitude) in [("Paris", 48.85, 2.35), ("Tours", 47.39, 0.69), ("Somewhere", 48.85, 9.0)] {
+                    let place = NSEntityDescription.insertNewObject(forEntityName: "Place", into: context)
+                    place.setValue(name, forKey: "name")
+                    place.setValue(["latitude": latitude, "longitude": longitude], forKey: "location")
+                }
+                let noCoordinates = NSEntityDescription.insertNewObject(forEntityName: "Place", into: context)
+                noCoordinates.setValue("Unknown", forKey: "name")
+                try context.save()  // one shared element is no clash; nil elements clash with nothing
+
+                let copy = NSEntityDescription.insertNewObject(forEntityName: "Place", into: context)
+                copy.setValue("Paris again", forKey: "name")
+                copy.setValue(["latitude": 48.85, "longitude": 2.35, "label": "copy"], forKey: "location")
+                let error = try env.expectError([NSManagedObjectConstraintMergeError], "two places with the same coordinates") { try context.save() }
+                try env.expect(error.domain == NSCocoaErrorDomain, "a Cocoa error")
+                context.rollback()
+                try env.expectEqual(try names(context, nil), ["Paris", "Somewhere", "Tours", "Unknown"], "the clashing place was not saved")
             }
         },
 

@@ -1,7 +1,9 @@
 import CoreData
 import CSQLite
+import CoreDataSQL
 import Foundation
 import Testing
+@testable import CoreDataSQLite
 
 /// The SQLite store keeps a composite attribute as one column per element that is not itself a composite,
 /// `Z<COMPOSITE>_<ELEMENT>` (see SQLiteStore.md, "Composite attributes"); uniqueness constraints and fetch
@@ -56,5 +58,21 @@ import Testing
             request.predicate = NSPredicate(format: "location.city.name == 'Paris' AND location.latitude < 2")
             #expect(try context.count(for: request) == 1)
         }
+    }
+
+    /// Predicates and sorts on elements are SQL over the leaf columns, not evaluated in memory.
+    @Test(arguments: ["location.latitude > 1", "location.city.name BEGINSWITH[c] 'p'", "location.label == nil"])
+    func elementPredicatesCompileToTheLeafColumns(_ format: String) throws {
+        let model = Self.model()
+        let entity = try #require(model.entitiesByName["Place"])
+        let compiler = SQLPredicateCompiler(schema: SQLSchema(model: model, entities: model.entities, dialect: SQLiteDialect()))
+        let scope = SQLPredicateCompiler.Scope(alias: "t0", entity: entity)
+        let node = try #require(NSPredicate(format: format).parsedExpression)
+        let sql = try #require(compiler.compile(node, in: scope))
+        #expect(sql.contains("t0.ZLOCATION_"), "\(sql)")
+        let order = try #require(compiler.orderBy([NSSortDescriptor(key: "location.longitude", ascending: false)], in: scope))
+        #expect(order.joined().contains("t0.ZLOCATION_LONGITUDE"), "\(order)")
+        let whole = try #require(NSPredicate(format: "location == nil").parsedExpression)
+        #expect(compiler.compile(whole, in: scope) == nil, "a whole composite has no column: evaluated in memory")
     }
 }
