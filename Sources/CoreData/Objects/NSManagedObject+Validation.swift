@@ -154,8 +154,9 @@ extension NSManagedObject {
     /// (`location.latitude`). A composite without a value is not looked into.
     func compositeElementErrors() -> [NSError] {
         var errors: [NSError] = []
-        for (slot, property) in layout.allProperties.enumerated() where !invalidSlots.contains(slot) {
-            guard let composite = property as? NSCompositeAttributeDescription, let value = slots[slot] as? [String: Any] else { continue }
+        for slot in layout.compositeSlots where !invalidSlots.contains(slot) {
+            guard let composite = layout.allProperties[slot] as? NSCompositeAttributeDescription,
+                  let value = slots[slot] as? [String: Any] else { continue }
             errors += elementErrors(of: composite, value: value, keyPath: composite.name)
         }
         return errors
