@@ -136,12 +136,20 @@ import Testing
         #expect(error.code == NSManagedObjectValidationError)
     }
 
-    @Test func aPredicateWithAnUnknownElementIsRefused() throws {
-        let context = try context(Self.model())
+    @Test func predicateKeysAreCheckedAgainstTheElements() throws {
+        let model = Self.model()
+        let place = try #require(model.entitiesByName["Place"])
+        try NSPredicate(format: "location.latitude > 0 AND location.label BEGINSWITH 'a'").validateKeys(against: place)
+        try NSSortDescriptor(key: "location.longitude", ascending: true).validateKey(against: place)
+        let error = try #require(throws: NSError.self) { try NSPredicate(format: "location.height > 0").validateKeys(against: place) }
+        #expect(error.localizedDescription.contains("height") && error.localizedDescription.contains("location"))
+        #expect(throws: NSError.self) { try NSPredicate(format: "location.latitude.degrees > 0").validateKeys(against: place) }
+
+        // A store that checks keys (the in-memory store) refuses the fetch.
+        let context = try context(model, type: .inMemory, file: "memory")
         let request = NSFetchRequest<NSManagedObject>(entityName: "Place")
         request.predicate = NSPredicate(format: "location.height > 0")
-        #expect(throws: NSError.self) { try request.predicate?.validateKeys(against: Self.model().entitiesByName["Place"]!) }
-        _ = context
+        #expect(throws: NSError.self) { _ = try context.fetch(request) }
     }
 
     // MARK: Xcode's model files
