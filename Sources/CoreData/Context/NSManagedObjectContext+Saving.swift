@@ -349,6 +349,8 @@ enum StoreValueEquality {
         case (nil, nil): return true
         case (nil, _), (_, nil): return false
         case let (l as ObjectKey, r as ObjectKey): return l == r
+        case let (l as [String: Any], r as [String: Any]):  // composite values, element by element
+            return l.count == r.count && l.allSatisfy { key, value in equal(value, r[key]) }
         case let (l as AnyHashable, r as AnyHashable): return l == r
         default: return false
         }

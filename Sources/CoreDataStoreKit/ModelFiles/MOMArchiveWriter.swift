@@ -253,6 +253,10 @@ public enum MOMArchiveWriter {
 
         mutating func writeProperty(_ property: NSPropertyDescription, at index: Int, entity: NSEntityDescription) throws {
             let entityName = entity.name ?? ""
+            if property is NSCompositeAttributeDescription {
+                // No compiled model with a composite was found to read the archive key of its elements from.
+                throw unsupported(entityName, property.name, "composite attributes are not written: the archive form of NSCompositeAttributeDescription's elements is not known")
+            }
             let formats = property.validationPredicateFormats.isEmpty ? property.validationPredicates.map(\.predicateFormat)
                 : property.validationPredicateFormats
             let flags = Self.propertyFlags(property, hasValidation: !formats.isEmpty)
