@@ -52,6 +52,25 @@ enum ConcurrencyProbe {
             let item = background.performAndWait { Item(context: background) }
             item.name = "off the queue"  // off the context's queue
             finish()
+        case "model-freeze":
+            // Makes a coordinator with a model, then changes the model (`original`, which must stop the
+            // program) or a copy of it (`copy`, which may change) (ModelFreezeTests).
+            let item = NSEntityDescription(name: "Item", managedObjectClassName: "Item")
+            item.properties = [NSAttributeDescription(name: "name", type: .string)]
+            let model = NSManagedObjectModel(entities: [item])
+            report("a new model is editable", model.isEditable)
+            _ = NSPersistentStoreCoordinator(managedObjectModel: model)
+            report("a model a coordinator uses is not", !model.isEditable)
+            if CommandLine.arguments.dropFirst(2).first == "copy" {
+                let copy = model.copy() as? NSManagedObjectModel
+                report("a copy is editable", copy?.isEditable == true)
+                copy?.entities.first?.properties.first?.isOptional = false
+                copy?.entities.first?.name = "Renamed"
+                report("a copy changes", copy?.entitiesByName["Renamed"]?.propertiesByName["name"]?.isOptional == false)
+            } else {
+                item.propertiesByName["name"]?.isOptional = false
+            }
+            finish()
         case "sql-debug":
             // Saves and fetches once, for the SQL debug log's launch argument and variable (DebugLogTests).
             let context = Scenario().viewContext

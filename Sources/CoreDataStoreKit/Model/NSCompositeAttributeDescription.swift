@@ -20,7 +20,9 @@
 /// default value is built from the elements' default values (setting it changes nothing), as Apple's.
 open class NSCompositeAttributeDescription: NSAttributeDescription, @unchecked Sendable {
     /// The composed attribute descriptions, in the order they were given. Names must be distinct.
-    open var elements: [NSAttributeDescription] = []
+    open var elements: [NSAttributeDescription] = [] {
+        willSet { willChange("elements") }
+    }
 
     public override init() {
         super.init()

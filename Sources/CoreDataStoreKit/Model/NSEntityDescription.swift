@@ -7,7 +7,10 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity's name, unique in its model.
     open var name: String? {
         willSet { willChange("name") }
-        didSet { invalidateCaches() }
+        didSet {
+            invalidateCaches()
+            managedObjectModel?.entitiesDidChange()  // names key `entitiesByName` and order entity numbers
+        }
     }
     /// The name of the class whose instances represent the entity (`NSManagedObject` by default).
     open var managedObjectClassName: String! = "NSManagedObject" {

@@ -67,7 +67,8 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         return entitiesInStoreOrder.indices.contains(index) ? entitiesInStoreOrder[index] : nil
     }
 
-    private func entitiesDidChange() {
+    /// Rebuilds `entitiesByName` and the entity numbers after the entities or their names changed.
+    func entitiesDidChange() {
         var byName: [String: NSEntityDescription] = [:]
         for entity in entities {
             entity.managedObjectModel = self
