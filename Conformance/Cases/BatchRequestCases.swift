@@ -245,16 +245,7 @@ enum BatchRequestCases {
             let reopened = try env.reopenedContext(or: coordinator)
             try reopened.performAndWait {
                 let items = try Fixtures.byName(reopened, "Item")
-                for (name, values) in samples.rows {
-                    guard let item = items[name] else { try env.expect(false, "item \(name) was inserted"); continue }
-                    for (key, expected) in values {
-                        try env.expect(AttributeSamples.same(item.value(forKey: key), expected),
-                                       "\(name).\(key): expected \(String(describing: expected)), got \(String(describing: item.value(forKey: key)))")
-                    }
-                    for key in AttributeSamples.keys where values[key] == nil {
-                        try env.expect(item.value(forKey: key) == nil, "\(name).\(key) is nil")
-                    }
-                }
+                try samples.expectWritten(in: items, env)
                 let converted = items["converted"]
                 try env.expectEqual(converted?.entity.name, "SpecialItem", "a subentity's row")
                 try env.expect(AttributeSamples.same(converted?.value(forKey: "rank"), Int64(5)), "NSNumber into Int64")

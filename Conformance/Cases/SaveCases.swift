@@ -47,17 +47,7 @@ enum SaveCases {
             }
             let reopened = try env.reopenedContext(or: coordinator)
             try reopened.performAndWait {
-                let items = try Fixtures.byName(reopened, "Item")
-                for (name, values) in samples.rows {
-                    guard let item = items[name] else { try env.expect(false, "item \(name) was saved"); continue }
-                    for (key, expected) in values {
-                        try env.expect(AttributeSamples.same(item.value(forKey: key), expected),
-                                       "\(name).\(key): expected \(String(describing: expected)), got \(String(describing: item.value(forKey: key)))")
-                    }
-                    for key in AttributeSamples.keys where values[key] == nil {
-                        try env.expect(item.value(forKey: key) == nil, "\(name).\(key) is nil")
-                    }
-                }
+                try samples.expectWritten(in: try Fixtures.byName(reopened, "Item"), env)
             }
         },
         ConformanceCase("save/permanent-ids") { env in
@@ -547,6 +537,21 @@ struct AttributeSamples {
             ]),
             ("empty", [:]),
         ]
+    }
+
+    /// Fails the case unless every sample row is among `items` (by name) with exactly its values, and nil for
+    /// the keys it leaves out. Run on the items' context's queue.
+    func expectWritten(in items: [String: NSManagedObject], _ env: ConformanceEnvironment) throws {
+        for (name, values) in rows {
+            guard let item = items[name] else { try env.expect(false, "item \(name) was written"); continue }
+            for (key, expected) in values {
+                try env.expect(Self.same(item.value(forKey: key), expected),
+                               "\(name).\(key): expected \(String(describing: expected)), got \(String(describing: item.value(forKey: key)))")
+            }
+            for key in Self.keys where values[key] == nil {
+                try env.expect(item.value(forKey: key) == nil, "\(name).\(key) is nil")
+            }
+        }
     }
 
     /// Whether a value read back equals the value saved, exactly.
