@@ -3,6 +3,10 @@
 ///
 /// A save under `NSErrorMergePolicy` throws 133021 (`NSManagedObjectConstraintMergeError`) with these under
 /// the error's "conflictList" key; the other policies resolve them (see `NSMergePolicy.resolve(constraintConflicts:)`).
+///
+/// `@unchecked Sendable`: made by a save on the saving context's queue and used there (by its merge policy, or by the
+/// code that catches the save's error), as the context's objects it holds are; `databaseObjectWasLoaded` is written
+/// only there.
 open class NSConstraintConflict: NSObject, @unchecked Sendable {
     /// The names of the constrained properties.
     public let constraint: [String]

@@ -26,6 +26,9 @@ public enum NSMergePolicyType: UInt, Sendable {
 /// Version conflicts are resolved while the coordinator's lock is held, so no other save through the
 /// coordinator can write between the resolution and the next attempt. A policy's methods therefore must not
 /// wait for another context of the same coordinator on another queue.
+///
+/// `@unchecked Sendable`: its only field, `mergeType`, is a `let`, and the built-in resolutions keep no state; a
+/// subclass that keeps state must protect it, since one policy may serve contexts on several queues.
 open class NSMergePolicy: NSObject, @unchecked Sendable {
     /// The policy's kind: which built-in resolution the methods of this class perform.
     public let mergeType: NSMergePolicyType
@@ -138,6 +141,10 @@ public var NSRollbackMergePolicy: Any { NSMergePolicy.rollback }
 /// Snapshots hold every attribute and to-one relationship by name, as Apple's do: attribute values in the
 /// form `value(forKey:)` returns, to-one destinations as `NSManagedObjectID`s, nil as `NSNull`; to-many
 /// relationships are left out (read them from the store as needed).
+///
+/// `@unchecked Sendable`: made by a save on the saving context's queue and used there (by its merge policy, or by the
+/// code that catches the save's error), as the context's objects it holds are; `writesEveryProperty` is written only
+/// there, and every other field is set in `init`.
 open class NSMergeConflict: NSObject, @unchecked Sendable {
     /// The context's object.
     public let sourceObject: NSManagedObject
