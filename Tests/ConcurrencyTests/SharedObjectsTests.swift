@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// Objects the package declares `Sendable` used from several threads at once, as Apple's SDK allows: one fetch
-/// request fetched by contexts on several queues is left as it was, and a store removed while another thread
-/// reads it has no coordinator afterwards. CI also runs this probe built with the thread sanitizer (`.ci/run`).
+/// request fetched by contexts on several queues gives each the right results, and a store removed while another
+/// thread reads it has no coordinator afterwards. CI also runs this probe built with the thread sanitizer
+/// (`.ci/run`), where a data race fails the run.
 @Suite struct SharedObjectsTests {
     @Test func sendableObjectsWorkFromSeveralThreadsAtOnce() throws {
         let run = try ProbeProcess.run(["shared"], environment: ["COREDATA_CONCURRENCY_DEBUG": "1"])
