@@ -3,11 +3,7 @@
 ///
 /// A save under `NSErrorMergePolicy` throws 133021 (`NSManagedObjectConstraintMergeError`) with these under
 /// the error's "conflictList" key; the other policies resolve them (see `NSMergePolicy.resolve(constraintConflicts:)`).
-///
-/// `@unchecked Sendable`: made by a save on the saving context's queue and used there (by its merge policy, or by the
-/// code that catches the save's error), as the context's objects it holds are; `databaseObjectWasLoaded` is written
-/// only there.
-open class NSConstraintConflict: NSObject, @unchecked Sendable {
+open class NSConstraintConflict: NSObject {
     /// The names of the constrained properties.
     public let constraint: [String]
     /// The context's object for the saved row that has the values, or nil for a conflict among unsaved objects.

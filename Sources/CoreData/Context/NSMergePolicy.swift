@@ -141,11 +141,7 @@ public var NSRollbackMergePolicy: Any { NSMergePolicy.rollback }
 /// Snapshots hold every attribute and to-one relationship by name, as Apple's do: attribute values in the
 /// form `value(forKey:)` returns, to-one destinations as `NSManagedObjectID`s, nil as `NSNull`; to-many
 /// relationships are left out (read them from the store as needed).
-///
-/// `@unchecked Sendable`: made by a save on the saving context's queue and used there (by its merge policy, or by the
-/// code that catches the save's error), as the context's objects it holds are; `writesEveryProperty` is written only
-/// there, and every other field is set in `init`.
-open class NSMergeConflict: NSObject, @unchecked Sendable {
+open class NSMergeConflict: NSObject {
     /// The context's object.
     public let sourceObject: NSManagedObject
     /// The context's values of the object, as it holds them when the conflict is found.
