@@ -24,21 +24,25 @@ public enum ConformanceSuite {
 }
 
 /// How to make stores of the type under test.
+///
+/// `@unchecked Sendable`: a value whose `options` (store options: numbers, strings, URLs) are only read once it is
+/// made; `makeURL` is `@Sendable`, since cases running in parallel call it from several threads.
 public struct ConformanceConfiguration: @unchecked Sendable {
     /// The store type name, as registered with the coordinator.
     public var storeType: String
     /// Options added to every store (cases add their own, such as read-only).
     public var options: [AnyHashable: Any]
-    /// A fresh, unused store URL in a directory that exists and that nothing else uses.
-    public var makeURL: () -> URL
+    /// A fresh, unused store URL in a directory that exists and that nothing else uses; called from several
+    /// threads when cases run in parallel.
+    public var makeURL: @Sendable () -> URL
 
     /// A configuration for a store type, with URLs in new temporary directories.
-    public init(storeType: NSPersistentStore.StoreType, options: [AnyHashable: Any] = [:], makeURL: (() -> URL)? = nil) {
+    public init(storeType: NSPersistentStore.StoreType, options: [AnyHashable: Any] = [:], makeURL: (@Sendable () -> URL)? = nil) {
         self.init(storeTypeName: storeType.rawValue, options: options, makeURL: makeURL)
     }
 
     /// A configuration for a store type given by name.
-    public init(storeTypeName: String, options: [AnyHashable: Any] = [:], makeURL: (() -> URL)? = nil) {
+    public init(storeTypeName: String, options: [AnyHashable: Any] = [:], makeURL: (@Sendable () -> URL)? = nil) {
         self.storeType = storeTypeName
         self.options = options
         self.makeURL = makeURL ?? {

@@ -84,6 +84,8 @@ enum ConcurrentSaveCases {
 }
 
 /// Failures collected from several threads.
+///
+/// `@unchecked Sendable`: `failures` is read and written only under `lock`.
 private final class FailureList: @unchecked Sendable {
     private let lock = NSLock()
     private var failures: [String] = []

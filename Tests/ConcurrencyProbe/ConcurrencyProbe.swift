@@ -40,6 +40,9 @@ enum ConcurrencyProbe {
             let saves = Int(CommandLine.arguments.dropFirst(3).first ?? "") ?? 60
             DispatchQueue.main.async { Stress(workers: workers, savesEach: saves).start() }
             dispatchMain()
+        case "shared":
+            // Objects declared Sendable used from several threads at once (`SharedObjects`); ends the process.
+            SharedObjects().run()
         case "misuse-fetch":
             let background = Scenario().container.newBackgroundContext()
             background.name = "background"
@@ -102,7 +105,7 @@ enum ConcurrencyProbe {
             }
             finish()
         default:
-            print("usage: ConcurrencyProbe main-thread|run-loop|dispatch-main|async-main|main-actor|stress [workers saves]|misuse-fetch|misuse-object|sql-debug|migration-debug")
+            print("usage: ConcurrencyProbe main-thread|run-loop|dispatch-main|async-main|main-actor|stress [workers saves]|shared|misuse-fetch|misuse-object|sql-debug|migration-debug")
             exit(64)
         }
         // The served checks end the process; give them time, then report a hang.

@@ -6,7 +6,7 @@ import Testing
 /// their own on the test server (`PostgreSQLTestServer`). Skipped, with the reason, when no server can be had.
 @Suite(.enabled(if: PostgreSQLTestServer.url != nil, Comment(rawValue: PostgreSQLTestServer.unavailableReason)))
 struct PostgreSQLConformanceTests {
-    static let plan = ConformancePlan(ConformanceConfiguration(storeType: .postgreSQL, makeURL: PostgreSQLTestServer.newStoreURL))
+    static let plan = ConformancePlan(ConformanceConfiguration(storeType: .postgreSQL, makeURL: { PostgreSQLTestServer.newStoreURL() }))
 
     @Test(arguments: PostgreSQLTestServer.url == nil ? [] : plan.applicable)
     func conformance(_ testCase: ConformanceCase) throws {

@@ -4,6 +4,8 @@
 /// for Apple's platforms that creates one therefore builds and runs unchanged, against local stores.
 ///
 /// `initializeCloudKitSchema(options:)` throws 134091 (unsupported): there is no CloudKit schema to make.
+///
+/// `@unchecked Sendable`: it adds no state to `NSPersistentContainer`.
 open class NSPersistentCloudKitContainer: NSPersistentContainer, @unchecked Sendable {
     /// Apple's schema-initialization options; accepted, never used.
     public struct NSPersistentCloudKitContainerSchemaInitializationOptions: OptionSet, Sendable {
@@ -27,6 +29,9 @@ public typealias NSPersistentCloudKitContainerSchemaInitializationOptions = NSPe
 
 /// Which CloudKit container a store would sync with (Apple's class of the same name): kept on the store
 /// description, never used, since nothing syncs on Linux.
+///
+/// `@unchecked Sendable`: `containerIdentifier` is a `let`; `databaseScope` is configured before the options are
+/// given to a store description, then only read.
 open class NSPersistentCloudKitContainerOptions: NSObject, @unchecked Sendable {
     /// The CloudKit container's identifier (`iCloud.com.example.App`).
     public let containerIdentifier: String

@@ -1,5 +1,9 @@
 /// A whole Core Data stack: a model, a coordinator, its stores and a main-queue context
 /// (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: the name, model, coordinator and view context are `let`s (each `Sendable` itself);
+/// `persistentStoreDescriptions` is configured before `loadPersistentStores`, then only read; `modelLoadingError` is
+/// set only while initializing.
 open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// The container's name; the default store file is `<name>.sqlite`.
     public let name: String
@@ -68,6 +72,7 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
                 }
             }
             if description.shouldAddStoreAsynchronously {
+                // Called once, on that queue; the loop does not touch `add` again.
                 let work = UncheckedSendable(add)
                 DispatchQueue.global().async { work.value() }
             } else {

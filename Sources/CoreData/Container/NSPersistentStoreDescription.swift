@@ -1,4 +1,7 @@
 /// How a container adds one store: type, location, configuration and options (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: configured before `loadPersistentStores` reads it (on another queue when
+/// `shouldAddStoreAsynchronously`), then only read.
 open class NSPersistentStoreDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The store type name (`NSSQLiteStoreType` by default).
     open var type: String = NSSQLiteStoreType

@@ -3,7 +3,7 @@
 ///
 /// A save under `NSErrorMergePolicy` throws 133021 (`NSManagedObjectConstraintMergeError`) with these under
 /// the error's "conflictList" key; the other policies resolve them (see `NSMergePolicy.resolve(constraintConflicts:)`).
-open class NSConstraintConflict: NSObject, @unchecked Sendable {
+open class NSConstraintConflict: NSObject {
     /// The names of the constrained properties.
     public let constraint: [String]
     /// The context's object for the saved row that has the values, or nil for a conflict among unsaved objects.

@@ -116,7 +116,8 @@ extension NSManagedObjectContext {
     }
 
     /// Replaces sort descriptors made from Swift key paths (`NSSortDescriptor(keyPath: \Book.title, …)`) by
-    /// descriptors with the property names they read, which stores sort by.
+    /// descriptors with the property names they read, which stores sort by. Contexts on other queues may do the
+    /// same with the same request at once: its `sortDescriptors` is locked, and each writes the same names.
     /// - Throws: 134060 naming the descriptor when its key path reads no property of the entity that a store can
     ///   sort by (a computed property of the class, a to-many relationship).
     private func nameKeyPathSorts<T>(of request: NSFetchRequest<T>, entity: NSEntityDescription) throws {

@@ -22,6 +22,7 @@ extension NSManagedObjectContext {
 
     /// Puts `block` at the end of the context's queue, to run as one of the context's blocks.
     func enqueue(_ block: @escaping () -> Void) {
+        // The block (and the closure running it) is called once, on the context's queue, and touched nowhere else.
         let work = UncheckedSendable(block)
         let run = { [self] in runBlock { work.value() } }
         let task = UncheckedSendable(run)
@@ -99,6 +100,9 @@ extension NSManagedObjectContext {
 
 /// The result of a block run on a context's queue, carried to the task that awaits it. The continuation's
 /// resumption orders the write before the read, so no lock is needed.
+///
+/// `@unchecked Sendable`: `result` is written once, on the context's queue, before the continuation is resumed, and
+/// read only by the task that resumption wakes.
 private final class OutcomeBox<Value, Failure: Error>: @unchecked Sendable {
     var result: Result<Value, Failure>?
 

@@ -15,6 +15,10 @@ public enum NSManagedObjectContextConcurrencyType: UInt, Sendable {
 ///
 /// A context is used from its own queue: the main queue for `.mainQueueConcurrencyType`, a private serial
 /// queue otherwise, reached with `perform` or `performAndWait`. Objects belong to one context.
+///
+/// `@unchecked Sendable`: its state is touched only on its queue (inside `perform`/`performAndWait`, Apple's rule,
+/// which the concurrency check enforces); what other threads may call (`perform`, `performAndWait`,
+/// `concurrencyType`) reads only `let`s.
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The context's concurrency kind.
     public let concurrencyType: NSManagedObjectContextConcurrencyType

@@ -26,6 +26,9 @@ public enum NSMergePolicyType: UInt, Sendable {
 /// Version conflicts are resolved while the coordinator's lock is held, so no other save through the
 /// coordinator can write between the resolution and the next attempt. A policy's methods therefore must not
 /// wait for another context of the same coordinator on another queue.
+///
+/// `@unchecked Sendable`: its only field, `mergeType`, is a `let`, and the built-in resolutions keep no state; a
+/// subclass that keeps state must protect it, since one policy may serve contexts on several queues.
 open class NSMergePolicy: NSObject, @unchecked Sendable {
     /// The policy's kind: which built-in resolution the methods of this class perform.
     public let mergeType: NSMergePolicyType
@@ -138,7 +141,7 @@ public var NSRollbackMergePolicy: Any { NSMergePolicy.rollback }
 /// Snapshots hold every attribute and to-one relationship by name, as Apple's do: attribute values in the
 /// form `value(forKey:)` returns, to-one destinations as `NSManagedObjectID`s, nil as `NSNull`; to-many
 /// relationships are left out (read them from the store as needed).
-open class NSMergeConflict: NSObject, @unchecked Sendable {
+open class NSMergeConflict: NSObject {
     /// The context's object.
     public let sourceObject: NSManagedObject
     /// The context's values of the object, as it holds them when the conflict is found.

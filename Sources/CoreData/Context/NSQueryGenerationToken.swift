@@ -5,6 +5,8 @@
 /// stores do not offer yet. `NSManagedObjectContext.setQueryGenerationFrom(_:)` therefore throws 134091 for a
 /// token (and accepts nil, which unpins), and `queryGenerationToken` is always nil, as it is on Apple's
 /// platforms for an unpinned context.
+///
+/// `@unchecked Sendable`: it has no state.
 public final class NSQueryGenerationToken: NSObject, @unchecked Sendable {
     /// The token that asks for the store's current generation at the context's next read.
     public static let current = NSQueryGenerationToken()

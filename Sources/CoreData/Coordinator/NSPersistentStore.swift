@@ -4,6 +4,10 @@ import CoreDataInMemory
 ///
 /// The store's data is handled by a backend that implements the store contract (`PersistentStoreBackend`);
 /// this object is the public handle that object IDs, requests and the coordinator refer to.
+///
+/// `@unchecked Sendable`: `persistentStoreCoordinator`, `url` and the pending metadata are read and written only
+/// under `lock`; `remoteChangeWatcher` only under the coordinator's lock (adding and removing the store); every other
+/// field is a `let`.
 open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// A store type name (Apple's `NSPersistentStore.StoreType`).
     public struct StoreType: RawRepresentable, Hashable, Sendable {
@@ -28,8 +32,13 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Object IDs of this store point here.
     let identity: StoreIdentity
 
-    /// The coordinator the store is added to.
-    open internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// The coordinator the store is added to; nil once it is removed. Read from any context's queue, written
+    /// by the coordinator when it adds or removes the store.
+    open internal(set) var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        get { locked { coordinatorReference } }
+        set { locked { coordinatorReference = newValue } }
+    }
+    private weak var coordinatorReference: NSPersistentStoreCoordinator?
     /// The store type name.
     public let type: String
     /// The configuration whose entities the store holds, or nil for all.
@@ -37,12 +46,17 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The options the store was added with.
     public let options: [AnyHashable: Any]?
     /// The store's location (for the in-memory store, only a name).
-    open var url: URL?
+    open var url: URL? {
+        get { locked { storedURL } }
+        set { locked { storedURL = newValue } }
+    }
+    private var storedURL: URL?
     /// Metadata set with `setMetadata` and not saved yet, numbered by setting; any context's save may read
-    /// and clear it, so it is only touched under `pendingMetadataLock`.
+    /// and clear it.
     private var pendingMetadata: PendingMetadata?
     private var pendingMetadataSettings = 0
-    private let pendingMetadataLock = NSLock()
+    /// Guards `coordinatorReference`, `storedURL` and the pending metadata, which contexts on any queue reach.
+    private let lock = NSLock()
     /// Posts remote-change notifications for a store added with the option (see `RemoteChangeWatcher`).
     var remoteChangeWatcher: RemoteChangeWatcher?
 
@@ -50,7 +64,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         self.backend = backend
         self.type = type
         self.configurationName = configurationName ?? "PF_DEFAULT_CONFIGURATION_NAME"
-        self.url = url
+        self.storedURL = url
         self.options = options
         let uuid = backend.metadata[NSStoreUUIDKey] as? String ?? UUID().uuidString
         self.identity = StoreIdentity(identifier: uuid)
@@ -75,10 +89,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
             return persistentStoreCoordinator?.backendMetadata(of: self) ?? backend.metadata
         }
         set {
-            pendingMetadataLock.lock()
-            defer { pendingMetadataLock.unlock() }
-            pendingMetadataSettings += 1
-            pendingMetadata = newValue.map { PendingMetadata(values: $0, setting: pendingMetadataSettings) }
+            locked {
+                pendingMetadataSettings += 1
+                pendingMetadata = newValue.map { PendingMetadata(values: $0, setting: pendingMetadataSettings) }
+            }
         }
     }
 
@@ -93,18 +107,21 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
 
     /// Metadata set since the last save, handed to the store with the next save.
     func peekPendingMetadata() -> PendingMetadata? {
-        pendingMetadataLock.lock()
-        defer { pendingMetadataLock.unlock() }
-        return pendingMetadata
+        locked { pendingMetadata }
     }
 
     /// Forgets the pending metadata once a save wrote `written`; metadata set again since is kept for the
     /// next save.
     func clearPendingMetadata(written: PendingMetadata?) {
         guard let written else { return }
-        pendingMetadataLock.lock()
-        defer { pendingMetadataLock.unlock() }
-        if pendingMetadata?.setting == written.setting { pendingMetadata = nil }
+        locked { if pendingMetadata?.setting == written.setting { pendingMetadata = nil } }
+    }
+
+    /// Runs `body` holding the store's own lock (a leaf: nothing is called while it is held).
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
     }
 
     /// Whether this store holds objects of `entity`.

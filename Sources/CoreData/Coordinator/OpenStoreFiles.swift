@@ -1,5 +1,7 @@
 /// The store files this process has open, through any coordinator, so that destroying or replacing a store
 /// under a coordinator that still uses it is refused instead of losing that coordinator's later saves.
+///
+/// `@unchecked Sendable`: `stores` is read and written only under `lock`.
 final class OpenStoreFiles: @unchecked Sendable {
     static let shared = OpenStoreFiles()
 

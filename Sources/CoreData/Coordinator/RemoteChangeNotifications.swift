@@ -22,6 +22,9 @@ public let NSPersistentHistoryTokenKey = "historyToken"
 /// the watcher reads it four times a second on a queue of its own, under the coordinator's lock, and posts
 /// once for each interval in which it changed. It stops when the store leaves its coordinator. Stores
 /// whose backend cannot tell (the atomic stores, which read their file once) are not watched.
+///
+/// `@unchecked Sendable`: `lastCount` is touched only on `queue` (the timer's handler); `store` and `timer` are set
+/// in `init` and then only read, and cancelling a dispatch source is thread-safe.
 final class RemoteChangeWatcher: @unchecked Sendable {
     static let interval = DispatchTimeInterval.milliseconds(250)
 

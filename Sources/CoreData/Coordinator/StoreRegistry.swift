@@ -6,6 +6,8 @@ import CoreDataBinary
 
 /// The store types a coordinator can add, by type name. The built-in stores are registered here; users add
 /// theirs with `NSPersistentStoreCoordinator.registerStoreClass(_:type:)`.
+///
+/// `@unchecked Sendable`: `classes` is read and written only under `lock`.
 final class StoreRegistry: @unchecked Sendable {
     static let shared = StoreRegistry()
 

@@ -8,6 +8,8 @@
 /// (`let e: NSExpression`) needs `CoreData.NSExpression`.
 ///
 /// Guarantees: evaluating never traps; an unknown function evaluates to nil, and a fetch using one throws.
+///
+/// `@unchecked Sendable`: immutable once made: `form` is a `let` and `parseError` is set only by the initializer.
 open class NSExpression: NSObject, @unchecked Sendable {
     /// The kinds of expression, with Apple's raw values.
     public enum ExpressionType: UInt, Sendable {

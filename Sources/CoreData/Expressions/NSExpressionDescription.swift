@@ -4,6 +4,9 @@
 /// Put it in a fetch request's `propertiesToFetch` with `resultType = .dictionaryResultType`. Aggregate
 /// functions (`sum:`, `count:`, `min:`, `max:`, `average:`, …) reduce all matching rows, or each group of
 /// `propertiesToGroupBy`; other expressions are evaluated on each row (or on a group's first row).
+///
+/// `@unchecked Sendable`: configured before the fetch request that holds it is shared, then only read, as requests
+/// are.
 open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
     /// The expression computed for each result.
     open var expression: NSExpression?

@@ -16,6 +16,9 @@ public enum NSPersistentHistoryResultType: Int, Sendable {
 
 /// Fetches or deletes persistent history, executed with `NSManagedObjectContext.execute(_:)` (Apple's class of
 /// the same name). History is recorded by SQLite stores added with `NSPersistentHistoryTrackingKey`.
+///
+/// `@unchecked Sendable`: configured before it is shared, then only read, as Apple's SDK treats requests: executing
+/// it never writes it.
 open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecked Sendable {
     enum Operation {
         case fetch
@@ -77,6 +80,9 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecke
 }
 
 /// The result of a persistent-history request (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: immutable: `result` and `resultType` are `let`s, and what `result` holds (IDs, a number,
+/// transactions and changes) does not change once returned.
 open class NSPersistentHistoryResult: NSPersistentStoreResult, @unchecked Sendable {
     /// By `resultType`: `true`, `[NSManagedObjectID]`, an `NSNumber`, `[NSPersistentHistoryTransaction]` or
     /// `[NSPersistentHistoryChange]`.

@@ -1,6 +1,8 @@
 /// A position in the persistent history of a coordinator's stores: for each store (by identifier), the number
 /// of the last transaction it covers (Apple's class of the same name). Tokens compare equal when they name the
 /// same transactions, and can be archived (`NSSecureCoding`) to remember how far an app has read.
+///
+/// `@unchecked Sendable`: immutable: its only field, `transactionNumbers`, is a `let`.
 open class NSPersistentHistoryToken: NSObject, NSSecureCoding, @unchecked Sendable {
     /// Transaction numbers by store identifier.
     let transactionNumbers: [String: Int64]

@@ -1,4 +1,7 @@
 /// One save recorded in a store's persistent history (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: immutable once a history fetch returns it: that fetch sets `changes` before it returns, and
+/// every other field is a `let`.
 open class NSPersistentHistoryTransaction: NSObject, @unchecked Sendable {
     /// When the save happened.
     public let timestamp: Date
@@ -59,6 +62,9 @@ public enum NSPersistentHistoryChangeType: Int, Sendable {
 }
 
 /// One object's change in a recorded save (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: immutable once a history fetch returns it: `transaction` is set by that fetch before it
+/// returns, and every other field is a `let`.
 open class NSPersistentHistoryChange: NSObject, @unchecked Sendable {
     /// The change's number in its store.
     public let changeID: Int64

@@ -8,6 +8,7 @@
 extension NSEntityMigrationPolicy {
     private static let registry = PolicyRegistry()
 
+    /// `@unchecked Sendable`: `classes` is read and written only under `lock`.
     private final class PolicyRegistry: @unchecked Sendable {
         let lock = NSLock()
         var classes: [String: NSEntityMigrationPolicy.Type] = [:]

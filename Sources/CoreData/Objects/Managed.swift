@@ -69,6 +69,9 @@ extension Managed: ManagedPropertyReflecting {
 }
 
 /// Maps a `@Managed` property (by its storage key path) and an entity layout to a slot, computed once.
+///
+/// `@unchecked Sendable`: each thread reads and writes only its own `Table` (`ThreadLocal`); `kept` is touched only
+/// under `keptLock`.
 @usableFromInline
 final class ManagedSlotCache: @unchecked Sendable {
     @usableFromInline static let shared = ManagedSlotCache()

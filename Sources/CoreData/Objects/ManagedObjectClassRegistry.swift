@@ -5,6 +5,9 @@
 /// (`NSFetchRequest<Person>`), and the `@Managed` relationship properties of a class seen before (whose element
 /// types name their destinations' classes). A class named by `managedObjectClassName` with its module prefix
 /// is also tried by name. Until a class is learned, objects of the entity are plain `NSManagedObject`s.
+///
+/// `@unchecked Sendable`: `classByEntity`, `reflectedClasses`, `modulePrefixes` and `models` are read and written
+/// only under `lock`; `making` is per thread (`ThreadLocal`).
 final class ManagedObjectClassRegistry: @unchecked Sendable {
     static let shared = ManagedObjectClassRegistry()
 

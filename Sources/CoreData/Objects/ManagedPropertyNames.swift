@@ -8,6 +8,9 @@ import Foundation
 /// and never forgotten (they come from source code, so there are few). Numbering a name takes no lock once the
 /// calling thread has seen it; looking a number up takes a lock, and happens once per property and entity
 /// (`ManagedSlotCache`).
+///
+/// `@unchecked Sendable`: `names` and `numbers` are read and written only under `lock`; `seen` is per thread
+/// (`ThreadLocal`).
 @usableFromInline
 final class ManagedPropertyNames: @unchecked Sendable {
     @usableFromInline static let shared = ManagedPropertyNames()

@@ -1,5 +1,8 @@
 /// A fetch that `execute(_:)` starts and returns from at once; the fetch runs later on the context's queue and
 /// hands its result to the completion block there (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: `fetchRequest` and `completionBlock` are `let`s (the block runs only on the context's
+/// queue); `estimatedResultCount` is configured before the request is executed, then only read.
 open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Sendable {
     /// The fetch to run.
     public let fetchRequest: NSFetchRequest<ResultType>
@@ -19,6 +22,9 @@ open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, @un
 }
 
 /// The result of a store request that runs after `execute(_:)` returns (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: `operationError` and the cancelled flag are read and written only under `lock`; every other
+/// field is a `let` (`Progress` is thread-safe).
 open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult, @unchecked Sendable {
     /// The context the request runs in.
     public let managedObjectContext: NSManagedObjectContext
@@ -59,6 +65,8 @@ open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult, @unchec
 }
 
 /// The result of an asynchronous fetch: `finalResult` once it has run (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: `finalResult` is read and written only under the result's lock; `fetchRequest` is a `let`.
 open class NSAsynchronousFetchResult<ResultType>: NSPersistentStoreAsynchronousResult, @unchecked Sendable {
     /// The request this result belongs to.
     public let fetchRequest: NSAsynchronousFetchRequest<ResultType>

@@ -5,6 +5,10 @@ import Dispatch
 /// A temporary ID is given to an object when it is inserted; saving (or `obtainPermanentIDs(for:)`)
 /// replaces it with a permanent ID, made of the store, the entity and a primary key, which stays the same
 /// across saves, reopens and processes. Two IDs are equal when they name the same object.
+///
+/// `@unchecked Sendable`: immutable: every field is a `let` (obtaining a permanent ID makes a new ID, it never
+/// changes a temporary one), and the counter of temporary numbers is touched only under `counterLock`; the model is
+/// frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on `entity` is only read.
 open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unchecked Sendable {
     /// The entity of the object.
     public let entity: NSEntityDescription

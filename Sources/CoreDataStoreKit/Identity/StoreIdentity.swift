@@ -2,11 +2,14 @@
 ///
 /// An addition to Apple's API. Object IDs from the same opened store share one identity, so comparing IDs
 /// compares identities by reference. The public `NSPersistentStore` sets `handle` to itself.
+///
+/// `@unchecked Sendable`: `identifier` is a `let`; `handle` is set once, by the store that makes the identity, before
+/// any object ID carries it (its setter is `package`), then only read.
 public final class StoreIdentity: @unchecked Sendable {
     /// The store's UUID (`NSStoreUUID`), used in object ID URIs.
     public let identifier: String
-    /// The public store object (an `NSPersistentStore`), while it is added to a coordinator.
-    public weak var handle: AnyObject?
+    /// The public store object (an `NSPersistentStore`), while it is added to a coordinator; set once, by that store.
+    public package(set) weak var handle: AnyObject?
 
     /// The identity of an opened store whose UUID is `identifier`, not yet linked to a handle.
     public init(identifier: String) {

@@ -3,6 +3,9 @@
 /// Slots run over every property of the entity, inherited ones first in their ancestors' order, so a slot
 /// number means the same property in an entity and in all of its subentities. Built once per entity
 /// (`NSEntityDescription.layout`) and immutable.
+///
+/// `@unchecked Sendable`: immutable: every field is a `let`, and the values it holds (default values, value types,
+/// properties of a model frozen once a coordinator uses it) are not changed through it.
 public final class EntityLayout: @unchecked Sendable {
     /// What a slot holds, so hot paths need no dynamic casts.
     public enum SlotKind: Equatable, Sendable {

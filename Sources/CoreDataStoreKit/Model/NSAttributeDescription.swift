@@ -1,4 +1,7 @@
 /// An attribute of an entity: a named value of one `NSAttributeType` (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: the model is frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it
+/// is only read.
 open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// The attribute's type, with Apple's raw values.
     open var attributeType: NSAttributeType = .undefinedAttributeType {

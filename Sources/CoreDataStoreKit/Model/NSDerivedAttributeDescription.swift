@@ -3,6 +3,9 @@
 ///
 /// The expression is kept as the model file writes it (`derivationExpressionFormat`); stores here do not
 /// compute derived values yet.
+///
+/// `@unchecked Sendable`: the model is frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it
+/// is only read.
 open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sendable {
     /// An addition to Apple's API: the derivation expression as a model file writes it (expression format text).
     open var derivationExpressionFormat: String? {

@@ -3,6 +3,9 @@
 ///
 /// An entity's `properties` are the ones it declares; `propertiesByName` also holds the inherited ones.
 /// Once the entity's model is used by a coordinator, it must not change.
+///
+/// `@unchecked Sendable`: the model is frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it
+/// is only read; `cachedLayout` is read and written only under `layoutLock`.
 open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity's name, unique in its model.
     open var name: String? {
@@ -173,6 +176,9 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 }
 
 /// A fetch index of an entity (Apple's `NSFetchIndexDescription`, reduced to what stores use).
+///
+/// `@unchecked Sendable`: configured before its entity's model is used by a coordinator, then only read
+/// (`NSManagedObjectModel`).
 open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     /// The index's name, unique in its entity.
     open var name: String
@@ -190,6 +196,9 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
 }
 
 /// One property of a fetch index (Apple's `NSFetchIndexElementDescription`).
+///
+/// `@unchecked Sendable`: configured before its entity's model is used by a coordinator, then only read
+/// (`NSManagedObjectModel`).
 open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     /// The kind of index, with Apple's raw values.
     public enum CollationType: UInt, Sendable {

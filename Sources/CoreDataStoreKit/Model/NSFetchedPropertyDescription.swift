@@ -2,6 +2,9 @@
 ///
 /// The fetch is described by the destination entity's name and a predicate; `$FETCH_SOURCE` in the predicate
 /// stands for the object the property is read on. Fetched properties are never stored.
+///
+/// `@unchecked Sendable`: the model is frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it
+/// is only read.
 open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Sendable {
     /// The name of the entity the fetch returns.
     open var destinationEntityName: String? {

@@ -3,6 +3,10 @@
 ///
 /// Entities are numbered as Apple numbers them in a SQLite store (`Z_ENT`): root entities in case-insensitive
 /// alphabetical order, each followed by its subentities, depth first, also alphabetically.
+///
+/// `@unchecked Sendable`: the model is frozen once a coordinator is created with it (a later change stops the
+/// program, as Apple's "Can't modify an immutable model" does), so what threads share is only read; before that it is
+/// configured on one thread.
 open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     /// The model's entities, subentities included. Setting it makes this model their owner.
     open var entities: [NSEntityDescription] = [] {

@@ -1,6 +1,9 @@
 /// A property of an entity: an attribute, a relationship or a fetched property (Apple's class of the same name).
 ///
 /// A property belongs to at most one entity. Once its model is used by a coordinator, it must not change.
+///
+/// `@unchecked Sendable`: the model is frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it
+/// is only read.
 open class NSPropertyDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The property's name, unique within its entity and the entity's ancestors.
     open var name: String = "" {

@@ -14,6 +14,9 @@ public enum NSDeleteRule: UInt, Sendable {
 ///
 /// A relationship is to-many when `maxCount` is anything but 1. Its destination and inverse are held weakly:
 /// the model owns its entities.
+///
+/// `@unchecked Sendable`: the model is frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it
+/// is only read.
 open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
     /// The entity the relationship points at.
     open weak var destinationEntity: NSEntityDescription? {

@@ -11,7 +11,7 @@
 ///     print("saved with \(saved.name)")
 /// }
 /// ```
-public struct ModelVersion: @unchecked Sendable {
+public struct ModelVersion: Sendable {
     /// The version's name: its file name without the extension (`SampleModel2` for `SampleModel2.xcdatamodel`
     /// or `SampleModel2.mom`).
     public let name: String

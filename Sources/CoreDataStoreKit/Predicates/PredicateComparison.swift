@@ -5,7 +5,7 @@
 /// The modifier applies to the left operand, which should then be a collection (a to-many key path, an array):
 /// `ANY` is true when the comparison holds for some element, `ALL` when it holds for every element (true for an
 /// empty collection), `NONE` when it holds for no element.
-public struct PredicateComparison: Hashable, @unchecked Sendable {
+public struct PredicateComparison: Hashable, Sendable {
     /// The left operand.
     public var lhs: PredicateOperand
     /// The operator.

@@ -4,7 +4,7 @@
 /// bind them as SQL parameters by type. Managed objects and object IDs (anything that is
 /// ``StoredObjectReference``) become ``object(_:)``; an argument of an unknown type is kept as ``opaque(_:)``
 /// and compared by equality in memory.
-public enum PredicateConstant: Hashable, @unchecked Sendable {
+public enum PredicateConstant: Hashable, Sendable {
     /// `nil`, `NULL`, `NSNull`, or a nil argument.
     case null
     /// `TRUE`/`YES`, `FALSE`/`NO`, or a `Bool` argument.
@@ -90,6 +90,10 @@ public enum PredicateConstant: Hashable, @unchecked Sendable {
 
 /// An object constant, compared as the evaluator compares objects: equal when both are
 /// ``StoredObjectReference``s with equal non-nil keys, or when they are the same instance.
+///
+/// `@unchecked Sendable`: `object` is a `let`, the argument as given, which the predicate never changes: it is only
+/// compared by identity or through its `storedObjectKey`, on the queue of the context that evaluates the predicate
+/// (as Apple's rule for managed objects requires).
 public struct PredicateObjectConstant: Hashable, @unchecked Sendable {
     /// The object as given.
     public let object: AnyObject
@@ -113,6 +117,9 @@ public struct PredicateObjectConstant: Hashable, @unchecked Sendable {
 /// A value of a type the predicate language does not know (a custom struct, a dictionary, …).
 ///
 /// Equal when both values are `Hashable` and equal as `AnyHashable`; otherwise never equal to anything.
+///
+/// `@unchecked Sendable`: `value` is a `let`, the argument as given, which the predicate only compares for equality
+/// and never changes.
 public struct PredicateOpaqueConstant: Hashable, @unchecked Sendable {
     /// The value as given.
     public let value: Any

@@ -9,7 +9,7 @@
 ///   empty `or` is false, as in `NSCompoundPredicate`.
 /// - Equal trees print the same ``format`` and the printed format parses back to an equal tree (except for
 ///   ``block(_:)`` nodes and object constants, which have no textual form).
-public indirect enum PredicateNode: Hashable, @unchecked Sendable {
+public indirect enum PredicateNode: Hashable, Sendable {
     /// `TRUEPREDICATE` or `FALSEPREDICATE`, and `NSPredicate(value:)`.
     case constant(Bool)
     /// A comparison of two operands, such as `name BEGINSWITH[c] "a"` or `ANY items.price > 5`.
@@ -28,6 +28,9 @@ public indirect enum PredicateNode: Hashable, @unchecked Sendable {
 /// A predicate that can only be evaluated by calling it (an `NSPredicate(block:)`, or a subclass we do not know).
 ///
 /// Equal when it wraps the same predicate instance.
+///
+/// `@unchecked Sendable`: `predicate` is a `let`, and an `NSPredicate` is not changed once made; its block runs where
+/// the fetch or evaluation that uses it runs.
 public struct PredicateBlockReference: Hashable, @unchecked Sendable {
     /// The wrapped predicate; evaluate it with `evaluate(with:substitutionVariables:)`.
     public let predicate: NSPredicate

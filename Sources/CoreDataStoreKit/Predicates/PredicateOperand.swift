@@ -4,7 +4,7 @@
 /// operators (`@count`, `@sum`, …) become ``aggregate(_:_:)`` nodes wrapping the collection they apply to, so
 /// `items.@sum.price` is `.aggregate(.sum, .keyPath(["items", "price"]))` and `SUBQUERY(…).@count` is
 /// `.aggregate(.count, .subquery(…))`.
-public indirect enum PredicateOperand: Hashable, @unchecked Sendable {
+public indirect enum PredicateOperand: Hashable, Sendable {
     /// A literal or an argument (`%@`, `%d`, …): a string, number, date, array given as one value, …
     case constant(PredicateConstant)
     /// The object being evaluated: `SELF`.

@@ -117,6 +117,9 @@ public enum PredicateStrings {
 }
 
 /// Compiled regular expressions by pattern and case option; forgets everything when it grows past its bound.
+///
+/// `@unchecked Sendable`: `entries` is read and written only under `lock`; a compiled `NSRegularExpression` is
+/// immutable, and Foundation documents it safe to match on several threads at once.
 final class RegexCache: @unchecked Sendable {
     static let shared = RegexCache()
     private let lock = NSLock()

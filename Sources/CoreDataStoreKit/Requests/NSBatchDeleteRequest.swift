@@ -15,6 +15,9 @@ public enum NSBatchDeleteRequestResultType: UInt, Sendable {
 /// destinations, and deny makes the whole request fail. Contexts do not see the deletions until they merge
 /// them (`NSManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`) or refetch. Unlike Apple's, every
 /// built-in store supports it, not only SQLite.
+///
+/// `@unchecked Sendable`: configured before it is executed, then only read (`fetchRequest` has a private setter,
+/// `objectIDs` is a `let`).
 open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
     /// The fetch that selects the objects to delete (its entity, predicate, sort, limit and offset count).
     open private(set) var fetchRequest: NSFetchRequest<NSFetchRequestResult>
@@ -43,9 +46,13 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
 }
 
 /// The result of a store request (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: it has no state; each subclass says what protects its own.
 open class NSPersistentStoreResult: NSObject, @unchecked Sendable {}
 
 /// The result of a batch delete: a status, a count or object IDs, by the request's result type.
+///
+/// `@unchecked Sendable`: immutable: `result` (a number or object IDs) and `resultType` are `let`s.
 open class NSBatchDeleteResult: NSPersistentStoreResult, @unchecked Sendable {
     /// `true` (as `NSNumber`), the count, or `[NSManagedObjectID]`, as the request asked.
     public let result: Any?

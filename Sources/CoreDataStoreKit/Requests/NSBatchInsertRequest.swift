@@ -20,6 +20,9 @@ public enum NSBatchInsertRequestResultType: UInt, Sendable {
 /// default throws 1570, and relationships or transient attributes throw 134091. Validation rules beyond
 /// these (ranges, patterns) are not applied, as on Apple's platforms. Contexts do not see the new objects
 /// until they fetch.
+///
+/// `@unchecked Sendable`: configured before it is executed, then only read; its handlers run only on the queue of the
+/// context that executes it.
 open class NSBatchInsertRequest: NSPersistentStoreRequest, @unchecked Sendable {
     /// The name of the entity whose objects are inserted.
     public let entityName: String
@@ -71,6 +74,8 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest, @unchecked Sendable {
 }
 
 /// The result of a batch insert: a status, a count or object IDs, by the request's result type.
+///
+/// `@unchecked Sendable`: immutable: `result` (a number or object IDs) and `resultType` are `let`s.
 open class NSBatchInsertResult: NSPersistentStoreResult, @unchecked Sendable {
     /// `true` (as `NSNumber`), the count (as `NSNumber`), or `[NSManagedObjectID]`, as the request asked.
     public let result: Any?

@@ -19,6 +19,8 @@ public enum NSBatchUpdateRequestResultType: UInt, Sendable {
 /// this; we do, so a store never holds a row that cannot be saved again). Each updated row's version
 /// (`Z_OPT`) goes up by one. Contexts do not see the changes until they merge the updated IDs
 /// (`NSManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)` with `NSUpdatedObjectsKey`) or refetch.
+///
+/// `@unchecked Sendable`: configured before it is executed, then only read.
 open class NSBatchUpdateRequest: NSPersistentStoreRequest, @unchecked Sendable {
     /// The name of the entity whose objects are updated.
     public let entityName: String
@@ -51,6 +53,8 @@ open class NSBatchUpdateRequest: NSPersistentStoreRequest, @unchecked Sendable {
 }
 
 /// The result of a batch update: a status, a count or object IDs, by the request's result type.
+///
+/// `@unchecked Sendable`: immutable: `result` (a number or object IDs) and `resultType` are `let`s.
 open class NSBatchUpdateResult: NSPersistentStoreResult, @unchecked Sendable {
     /// `true` (as `NSNumber`), the count (as `NSNumber`), or `[NSManagedObjectID]`, as the request asked.
     public let result: Any?

@@ -19,6 +19,9 @@ public struct NSFetchRequestResultType: OptionSet, Sendable {
 /// The result type parameter is unconstrained (see `NSFetchRequestResult`): write `NSFetchRequest<Person>`,
 /// `NSFetchRequest<NSFetchRequestResult>`, `NSFetchRequest<NSDictionary>` or `NSFetchRequest<NSManagedObjectID>`
 /// as on Apple's platforms.
+///
+/// `@unchecked Sendable`: configured before it is shared, then only read, as Apple's SDK treats requests; the one
+/// field a fetch writes, `sortDescriptors` (naming key-path sorts), is read and written only under `sortLock`.
 open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Sendable {
     /// The entity to fetch; set directly or found from `entityName` by the context.
     open var entity: NSEntityDescription?
@@ -32,8 +35,23 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
     open var predicate: NSPredicate?
     /// The order of the results; nil leaves it to the store. A descriptor made from a Swift key path
     /// (`NSSortDescriptor(keyPath: \Book.title, ascending: true)`) sorts by the properties the key path reads,
-    /// which a context finds when it fetches.
-    open var sortDescriptors: [NSSortDescriptor]?
+    /// which a context finds when it fetches and puts in its place (a descriptor with that `key`, as Apple's
+    /// has from the start). Contexts on several queues may fetch with one request at once.
+    open var sortDescriptors: [NSSortDescriptor]? {
+        get {
+            sortLock.lock()
+            defer { sortLock.unlock() }
+            return storedSortDescriptors
+        }
+        set {
+            sortLock.lock()
+            defer { sortLock.unlock() }
+            storedSortDescriptors = newValue
+        }
+    }
+    private var storedSortDescriptors: [NSSortDescriptor]?
+    /// Guards `storedSortDescriptors`, which a fetch on any context's queue may replace.
+    private let sortLock = NSLock()
     /// The most objects to return; 0 means no limit.
     open var fetchLimit: Int = 0
     /// How many matching objects to skip first.

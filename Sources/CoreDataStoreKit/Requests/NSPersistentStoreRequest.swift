@@ -14,6 +14,9 @@ public enum NSPersistentStoreRequestType: UInt, Sendable {
 }
 
 /// A request sent to stores (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: configured before it is shared, then only read, as Apple's SDK treats requests: executing a
+/// request never writes it.
 open class NSPersistentStoreRequest: NSObject, NSCopying, @unchecked Sendable {
     /// The stores the request goes to, as `NSPersistentStore` objects (typed as `affectedStores` in `CoreData`);
     /// nil means every store that holds the entity.

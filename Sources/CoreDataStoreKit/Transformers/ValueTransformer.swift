@@ -32,6 +32,9 @@ extension _ValueTransformerLookup where Self == ValueTransformer {
 ///
 /// Core Data stores a transformable value as the transformer's `transformedValue(_:)` and reads it back with
 /// `reverseTransformedValue(_:)`, except for the unarchiving transformers, whose direction is the opposite.
+///
+/// `@unchecked Sendable`: the class has no state of its own, and `registry` is read and written only under `lock`; a
+/// subclass that keeps state must protect it, since the registry hands one instance to every thread.
 open class ValueTransformer: NSObject, @unchecked Sendable {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var registry: [String: ValueTransformer] = [
@@ -77,6 +80,8 @@ open class ValueTransformer: NSObject, @unchecked Sendable {
 
 /// Unarchives keyed archives (`transformedValue`) and archives values (`reverseTransformedValue`); Core Data's
 /// default transformer for transformable attributes (Apple's class of the same name).
+///
+/// `@unchecked Sendable`: it has no state.
 open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Sendable {
     /// The classes an archive may contain: Foundation's value classes. Subclasses list their own.
     open class var allowedTopLevelClasses: [AnyClass] {
