@@ -59,9 +59,7 @@ final class Gauge: NSManagedObject {
             #expect(result?.result as? Int == 2)
         }
         let other = try inMemoryContext()
-        other.performAndWait {
-            #expect(throws: NSError.self) { try coordinator.execute(request, with: other) }
-        }
+        #expect(throws: NSError.self) { try other.performAndWait { try coordinator.execute(request, with: other) } }
     }
 
     @Test func setNilValueForKeyIsCalledForNilNumbers() throws {

@@ -129,7 +129,7 @@ import CoreData
 
     @Test func validationReportsEveryProblem() throws {
         let context = try inMemoryContext()
-        try context.performAndWait {
+        context.performAndWait {
             _ = Book(context: context)
             _ = Book(context: context)
             do {
