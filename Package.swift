@@ -6,6 +6,11 @@ import PackageDescription
 /// Layout (see Docs/Architecture.md): the store contract lives in `CoreDataStoreKit`, each built-in store
 /// in `Backends/<Name>` (the SQL stores share the schema and predicate compiler in `Backends/SQL`), Apple's
 /// public classes in `CoreData`, and the shared conformance suite in `Conformance/`.
+/// The library, its stores, the conformance suite and the tool build in Swift 6 language mode with complete
+/// concurrency checking (issue 10); each `@unchecked Sendable` in them says what protects its state. Tests and
+/// examples stay in Swift 5 mode, as most code written against Apple's Core Data is.
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
 let package = Package(
     name: "swift-coredata",
     platforms: [.macOS(.v13)],
@@ -17,19 +22,19 @@ let package = Package(
         .plugin(name: "CoreDataModelPlugin", targets: ["CoreDataModelPlugin"]),
     ],
     targets: [
-        .target(name: "CoreDataStoreKit", path: "Sources/CoreDataStoreKit"),
-        .target(name: "CoreDataInMemory", dependencies: ["CoreDataStoreKit"], path: "Backends/InMemory"),
+        .target(name: "CoreDataStoreKit", path: "Sources/CoreDataStoreKit", swiftSettings: swift6),
+        .target(name: "CoreDataInMemory", dependencies: ["CoreDataStoreKit"], path: "Backends/InMemory", swiftSettings: swift6),
         .systemLibrary(name: "CSQLite", path: "Backends/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "CoreDataSQL", dependencies: ["CoreDataStoreKit"], path: "Backends/SQL"),
-        .target(name: "CoreDataSQLite", dependencies: ["CoreDataStoreKit", "CoreDataSQL", "CSQLite"], path: "Backends/SQLite"),
+        .target(name: "CoreDataSQL", dependencies: ["CoreDataStoreKit"], path: "Backends/SQL", swiftSettings: swift6),
+        .target(name: "CoreDataSQLite", dependencies: ["CoreDataStoreKit", "CoreDataSQL", "CSQLite"], path: "Backends/SQLite", swiftSettings: swift6),
         .systemLibrary(name: "CLibPQ", path: "Backends/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .target(name: "CoreDataPostgreSQL", dependencies: ["CoreDataStoreKit", "CoreDataSQL", "CLibPQ"], path: "Backends/PostgreSQL"),
+        .target(name: "CoreDataPostgreSQL", dependencies: ["CoreDataStoreKit", "CoreDataSQL", "CLibPQ"], path: "Backends/PostgreSQL", swiftSettings: swift6),
         .systemLibrary(name: "CLibXML2", path: "Backends/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
-        .target(name: "CoreDataXML", dependencies: ["CoreDataStoreKit", "CLibXML2"], path: "Backends/XML"),
-        .target(name: "CoreDataBinary", dependencies: ["CoreDataStoreKit"], path: "Backends/Binary"),
-        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory", "CoreDataSQLite", "CoreDataXML", "CoreDataBinary", "CoreDataPostgreSQL"], path: "Sources/CoreData"),
-        .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance"),
-        .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataStoreKit", "CoreDataSQLite", "CoreDataBinary", "CSQLite"], path: "Sources/coredata"),
+        .target(name: "CoreDataXML", dependencies: ["CoreDataStoreKit", "CLibXML2"], path: "Backends/XML", swiftSettings: swift6),
+        .target(name: "CoreDataBinary", dependencies: ["CoreDataStoreKit"], path: "Backends/Binary", swiftSettings: swift6),
+        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory", "CoreDataSQLite", "CoreDataXML", "CoreDataBinary", "CoreDataPostgreSQL"], path: "Sources/CoreData", swiftSettings: swift6),
+        .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance", swiftSettings: swift6),
+        .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataStoreKit", "CoreDataSQLite", "CoreDataBinary", "CSQLite"], path: "Sources/coredata", swiftSettings: swift6),
         .plugin(name: "CoreDataModelPlugin", capability: .buildTool(), dependencies: ["coredata"], path: "Plugins/CoreDataModelPlugin"),
         .executableTarget(name: "ModelResourceExample", dependencies: ["CoreData", "CoreDataStoreKit"],
                           path: "Examples/ModelResourceExample", resources: [.copy("Library.xcdatamodeld")]),
@@ -44,14 +49,18 @@ let package = Package(
         // policy subclass, a history reader, batch deletes and backups (issue 14's corpus).
         .target(name: "AppleStyleJournal", dependencies: ["CoreData"], path: "Examples/AppleStyleJournal",
                 exclude: ["Journal.xcdatamodeld"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
+        // A migrator that finds its compiled mapping model (the plugin's NotesV1toV2.cdm) in its bundle.
+        .target(name: "MappingModelExample", dependencies: ["CoreData"], path: "Examples/MappingModelExample",
+                exclude: ["Notes.xcdatamodeld", "NotesV1toV2.xcmappingmodel"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
         .target(name: "StoreTestSupport", dependencies: ["CoreData"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "GeneratedModelTests", dependencies: ["GeneratedModelExample", "CoreData"]),
         .testTarget(name: "XcodeGeneratedClassTests", dependencies: ["XcodeGeneratedClasses", "CoreData"]),
         .testTarget(name: "AppleStyleJournalTests", dependencies: ["AppleStyleJournal", "CoreData"]),
+        .testTarget(name: "MappingModelExampleTests", dependencies: ["MappingModelExample", "CoreData"]),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit", "StoreTestSupport"]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData"],
                     resources: [.copy("Resources/Model.xcdatamodeld"), .copy("Resources/MustC.xcdatamodeld")]),
-        .testTarget(name: "ReadmeTests", dependencies: ["CoreData"]),
+        .testTarget(name: "ReadmeTests", dependencies: ["CoreData", "CoreDataConformance"]),
         .executableTarget(name: "ConcurrencyProbe", dependencies: ["CoreData"], path: "Tests/ConcurrencyProbe",
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "ConcurrencyTests", dependencies: ["ConcurrencyProbe", "CoreData"]),

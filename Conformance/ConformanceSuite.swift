@@ -20,7 +20,7 @@ public enum ConformanceSuite {
     /// Every case, in a stable order.
     public static let cases: [ConformanceCase] =
         AddStoreCases.all + SaveCases.all + FetchCases.all + FaultingCases.all + RegistrationCases.all + PredicateCases.all + BatchDeleteCases.all + BatchRequestCases.all + ConstraintCases.all
-        + NestedContextCases.all + StoreFileCases.all + ConcurrentSaveCases.all + MigrationCases.all + UndoCases.all
+        + NestedContextCases.all + StoreFileCases.all + ConcurrentSaveCases.all + MigrationCases.all + UndoCases.all + CompositeAttributeCases.all
 }
 
 /// How to make stores of the type under test.
@@ -81,15 +81,20 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
 
 /// Thrown by a case that does not apply to the store under test.
 public struct ConformanceSkip: Error, CustomStringConvertible {
+    /// The name of the case skipped, such as `add-store/reopen`.
     public let caseName: String
+    /// Why the case does not apply to the store under test.
     public let reason: String
     public var description: String { "\(caseName) skipped: \(reason)" }
 }
 
 /// Thrown by a failed check; says which case, which check, and where.
 public struct ConformanceFailure: Error, CustomStringConvertible, LocalizedError {
+    /// The name of the case that failed.
     public let caseName: String
+    /// What the check expected and what it found.
     public let message: String
+    /// Where the failed check is in the suite's sources (`CoreDataConformance/File.swift:line`).
     public let location: String
     public var description: String { "\(caseName): \(message) (\(location))" }
     public var errorDescription: String? { description }
@@ -127,9 +132,12 @@ public struct ConformancePlan: Sendable {
     public let applicable: [ConformanceCase]
     /// The cases that need a capability the store lacks.
     public let skipped: [ConformanceCase]
-    /// What the store can do (empty when the probe store could not be added, so every case runs and fails).
+    /// What the store can do, as a probe store declared it; when the probe store could not be added, every
+    /// capability but `.rowsInMemory`, so that every case runs (and fails with the store's error).
     public let capabilities: StoreCapabilities
 
+    /// Works out the plan for the store `configuration` describes: adds a probe store to read its declared
+    /// `capabilities`, then sorts the suite's cases into `applicable` and `skipped`.
     public init(_ configuration: ConformanceConfiguration) {
         self.configuration = configuration
         let capabilities = ConformanceEnvironment.probeCapabilities(configuration) ?? [.persistsToFile, .persistent, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration]

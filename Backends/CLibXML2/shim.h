@@ -10,4 +10,8 @@
 #include <libxml/xmlreader.h>
 #include <libxml/xmlwriter.h>
 #include <libxml/xmlerror.h>
+
+/// Frees memory libxml2 allocated (`xmlFree`). libxml2 declares `xmlFree` as a global function-pointer variable,
+/// which Swift 6 refuses to read from Swift as shared mutable state; this function reads it in C.
+static inline void clibxml2_free(void *pointer) { xmlFree(pointer); }
 #endif

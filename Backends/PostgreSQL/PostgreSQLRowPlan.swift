@@ -10,13 +10,25 @@ final class PostgreSQLRowPlan {
         case attribute(NSAttributeType)
         /// A to-one: the destination's `Z_ENT` is read from `entityColumn`, or is always `destination`.
         case toOne(entityColumn: Int?, destination: Int32)
+        /// A composite attribute: one column per leaf, in `CompositeAttributeValue.leaves(of:)` order.
+        case composite(NSCompositeAttributeDescription, leaves: [(column: Int, type: NSAttributeType)])
     }
 
     struct Field {
         var slot: Int
-        /// Index into the table's columns (add 3 for the position in `selectList`).
+        /// Index into the table's columns (add 3 for the position in `selectList`); a composite's first leaf.
         var column: Int
         var kind: Kind
+
+        /// Every column the field writes, in parameter order: its column, a to-one's entity column, a
+        /// composite's leaf columns.
+        var columns: [Int] {
+            switch kind {
+            case .attribute: return [column]
+            case .toOne(let entityColumn, _): return [column] + (entityColumn.map { [$0] } ?? [])
+            case .composite(_, let leaves): return leaves.map(\.column)
+            }
+        }
     }
 
     let entity: NSEntityDescription
@@ -38,6 +50,12 @@ final class PostgreSQLRowPlan {
         var fields: [Field] = []
         for slot in layout.storedSlots {
             let property = layout.allProperties[slot]
+            if let composite = property as? NSCompositeAttributeDescription {
+                guard let columns = table.leafColumnsByComposite[ObjectIdentifier(composite)], let first = columns.first else { continue }
+                let types = CompositeAttributeValue.leaves(of: composite).map(\.attribute.attributeType)
+                fields.append(Field(slot: slot, column: first, kind: .composite(composite, leaves: Array(zip(columns, types)))))
+                continue
+            }
             guard let column = table.columnByProperty[ObjectIdentifier(property)] else { continue }
             if let attribute = property as? NSAttributeDescription {
                 fields.append(Field(slot: slot, column: column, kind: .attribute(attribute.attributeType)))
@@ -51,10 +69,7 @@ final class PostgreSQLRowPlan {
         fieldBySlot = Dictionary(fields.map { ($0.slot, $0) }, uniquingKeysWith: { first, _ in first })
         selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { SQLSchema.quote($0.name) }).map { "t0.\($0)" }.joined(separator: ", ")
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        for field in fields {
-            columns.append(SQLSchema.quote(table.columns[field.column].name))
-            if case .toOne(let entityColumn?, _) = field.kind { columns.append(SQLSchema.quote(table.columns[entityColumn].name)) }
-        }
+        for field in fields { columns += field.columns.map { SQLSchema.quote(table.columns[$0].name) } }
         insertSQL = "INSERT INTO \(SQLSchema.quote(table.name)) (\(columns.joined(separator: ", "))) VALUES (\(columns.indices.map { "$\($0 + 1)" }.joined(separator: ", ")))"
     }
 
@@ -72,6 +87,9 @@ final class PostgreSQLRowPlan {
             switch field.kind {
             case .attribute(let type):
                 values[field.slot] = PostgreSQLValueCoding.decode(result.text(index, column), as: type)
+            case .composite(let composite, let leaves):
+                let leafValues = leaves.map { PostgreSQLValueCoding.decode(result.text(index, $0.column + 3), as: $0.type) }
+                values[field.slot] = CompositeAttributeValue.assemble(leafValues, of: composite)
             case .toOne(let entityColumn, let destination):
                 guard let key = result.int64(index, column) else { continue }
                 let number = entityColumn.flatMap { result.int64(index, $0 + 3) }.map { Int32(truncatingIfNeeded: $0) } ?? destination
@@ -91,6 +109,18 @@ final class PostgreSQLRowPlan {
                 throw CoreDataError.saveFailed("attribute \(name) of \(entity.name ?? "") holds a \(value.map { "\(Swift.type(of: $0))" } ?? "nil"), which cannot be stored as \(type)")
             }
             return [encoded]
+        case .composite(let composite, let leaves):
+            let name = entity.layout.allProperties[field.slot].name
+            if let value, !(value is [String: Any]) {
+                throw CoreDataError.saveFailed("attribute \(name) of \(entity.name ?? "") holds a \(Swift.type(of: value)), which is not a composite value")
+            }
+            return try zip(CompositeAttributeValue.leaves(of: composite), leaves).map { leaf, column in
+                let leafValue = CompositeAttributeValue.value(at: leaf.path, in: value)
+                guard let encoded = PostgreSQLValueCoding.encode(leafValue, as: column.type) else {
+                    throw CoreDataError.saveFailed("element \(name).\(leaf.dottedPath) of \(entity.name ?? "") holds a \(leafValue.map { "\(Swift.type(of: $0))" } ?? "nil"), which cannot be stored as \(column.type)")
+                }
+                return encoded
+            }
         case .toOne(let entityColumn, _):
             let key = value as? ObjectKey
             var result: [String?] = [key.map { String($0.primaryKey) }]

@@ -18,9 +18,9 @@ extension PostgreSQLStore {
             guard let slot = plan.entity.layout.slotByName[assignment.attribute.name], let field = plan.fieldBySlot[slot] else {
                 throw CoreDataError.unsupported("batch updates of \(assignment.attribute.name), which has no column in this store")
             }
-            for value in try plan.parameters(for: field, value: assignment.value) {
+            for (column, value) in zip(field.columns, try plan.parameters(for: field, value: assignment.value)) {
                 parameters.append(value)
-                assignments.append("\(SQLSchema.quote(plan.table.columns[field.column].name)) = $\(parameters.count)")
+                assignments.append("\(SQLSchema.quote(plan.table.columns[column].name)) = $\(parameters.count)")
             }
         }
         assignments.append("Z_OPT = Z_OPT + 1")

@@ -95,8 +95,7 @@ extension PostgreSQLStore {
         var parameters: [String?] = []
         for slot in Set(update.changedSlots).sorted() {
             guard let field = plan.fieldBySlot[slot] else { continue }
-            var columns = [plan.table.columns[field.column].name]
-            if case .toOne(let entityColumn?, _) = field.kind { columns.append(plan.table.columns[entityColumn].name) }
+            let columns = field.columns.map { plan.table.columns[$0].name }
             let values = try plan.parameters(for: field, value: slot < update.row.values.count ? update.row.values[slot] : nil)
             for (column, value) in zip(columns, values) {
                 parameters.append(value)
@@ -129,8 +128,8 @@ extension PostgreSQLStore {
         for update in updates {
             guard let plan = plan(for: update.row.key.entityNumber), plan.entity.layout.hasUniquenessConstraints else { continue }
             let constrained = SQLSchema.constrainedSlots(of: plan.entity)
-            let columns = update.changedSlots.filter(constrained.contains).compactMap { slot in
-                plan.fieldBySlot[slot].map { SQLSchema.quote(plan.table.columns[$0.column].name) }
+            let columns = update.changedSlots.filter(constrained.contains).flatMap { slot in
+                (plan.fieldBySlot[slot]?.columns ?? []).map { SQLSchema.quote(plan.table.columns[$0].name) }
             }
             guard !columns.isEmpty else { continue }
             var sql = "UPDATE \(SQLSchema.quote(plan.table.name)) SET \(columns.map { "\($0) = NULL" }.joined(separator: ", ")) WHERE Z_PK = $1"

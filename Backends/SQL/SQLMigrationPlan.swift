@@ -165,6 +165,21 @@ public struct SQLMigrationPlan {
         }
         for entity in SQLSchema.hierarchy(of: table.root) {
             for property in entity.properties where !property.isTransient {
+                if let composite = property as? NSCompositeAttributeDescription {
+                    // Each leaf column is copied from the old table's column of the same name, when it has one.
+                    let having = pairs.filter { $0.new.isKindOf(entity: entity) }.map(\.old)
+                    guard !having.isEmpty else { continue }
+                    for index in table.leafColumnsByComposite[ObjectIdentifier(composite)] ?? [] {
+                        let column = table.columns[index]
+                        guard let oldType = source.columnType(column.name, in: old) else { continue }
+                        guard let read = schema.dialect.migratedColumn("o.\(q(column.name))", from: oldType, to: column.type) else {
+                            throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: composite.name,
+                                                                   reason: "the column of \(column.purpose) changed from \(oldType) to \(column.type)")
+                        }
+                        add(column.name, read, for: having)
+                    }
+                    continue
+                }
                 let relationship = property as? NSRelationshipDescription
                 guard relationship?.isToMany != true, let index = table.columnByProperty[ObjectIdentifier(property)] else { continue }
                 let column = table.columns[index]

@@ -258,6 +258,12 @@ public final class SQLPredicateCompiler {
         for (index, name) in path.enumerated() {
             let isLast = index == path.count - 1
             guard let property = entity.propertiesByName[name], !property.isTransient, let table = schema.table(for: entity) else { return nil }
+            if let composite = property as? NSCompositeAttributeDescription {
+                // `location.latitude`: the leaf's own column; a whole composite has no one column.
+                guard !isLast, let leaf = table.column(forLeaf: path[(index + 1)...], of: composite) else { return nil }
+                return Expression(sql: dialect.readExpression("\(alias).\(leaf.name)", type: leaf.type),
+                                  kind: Kind(leaf.type), attributeType: leaf.type)
+            }
             if let attribute = property as? NSAttributeDescription {
                 guard isLast, let column = table.column(for: attribute) else { return nil }
                 return Expression(sql: dialect.readExpression("\(alias).\(column)", type: attribute.attributeType),

@@ -8,7 +8,11 @@ extension SQLSchema {
         var current: NSEntityDescription? = entity
         while let declaring = current {
             for constraint in declaring.uniquenessConstraints {
-                for case let name as String in constraint { if let slot = entity.layout.slotByName[name] { slots.insert(slot) } }
+                for case let name as String in constraint {
+                    // A composite's leaf (`location.latitude`) constrains the composite's slot.
+                    let property = name.split(separator: ".", maxSplits: 1).first.map(String.init) ?? name
+                    if let slot = entity.layout.slotByName[property] { slots.insert(slot) }
+                }
             }
             current = declaring.superentity
         }

@@ -88,6 +88,9 @@ public final class SQLSchema {
         public internal(set) var columns: [Column] = []
         /// Column index (into `columns`) of each stored attribute and to-one relationship.
         public internal(set) var columnByProperty: [ObjectIdentifier: Int] = [:]
+        /// The columns (indexes into `columns`) of each stored composite attribute's leaves, in
+        /// `CompositeAttributeValue.leaves(of:)` order.
+        public internal(set) var leafColumnsByComposite: [ObjectIdentifier: [Int]] = [:]
         /// The `Z<n>_<REL>` column of a to-one whose destination has subentities.
         public internal(set) var entityColumnByRelationship: [ObjectIdentifier: Int] = [:]
         /// The `Z_FOK_<REL>` column of a to-one whose inverse is an ordered to-many.
@@ -109,9 +112,34 @@ public final class SQLSchema {
             return "CREATE TABLE \(q(name)) ( \(parts.joined(separator: ", ")) )"
         }
 
-        /// The quoted column name of a property's column, or nil when the property has none.
+        /// The quoted column name of a property's column, or nil when the property has none (a composite has
+        /// one per leaf: `column(forLeaf:of:)`).
         public func column(for property: NSPropertyDescription) -> String? {
             columnByProperty[ObjectIdentifier(property)].map { q(columns[$0].name) }
+        }
+
+        /// The quoted column of the leaf at `path` (element names below the composite) of a stored composite,
+        /// with the leaf's type; nil when the path names no leaf.
+        public func column(forLeaf path: some Collection<String>, of composite: NSCompositeAttributeDescription) -> (name: String, type: NSAttributeType)? {
+            guard let indexes = leafColumnsByComposite[ObjectIdentifier(composite)] else { return nil }
+            let wanted = Array(path)
+            for (leaf, index) in zip(CompositeAttributeValue.leaves(of: composite), indexes) where leaf.path == wanted {
+                return (q(columns[index].name), leaf.attribute.attributeType)
+            }
+            return nil
+        }
+
+        /// The quoted column and attribute type a key of a uniqueness constraint or fetch index names in
+        /// `entity`: a stored attribute or to-one (`name`), or a composite's leaf (`location.latitude`).
+        func column(forKey key: String, in entity: NSEntityDescription) -> (name: String, type: NSAttributeType?)? {
+            let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard let property = entity.propertiesByName[parts[0]] else { return nil }
+            if parts.count > 1 {
+                guard let composite = property as? NSCompositeAttributeDescription,
+                      let leaf = column(forLeaf: parts.dropFirst(), of: composite) else { return nil }
+                return (leaf.name, leaf.type)
+            }
+            return column(for: property).map { ($0, (property as? NSAttributeDescription)?.attributeType) }
         }
     }
 
@@ -264,11 +292,24 @@ public final class SQLSchema {
     private func buildColumns(_ table: Table) {
         // Each column with the property (or role) it serves, in declaration order, then grouped by type.
         let key = dialect.keyColumnType
-        enum Role { case value(NSPropertyDescription), entity(NSRelationshipDescription), order(NSRelationshipDescription) }
+        enum Role {
+            case value(NSPropertyDescription), entity(NSRelationshipDescription), order(NSRelationshipDescription)
+            case leaf(NSCompositeAttributeDescription, Int)
+        }
         var pending: [(column: Column, role: Role)] = []
         for entity in storedHierarchy(of: table.root) {
             let of = " of \(entity.name ?? "")"
             for case let attribute as NSAttributeDescription in entity.properties where !attribute.isTransient {
+                if let composite = attribute as? NSCompositeAttributeDescription {
+                    // One column per leaf, `Z<COMPOSITE>_<ELEMENT>` (nested: `Z<A>_<B>_<C>`); see SQLiteStore.md.
+                    for (number, leaf) in CompositeAttributeValue.leaves(of: composite).enumerated() {
+                        guard let rank = Self.rank(of: leaf.attribute.attributeType) else { continue }
+                        let name = "Z" + Self.upper(composite.name) + "_" + leaf.path.map(Self.upper).joined(separator: "_")
+                        pending.append((Column(name: name, type: dialect.columnType(of: leaf.attribute.attributeType), rank: rank,
+                                               purpose: "element \(composite.name).\(leaf.dottedPath)" + of), .leaf(composite, number)))
+                    }
+                    continue
+                }
                 guard let rank = Self.rank(of: attribute.attributeType) else { continue }
                 let type = dialect.columnType(of: attribute.attributeType)
                 pending.append((Column(name: "Z" + Self.upper(attribute.name), type: type, rank: rank, purpose: "attribute \(attribute.name)" + of),
@@ -301,6 +342,7 @@ public final class SQLSchema {
             pending[index].column.name = base + String(suffix)
             used.insert(base + String(suffix))
         }
+        var leafColumns: [ObjectIdentifier: [(Int, Int)]] = [:]
         let ordered = pending.enumerated().sorted { ($0.element.column.rank, $0.offset) < ($1.element.column.rank, $1.offset) }.map(\.element)
         for (index, item) in ordered.enumerated() {
             table.columns.append(item.column)
@@ -308,8 +350,10 @@ public final class SQLSchema {
             case .value(let property): table.columnByProperty[ObjectIdentifier(property)] = index
             case .entity(let relationship): table.entityColumnByRelationship[ObjectIdentifier(relationship)] = index
             case .order(let relationship): table.orderColumnByRelationship[ObjectIdentifier(relationship)] = index
+            case .leaf(let composite, let number): leafColumns[ObjectIdentifier(composite), default: []].append((number, index))
             }
         }
+        for (composite, columns) in leafColumns { table.leafColumnsByComposite[composite] = columns.sorted { $0.0 < $1.0 }.map(\.1) }
         for entity in storedHierarchy(of: table.root) {
             for case let relationship as NSRelationshipDescription in entity.properties
             where relationship.isToMany && !relationship.isTransient {
@@ -412,9 +456,12 @@ public final class SQLSchema {
             let entityName = entity.name ?? ""
             for index in entity.indexes {
                 let columns = index.elements.compactMap { element -> String? in
-                    let property = element.property ?? element.propertyName.flatMap { entity.propertiesByName[$0] }
-                    guard let property, let column = table.column(for: property) else { return nil }
-                    return indexKey(column, property, ascending: element.isAscending)
+                    if let property = element.property, let column = table.column(for: property) {
+                        return indexKey(column, property, ascending: element.isAscending)
+                    }
+                    guard let name = element.propertyName ?? element.property?.name,
+                          let column = table.column(forKey: name, in: entity) else { return nil }
+                    return dialect.indexKey(column.name, type: column.type, ascending: element.isAscending)
                 }
                 guard !columns.isEmpty else { continue }
                 let name = "Z_\(entityName)_\(index.name)"
@@ -423,9 +470,7 @@ public final class SQLSchema {
             for constraint in entity.uniquenessConstraints {
                 let names = constraint.compactMap { $0 as? String }
                 let keys = names.compactMap { name in
-                    entity.propertiesByName[name].flatMap { property in
-                        table.column(for: property).map { indexKey($0, property, ascending: true) }
-                    }
+                    table.column(forKey: name, in: entity).map { dialect.indexKey($0.name, type: $0.type, ascending: true) }
                 }
                 guard !keys.isEmpty, keys.count == names.count else { continue }
                 let name = "Z_\(entityName)_UNIQUE_" + names.joined(separator: "_")

@@ -11,13 +11,25 @@ final class SQLiteRowPlan {
         case attribute(NSAttributeType, external: Bool)
         /// A to-one: the destination's `Z_ENT` is read from `entityColumn`, or is always `destination`.
         case toOne(entityColumn: Int?, destination: Int32)
+        /// A composite attribute: one column per leaf, in `CompositeAttributeValue.leaves(of:)` order.
+        case composite(NSCompositeAttributeDescription, leaves: [(column: Int, type: NSAttributeType)])
     }
 
     struct Field {
         var slot: Int
-        /// Index into the table's columns (add 3 for the position in `selectList`).
+        /// Index into the table's columns (add 3 for the position in `selectList`); a composite's first leaf.
         var column: Int
         var kind: Kind
+
+        /// Every column the field writes, in binding order: its column, a to-one's entity column, a composite's
+        /// leaf columns.
+        var columns: [Int] {
+            switch kind {
+            case .attribute: return [column]
+            case .toOne(let entityColumn, _): return [column] + (entityColumn.map { [$0] } ?? [])
+            case .composite(_, let leaves): return leaves.map(\.column)
+            }
+        }
     }
 
     let entity: NSEntityDescription
@@ -48,6 +60,12 @@ final class SQLiteRowPlan {
         var fields: [Field] = []
         for slot in layout.storedSlots {
             let property = layout.allProperties[slot]
+            if let composite = property as? NSCompositeAttributeDescription {
+                guard let columns = table.leafColumnsByComposite[ObjectIdentifier(composite)], let first = columns.first else { continue }
+                let types = CompositeAttributeValue.leaves(of: composite).map(\.attribute.attributeType)
+                fields.append(Field(slot: slot, column: first, kind: .composite(composite, leaves: Array(zip(columns, types)))))
+                continue
+            }
             guard let column = table.columnByProperty[ObjectIdentifier(property)] else { continue }
             if let attribute = property as? NSAttributeDescription {
                 fields.append(Field(slot: slot, column: column, kind: .attribute(attribute.attributeType, external: attribute.allowsExternalBinaryDataStorage)))
@@ -65,10 +83,7 @@ final class SQLiteRowPlan {
         fieldBySlot = Dictionary(fields.map { ($0.slot, $0) }, uniquingKeysWith: { a, _ in a })
         selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { q($0.name) }).map { "\(alias).\($0)" }.joined(separator: ", ")
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        for field in fields {
-            columns.append(q(table.columns[field.column].name))
-            if case .toOne(let entityColumn?, _) = field.kind { columns.append(q(table.columns[entityColumn].name)) }
-        }
+        for field in fields { columns += field.columns.map { q(table.columns[$0].name) } }
         insertSQL = "INSERT INTO \(q(table.name)) (\(columns.joined(separator: ", "))) VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))"
     }
 
@@ -99,6 +114,9 @@ final class SQLiteRowPlan {
             switch field.kind {
             case .attribute(let type, let external):
                 values[field.slot] = SQLValueCoding.decode(statement, column, as: type, externalStorage: external, storeURL: storeURL)
+            case .composite(let composite, let leaves):
+                let leafValues = leaves.map { SQLValueCoding.decode(statement, Int32($0.column + 3), as: $0.type, storeURL: storeURL) }
+                values[field.slot] = CompositeAttributeValue.assemble(leafValues, of: composite)
             case .toOne(let entityColumn, let destination):
                 guard !statement.isNull(at: column) else { continue }
                 let number = entityColumn.map { schema.modelNumber(forStored: statement.int64(at: Int32($0 + 3))) } ?? destination
@@ -109,8 +127,8 @@ final class SQLiteRowPlan {
                         version: version, values: values)
     }
 
-    private func unstorable(_ field: Field, _ value: Any?, _ type: NSAttributeType) -> NSError {
-        let name = entity.layout.allProperties[field.slot].name
+    private func unstorable(_ field: Field, _ value: Any?, _ type: NSAttributeType, element: String? = nil) -> NSError {
+        let name = entity.layout.allProperties[field.slot].name + (element.map { "." + $0 } ?? "")
         return CoreDataError.saveFailed("attribute \(name) of \(entity.name.orEmpty) holds a \(value.map { "\(Swift.type(of: $0))" } ?? "nil"), which cannot be stored as \(type)")
     }
 
@@ -134,6 +152,13 @@ final class SQLiteRowPlan {
                 try statement.bind(encoded, at: index)
             }
             return index + 1
+        case .composite:
+            var next = index
+            for encoded in try bindings(for: field, value: value) {
+                try statement.bind(encoded, at: next)
+                next += 1
+            }
+            return next
         case .toOne(let entityColumn, _):
             let key = value as? ObjectKey
             if let key { statement.bind(key.primaryKey, at: index) } else { try statement.bind(.null, at: index) }
@@ -151,6 +176,15 @@ final class SQLiteRowPlan {
                 throw unstorable(field, value, type)
             }
             return [encoded]
+        case .composite(let composite, let leaves):
+            if let value, !(value is [String: Any]) { throw unstorable(field, value, .compositeAttributeType) }
+            return try zip(CompositeAttributeValue.leaves(of: composite), leaves).map { leaf, column in
+                let leafValue = CompositeAttributeValue.value(at: leaf.path, in: value)
+                guard let encoded = SQLValueCoding.encode(leafValue, as: column.type) else {
+                    throw unstorable(field, leafValue, column.type, element: leaf.dottedPath)
+                }
+                return encoded
+            }
         case .toOne(let entityColumn, _):
             let key = value as? ObjectKey
             var result: [SQLValue] = [key.map { .integer($0.primaryKey) } ?? .null]

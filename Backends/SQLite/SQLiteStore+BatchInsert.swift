@@ -18,10 +18,7 @@ extension SQLiteStore {
         }
         guard !request.rows.isEmpty else { return [] }
         let head = String(plan.insertSQL[..<valuesRange.lowerBound])
-        let perRow = 3 + plan.fields.reduce(0) { count, field in
-            if case .toOne(_?, _) = field.kind { return count + 2 }
-            return count + 1
-        }
+        let perRow = 3 + plan.fields.reduce(0) { count, field in count + field.columns.count }
         let chunk = max(1, min(64, 32_000 / perRow))
         let placeholders = "(" + Array(repeating: "?", count: perRow).joined(separator: ", ") + ")"
         let entityNumber = plan.storedEntityNumber

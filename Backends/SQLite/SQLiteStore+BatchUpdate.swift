@@ -57,9 +57,9 @@ extension SQLiteStore {
             guard let slot = plan.entity.layout.slotByName[assignment.attribute.name], let field = plan.fieldBySlot[slot] else {
                 throw CoreDataError.unsupported("batch updates of \(assignment.attribute.name), which has no column in this store")
             }
-            for value in try plan.bindings(for: field, value: assignment.value) {
+            for (column, value) in zip(field.columns, try plan.bindings(for: field, value: assignment.value)) {
                 bindings.append(value)
-                parts.append("\(q(plan.table.columns[field.column].name)) = ?\(bindings.count)")
+                parts.append("\(q(plan.table.columns[column].name)) = ?\(bindings.count)")
             }
         }
         parts.append("Z_OPT = Z_OPT + 1")

@@ -112,8 +112,8 @@ extension SQLiteStore {
         for update in updates {
             guard let plan = plan(for: update.row.key.entityNumber), plan.entity.layout.hasUniquenessConstraints else { continue }
             let constrained = SQLSchema.constrainedSlots(of: plan.entity)
-            let columns = update.changedSlots.filter(constrained.contains).compactMap { slot in
-                plan.fieldBySlot[slot].map { q(plan.table.columns[$0.column].name) }
+            let columns = update.changedSlots.filter(constrained.contains).flatMap { slot in
+                (plan.fieldBySlot[slot]?.columns ?? []).map { q(plan.table.columns[$0].name) }
             }
             guard !columns.isEmpty else { continue }
             var sql = "UPDATE \(q(plan.table.name)) SET \(columns.map { "\($0) = NULL" }.joined(separator: ", ")) WHERE Z_PK = ?1"
@@ -190,9 +190,7 @@ extension SQLiteStore {
         var assignments = ["Z_OPT = Z_OPT + 1"]
         var parameter = 0
         for field in fields {
-            var columns = [plan.table.columns[field.column].name]
-            if case .toOne(let entityColumn?, _) = field.kind { columns.append(plan.table.columns[entityColumn].name) }
-            for column in columns {
+            for column in field.columns.map({ plan.table.columns[$0].name }) {
                 parameter += 1
                 assignments.append("\(q(column)) = ?\(parameter)")
             }

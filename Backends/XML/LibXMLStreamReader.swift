@@ -104,7 +104,7 @@ final class LibXMLStreamReader {
             if let error = firstError { throw Failure(message: error) }
             return ""
         }
-        defer { xmlFree(text) }
+        defer { clibxml2_free(text) }
         return String(cString: text)
     }
 

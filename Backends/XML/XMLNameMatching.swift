@@ -36,7 +36,11 @@ struct XMLNameMatching {
             let layout = entity.layout
             let properties: NameTable
             if let table = propertyTables[name] { properties = table } else {
-                properties = NameTable(layout.allProperties.map(\.name))
+                // Composites are written as their leaves, `location.latitude` (see `AtomicStore.snapshot()`).
+                let leafNames = layout.allProperties.compactMap { $0 as? NSCompositeAttributeDescription }.flatMap { composite in
+                    CompositeAttributeValue.leaves(of: composite).map { composite.name + "." + $0.dottedPath }
+                }
+                properties = NameTable(layout.allProperties.map(\.name) + leafNames)
                 propertyTables[name] = properties
             }
             var attributes: [String: Any] = [:]

@@ -26,7 +26,7 @@ enum FaultingCases {
     static let allByRank = (0..<10).map { $0 == 7 ? "nil/7" : "item \($0)/\($0)" } + ["special/100"]
 
     /// The requests the batched cases run: sorts, a predicate, an offset and a limit, and the store's order.
-    static let batchedRequests: [(String, (NSFetchRequest<NSManagedObject>) -> Void)] = [
+    static let batchedRequests: [(String, @Sendable (NSFetchRequest<NSManagedObject>) -> Void)] = [
         ("by rank", { _ in }),
         ("a predicate, by name descending", {
             $0.predicate = NSPredicate(format: "rank >= 2 AND rank < 100")

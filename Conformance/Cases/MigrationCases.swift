@@ -33,7 +33,7 @@ enum MigrationCases {
         return model
     }
 
-    static let migrating: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+    static var migrating: [AnyHashable: Any] { [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true] }
 
     /// Writes version 1 data: owner Ann with item "thing" (rank 3) and a profile "hello".
     static func writeVersion1(_ env: ConformanceEnvironment) throws {

@@ -7,6 +7,10 @@ import PackagePlugin
 /// `coredata compile` (a `<Model>.momd` in Apple's compiled form, as Xcode's momc writes it, that SwiftPM copies
 /// into the target's resource bundle, so `Bundle.module` and `NSPersistentContainer(name:)` find it).
 ///
+/// Every `.xcmappingmodel` in the target is compiled likewise (`coredata compile`) into `<Name>.cdm`, named after
+/// the mapping model as Xcode names it, at the top of the resource bundle, where
+/// `NSMappingModel(from: [Bundle.module], forSourceModel:destinationModel:)` finds it.
+///
 /// The model may be excluded from the target (`exclude: ["Model.xcdatamodeld"]`, the quiet choice), listed as
 /// a resource (`.copy`, which also ships the source), or left unlisted (SwiftPM then warns it is unhandled).
 ///
@@ -40,6 +44,16 @@ struct CoreDataModelPlugin: BuildToolPlugin {
                 executable: tool.url,
                 arguments: ["compile", model.path, "--output", compiled.path],
                 inputFiles: inputs,
+                outputFiles: [compiled]))
+        }
+        for mapping in Self.mappingModels(of: target) {
+            let name = mapping.deletingPathExtension().lastPathComponent
+            let compiled = context.pluginWorkDirectoryURL.appendingPathComponent("MappingModels").appendingPathComponent("\(name).cdm")
+            commands.append(.buildCommand(
+                displayName: "Compiling \(mapping.lastPathComponent)",
+                executable: tool.url,
+                arguments: ["compile", mapping.path, "--output", compiled.path],
+                inputFiles: Self.files(in: mapping),
                 outputFiles: [compiled]))
         }
         if let accessors = accessorCommand(context: context, target: target, tool: tool.url, generatedSources: generatedSources) {
@@ -76,6 +90,23 @@ struct CoreDataModelPlugin: BuildToolPlugin {
         var names = Set<String>()
         return found.map(\.standardizedFileURL).sorted { $0.path < $1.path }.filter { model in
             names.insert(model.deletingPathExtension().lastPathComponent).inserted
+        }
+    }
+
+    /// The target's mapping model packages (`.xcmappingmodel`), sorted, found as `models(of:)` finds models; of
+    /// two with the same name (which would compile to the same `.cdm`), the first.
+    static func mappingModels(of target: SourceModuleTarget) -> [URL] {
+        let isMapping = { (url: URL) in url.pathExtension == "xcmappingmodel" }
+        var found = target.sourceFiles.map(\.url).filter(isMapping)
+        if let walker = FileManager.default.enumerator(at: directory(of: target), includingPropertiesForKeys: nil) {
+            for case let url as URL in walker where isMapping(url) {
+                found.append(url)
+                walker.skipDescendants()
+            }
+        }
+        var names = Set<String>()
+        return found.map(\.standardizedFileURL).sorted { $0.path < $1.path }.filter { mapping in
+            names.insert(mapping.deletingPathExtension().lastPathComponent).inserted
         }
     }
 

@@ -9,10 +9,10 @@ import Foundation
 /// unknown command or option, a missing argument), with the message and a hint on standard error.
 enum Commands {
     /// Every subcommand; add new ones here.
-    static let all: [any Command.Type] = [GenerateCommand.self, CompileCommand.self, ModelCommand.self, InspectCommand.self,
+    static var all: [any Command.Type] { [GenerateCommand.self, CompileCommand.self, ModelCommand.self, InspectCommand.self,
                                           QueryCommand.self, ValidateCommand.self, ExportCommand.self, ImportCommand.self,
                                           ConvertCommand.self, MigrateCommand.self, DemoCommand.self, CompletionCommand.self,
-                                          AccessorsCommand.self]
+                                          AccessorsCommand.self] }
 
     /// The tool's version, printed by `coredata --version`.
     static let version = "0.2.0"

@@ -2,24 +2,53 @@ import CoreData
 import CoreDataStoreKit
 import Foundation
 
-/// `coredata compile <model.xcdatamodeld> --output X.momd`: compiles a model as Xcode's `momc` does.
+/// `coredata compile <model.xcdatamodeld | mapping.xcmappingmodel> [--output <path>]`: compiles a model as
+/// Xcode's `momc` does, or a mapping model as Xcode's mapping model compiler does.
 enum CompileCommand: Command {
     static let name = "compile"
-    static let summary = "compile a .xcdatamodeld or .xcdatamodel into a .momd, as Xcode's momc does"
+    static let summary = "compile a .xcdatamodeld into a .momd, or a .xcmappingmodel into a .cdm, as Xcode does"
     static let usage = """
-        usage: coredata compile <model.xcdatamodeld> --output <Name.momd>
+        usage: coredata compile <model.xcdatamodeld> [--output <Name.momd>]
+               coredata compile <mapping.xcmappingmodel> [--output <Name.cdm>]
 
-          Every version is compiled into Apple's .mom format, with a VersionInfo.plist that names the current
-          one, as Xcode writes them: the .momd loads with NSManagedObjectModel(contentsOf:) here and on iOS and
-          macOS (Docs/ModelFiles.md). A model holding something the writer does not write yet (a SUBQUERY in
-          a predicate, …) fails with error 3328 naming the entity and property. An existing output is
-          replaced only after the new one is complete.
+          A model (.xcdatamodeld, or one .xcdatamodel): every version is compiled into Apple's .mom format, with a
+          VersionInfo.plist that names the current one, as Xcode writes them: the .momd loads with
+          NSManagedObjectModel(contentsOf:) here and on iOS and macOS (Docs/ModelFiles.md). A model holding
+          something the writer does not write yet (a SUBQUERY in a predicate, …) fails with error 3328 naming the
+          entity and property.
+
+          A mapping model (.xcmappingmodel): compiled into Apple's .cdm (a keyed archive of NSMappingModel), with
+          the mapping names, types, source expressions, generated value expressions and entity version hashes
+          Xcode's compiler writes; NSMappingModel(contentsOf:) and NSMappingModel(from:forSourceModel:
+          destinationModel:) read it here and on iOS and macOS (Docs/Migration.md). An expression the archive
+          cannot hold fails with error 3328 naming the mapping and property.
+
+          --output  where to write; default: the source's name with .momd or .cdm, in the current directory.
+                    An existing output is replaced only once the new one is complete.
         """
 
     static func run(_ arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valued: ["--output"])
-        guard parsed.positional.count == 1, let path = parsed.positional.first else { throw UsageError("expected one model") }
-        guard let output = parsed.options["--output"] else { throw UsageError("--output is required") }
-        try ModelCompiler.compile(URL(fileURLWithPath: path), to: URL(fileURLWithPath: output))
+        guard parsed.positional.count == 1, let path = parsed.positional.first else { throw UsageError("expected one model or mapping model") }
+        let source = URL(fileURLWithPath: path)
+        let output = self.output(for: source, given: parsed.options["--output"])
+        if isMappingModel(source) {
+            try NSMappingModel.compile(source, to: output)
+        } else {
+            try ModelCompiler.compile(source, to: output)
+        }
+    }
+
+    /// Whether `source` is a mapping model: Xcode's package, or a compiled `.cdm` (which the mapping compiler
+    /// refuses as already compiled); else a model.
+    static func isMappingModel(_ source: URL) -> Bool {
+        ["xcmappingmodel", "cdm"].contains(source.pathExtension)
+    }
+
+    /// `--output`'s path, else the source's name with `.cdm` (a mapping model) or `.momd` (a model), in the
+    /// current directory.
+    static func output(for source: URL, given path: String?) -> URL {
+        if let path { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: source.deletingPathExtension().lastPathComponent + (isMappingModel(source) ? ".cdm" : ".momd"))
     }
 }

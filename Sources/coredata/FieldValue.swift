@@ -6,7 +6,7 @@ import Foundation
 /// text, binary data as its length and first bytes, transformable values as the JSON of their property
 /// list (other objects by their one-line description), to-one relationships as the destination's object ID
 /// and to-many ones as the destinations' IDs.
-indirect enum FieldValue {
+indirect enum FieldValue: Sendable {
     case null
     case bool(Bool)
     /// A number, as the JSON text that spells it (integers, decimals and doubles keep their digits).

@@ -8,6 +8,6 @@ import Glibc
 enum StandardOutput {
     static func write(_ text: String) {
         print(text, terminator: "")
-        fflush(stdout)
+        fflush(nil)  // every output stream; standard output is the only one the tool writes through the C library
     }
 }

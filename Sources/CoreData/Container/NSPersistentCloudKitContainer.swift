@@ -33,6 +33,7 @@ open class NSPersistentCloudKitContainerOptions: NSObject, @unchecked Sendable {
     /// Apple's database scope (1 private, 2 public, 3 shared), kept as given.
     open var databaseScope: Int = 1
 
+    /// Options naming the CloudKit container `containerIdentifier` (kept; nothing syncs on Linux).
     public init(containerIdentifier: String) {
         self.containerIdentifier = containerIdentifier
         super.init()

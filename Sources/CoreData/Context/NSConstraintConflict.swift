@@ -15,6 +15,9 @@ open class NSConstraintConflict: NSObject, @unchecked Sendable {
     /// Each conflicting object's values as last fetched or saved (empty for an inserted object), in order.
     public let conflictingSnapshots: [[AnyHashable: Any]]
 
+    /// A conflict made by hand (Apple's initializer): the constrained property names, the saved object and its values
+    /// (nil when the conflict is among unsaved objects), and the conflicting objects with their snapshots, in the
+    /// same order.
     public init(constraint contraint: [String], database databaseObject: NSManagedObject?, databaseSnapshot: [AnyHashable: Any]?,
                 conflicting conflictingObjects: [NSManagedObject], conflictingSnapshots: [Any]) {
         constraint = contraint

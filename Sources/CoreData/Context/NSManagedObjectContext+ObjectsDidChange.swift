@@ -32,18 +32,33 @@ extension NSManagedObjectContext {
     /// and remote-change notifications); `sourceContext` names the context that saved. `queryGeneration` is
     /// never set: query generations are not supported (see `setQueryGenerationFrom(_:)`).
     public enum NotificationKey: String, Sendable {
+        /// The context that saved, in object-ID notifications.
         case sourceContext = "managedObjectContext"
+        /// The context's new query generation (Apple's key; never set here, since query generations are not
+        /// supported).
         case queryGeneration = "newQueryGeneration"
+        /// `NSInsertedObjectsKey`: the objects inserted.
         case insertedObjects = "inserted"
+        /// `NSUpdatedObjectsKey`: the objects whose values changed.
         case updatedObjects = "updated"
+        /// `NSDeletedObjectsKey`: the objects deleted.
         case deletedObjects = "deleted"
+        /// `NSRefreshedObjectsKey`: the objects refreshed and not otherwise changed.
         case refreshedObjects = "refreshed"
+        /// `NSInvalidatedObjectsKey`: the objects invalidated (not used by this package's notifications).
         case invalidatedObjects = "invalidated"
+        /// `NSInvalidatedAllObjectsKey`: present after `reset()`, with the IDs of the objects the context forgot.
         case invalidatedAllObjects = "invalidatedAll"
+        /// `NSInsertedObjectIDsKey`: the IDs of the objects inserted.
         case insertedObjectIDs = "inserted_objectIDs"
+        /// `NSUpdatedObjectIDsKey`: the IDs of the objects updated.
         case updatedObjectIDs = "updated_objectIDs"
+        /// `NSDeletedObjectIDsKey`: the IDs of the objects deleted.
         case deletedObjectIDs = "deleted_objectIDs"
+        /// `NSRefreshedObjectIDsKey`: the IDs of the objects refreshed (not used by this package's notifications).
         case refreshedObjectIDs = "refreshed_objectIDs"
+        /// `NSInvalidatedObjectIDsKey`: the IDs of the objects invalidated (not used by this package's
+        /// notifications).
         case invalidatedObjectIDs = "invalidated_objectIDs"
     }
 

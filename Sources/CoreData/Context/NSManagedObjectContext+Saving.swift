@@ -1,16 +1,30 @@
-/// The name of the notification a context posts after a save, with Apple's value.
+/// The names of the notifications a context posts, with Apple's values.
 public extension NSNotification.Name {
+    /// Posted by a context after a save, with the saved objects under `NSInsertedObjectsKey`,
+    /// `NSUpdatedObjectsKey` and `NSDeletedObjectsKey`; `mergeChanges(fromContextDidSave:)` applies it to
+    /// another context.
     static let NSManagedObjectContextDidSave = NSNotification.Name("NSManagingContextDidSaveChangesNotification")
+    /// Posted by a context when a save of changes begins: after pending changes are processed, before the
+    /// objects' `willSave()` and validation. It carries no userInfo.
     static let NSManagedObjectContextWillSave = NSNotification.Name("NSManagingContextWillSaveChangesNotification")
+    /// Posted by `processPendingChanges()` with what changed in the context since the last one (see
+    /// `NSManagedObjectContext.didChangeObjectsNotification`).
     static let NSManagedObjectContextObjectsDidChange = NSNotification.Name("NSObjectsChangedInManagingContextNotification")
 }
 
-/// userInfo keys of the save and change notifications, with Apple's values.
+/// The objects inserted (`Set<NSManagedObject>`), in save and objects-did-change notifications. This key and
+/// those below are the userInfo keys of those notifications, with Apple's values.
 public let NSInsertedObjectsKey = "inserted"
+/// The objects whose values changed (`Set<NSManagedObject>`).
 public let NSUpdatedObjectsKey = "updated"
+/// The objects deleted (`Set<NSManagedObject>`); in an objects-did-change notification also inserted objects
+/// `rollback()` removed and objects a merge removed.
 public let NSDeletedObjectsKey = "deleted"
+/// The objects refreshed and not otherwise changed (`Set<NSManagedObject>`), in objects-did-change notifications.
 public let NSRefreshedObjectsKey = "refreshed"
+/// The objects invalidated (Apple's key; this package's notifications do not use it).
 public let NSInvalidatedObjectsKey = "invalidated"
+/// Present after `reset()`: the IDs (`[NSManagedObjectID]`) of the objects the context forgot.
 public let NSInvalidatedAllObjectsKey = "invalidatedAll"
 
 /// Saving: validation, permanent IDs, one change set per store, conflicts resolved by the merge policy.
@@ -335,6 +349,8 @@ enum StoreValueEquality {
         case (nil, nil): return true
         case (nil, _), (_, nil): return false
         case let (l as ObjectKey, r as ObjectKey): return l == r
+        case let (l as [String: Any], r as [String: Any]):  // composite values, element by element
+            return l.count == r.count && l.allSatisfy { key, value in equal(value, r[key]) }
         case let (l as AnyHashable, r as AnyHashable): return l == r
         default: return false
         }

@@ -406,7 +406,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 }
 
 /// Carries a value across a concurrency boundary that the context's queue discipline makes safe.
+///
+/// `@unchecked Sendable`: each use says why the value is only touched on one queue at a time.
 struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// A weak reference, for closures that must not keep their object alive.
+final class WeakReference<Object: AnyObject> {
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
 }

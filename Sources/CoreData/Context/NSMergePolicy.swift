@@ -30,6 +30,8 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     /// The policy's kind: which built-in resolution the methods of this class perform.
     public let mergeType: NSMergePolicyType
 
+    /// A policy that resolves conflicts as the built-in policy `type` does; subclasses pass the type whose
+    /// behaviour `super` gives them.
     public init(merge type: NSMergePolicyType) {
         mergeType = type
         super.init()
@@ -116,12 +118,20 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     }
 }
 
-/// Apple's global names of the built-in policies.
-public let NSErrorMergePolicy: Any = NSMergePolicy.error
-public let NSMergeByPropertyStoreTrumpMergePolicy: Any = NSMergePolicy.mergeByPropertyStoreTrump
-public let NSMergeByPropertyObjectTrumpMergePolicy: Any = NSMergePolicy.mergeByPropertyObjectTrump
-public let NSOverwriteMergePolicy: Any = NSMergePolicy.overwrite
-public let NSRollbackMergePolicy: Any = NSMergePolicy.rollback
+// Apple's global names of the built-in policies, read-only as Apple's SDK imports them (`{ get }`); each
+// returns the one shared instance of its policy.
+
+/// `NSMergePolicy.error` under Apple's global name: a save with conflicts fails (133020 or 133021) and writes
+/// nothing. The default policy of a context.
+public var NSErrorMergePolicy: Any { NSMergePolicy.error }
+/// `NSMergePolicy.mergeByPropertyStoreTrump` under Apple's global name: per property, the store's changes win.
+public var NSMergeByPropertyStoreTrumpMergePolicy: Any { NSMergePolicy.mergeByPropertyStoreTrump }
+/// `NSMergePolicy.mergeByPropertyObjectTrump` under Apple's global name: per property, the context's changes win.
+public var NSMergeByPropertyObjectTrumpMergePolicy: Any { NSMergePolicy.mergeByPropertyObjectTrump }
+/// `NSMergePolicy.overwrite` under Apple's global name: the context's objects replace the store's.
+public var NSOverwriteMergePolicy: Any { NSMergePolicy.overwrite }
+/// `NSMergePolicy.rollback` under Apple's global name: the context's changes to conflicting objects are dropped.
+public var NSRollbackMergePolicy: Any { NSMergePolicy.rollback }
 
 /// One object that changed in the store since the context read it (Apple's class of the same name).
 ///
@@ -149,6 +159,9 @@ open class NSMergeConflict: NSObject, @unchecked Sendable {
     /// Set by the overwrite resolution: the next attempt writes every attribute and to-one of the object.
     var writesEveryProperty = false
 
+    /// A conflict for `source` made by hand (Apple's initializer), with the object's current values as its
+    /// `objectSnapshot`. Such a conflict carries no row read from the store (only conflicts a save finds do), so
+    /// the built-in resolutions take no store values from it.
     public init(source: NSManagedObject, newVersion: Int, oldVersion: Int, cachedSnapshot: [String: Any]?, persistedSnapshot: [String: Any]?) {
         sourceObject = source
         objectSnapshot = source.snapshot(of: source.slots, objectValues: true)

@@ -24,6 +24,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     public init(managedObjectModel model: NSManagedObjectModel) {
         self.managedObjectModel = model
         super.init()
+        model.freeze()
     }
 
     // MARK: The registry
@@ -68,6 +69,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     private func addStore(type: String, configuration: String?, url: URL?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
         let backendType = try StoreRegistry.shared.backendType(for: type)
+        try managedObjectModel.checkCompositeAttributes()
         if let configuration, configuration != "PF_DEFAULT_CONFIGURATION_NAME",
            managedObjectModel.entities(forConfigurationName: configuration) == nil {
             throw CoreDataError.make(NSPersistentStoreOperationError,

@@ -11,18 +11,33 @@
 open class NSExpression: NSObject, @unchecked Sendable {
     /// The kinds of expression, with Apple's raw values.
     public enum ExpressionType: UInt, Sendable {
+        /// A constant (`NSExpression(forConstantValue:)`); here also a collection literal such as `{1, 2}`, which
+        /// Apple reports as `aggregate`.
         case constantValue = 0
+        /// The object the expression is evaluated with (`SELF`).
         case evaluatedObject = 1
+        /// A variable (`$name`), replaced by its binding when evaluated.
         case variable = 2
+        /// A key path (`author.name`) read on the evaluated object.
         case keyPath = 3
+        /// A function of other expressions (`sum:`, `count:`, arithmetic, `FUNCTION(…)`); here also aggregate key
+        /// paths (`@sum.pages`), index and cast expressions.
         case function = 4
+        /// The union of two collections (Apple's; no expression of this package has this type).
         case unionSet = 5
+        /// The intersection of two collections (Apple's; no expression of this package has this type).
         case intersectSet = 6
+        /// One collection minus another (Apple's; no expression of this package has this type).
         case minusSet = 7
+        /// A `SUBQUERY(collection, $variable, predicate)`.
         case subquery = 13
+        /// A collection of expressions (Apple's; this package reports collection literals as `constantValue`).
         case aggregate = 14
+        /// `ANYKEY` (Apple's; the predicate parser refuses it).
         case anyKey = 15
+        /// An expression computed by a block (Apple's; no expression of this package has this type).
         case block = 19
+        /// `TERNARY(predicate, a, b)` (Apple's; no expression of this package has this type).
         case conditional = 20
     }
 

@@ -47,9 +47,12 @@ final class FetchedResultsCore {
         self.query = query
         install(objects)
         guard observer == nil else { return }
+        // The context posts the notification on its own queue and the observer runs there, synchronously
+        // (`queue: nil`), where this object is used; the box only carries the weak reference into the closure.
+        let owner = UncheckedSendable(WeakReference(self))
         observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context,
-                                                          queue: nil) { [weak self] notification in
-            self?.contextObjectsDidChange(notification)
+                                                          queue: nil) { notification in
+            owner.value.object?.contextObjectsDidChange(notification)
         }
     }
 

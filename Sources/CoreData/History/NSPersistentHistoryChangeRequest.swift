@@ -81,6 +81,7 @@ open class NSPersistentHistoryResult: NSPersistentStoreResult, @unchecked Sendab
     /// By `resultType`: `true`, `[NSManagedObjectID]`, an `NSNumber`, `[NSPersistentHistoryTransaction]` or
     /// `[NSPersistentHistoryChange]`.
     public let result: Any?
+    /// The form the request asked for, which says what `result` holds.
     public let resultType: NSPersistentHistoryResultType
 
     init(result: Any?, resultType: NSPersistentHistoryResultType) {

@@ -10,6 +10,8 @@ open class NSPersistentHistoryToken: NSObject, NSSecureCoding, @unchecked Sendab
         super.init()
     }
 
+    /// True: a token can be archived with `NSKeyedArchiver` and read back with secure decoding, as apps keep their
+    /// last-read position.
     public static var supportsSecureCoding: Bool { true }
 
     public func encode(with coder: NSCoder) {

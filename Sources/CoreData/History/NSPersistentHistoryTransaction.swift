@@ -50,8 +50,11 @@ open class NSPersistentHistoryTransaction: NSObject, @unchecked Sendable {
 
 /// The kinds of change, with Apple's raw values.
 public enum NSPersistentHistoryChangeType: Int, Sendable {
+    /// The object was inserted.
     case insert = 0
+    /// The object's values changed (`updatedProperties` says which).
     case update = 1
+    /// The object was deleted.
     case delete = 2
 }
 
@@ -80,9 +83,16 @@ open class NSPersistentHistoryChange: NSObject, @unchecked Sendable {
     }
 }
 
-/// userInfo keys of notifications that carry object IDs, with Apple's values.
+/// The IDs of the objects inserted (a collection of `NSManagedObjectID`), in notifications that carry IDs: a
+/// history transaction's `objectIDNotification()`, `didSaveObjectIDsNotification`,
+/// `didMergeChangesObjectIDsNotification` and a PostgreSQL store's remote-change notification. This key and
+/// those below have Apple's values.
 public let NSInsertedObjectIDsKey = "inserted_objectIDs"
+/// The IDs of the objects updated.
 public let NSUpdatedObjectIDsKey = "updated_objectIDs"
+/// The IDs of the objects deleted.
 public let NSDeletedObjectIDsKey = "deleted_objectIDs"
+/// The IDs of the objects refreshed (Apple's key; this package's notifications do not use it).
 public let NSRefreshedObjectIDsKey = "refreshed_objectIDs"
+/// The IDs of the objects invalidated (Apple's key; this package's notifications do not use it).
 public let NSInvalidatedObjectIDsKey = "invalidated_objectIDs"

@@ -1,5 +1,7 @@
 /// What an entity mapping does with the instances of its source entity, with Apple's raw values.
 public enum NSEntityMappingType: UInt, Sendable {
+    /// No type set. (The migration manager of this package runs every mapping by its source expression, policy
+    /// and property mappings, whatever its type.)
     case undefinedEntityMappingType = 0
     /// The mapping's policy creates the destination instances.
     case customEntityMappingType = 1

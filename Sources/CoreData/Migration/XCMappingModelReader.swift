@@ -25,6 +25,7 @@ import CoreDataXML
 ///   destination (or one of its subentities), else
 ///   `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "<name>", $source.<name>)`;
 ///   `<path>` is `sourcekeypath`, else `$source.<name>`;
+/// - property mappings are sorted by name;
 /// - version hashes are those of the embedded models' entities.
 struct XCMappingModelReader {
     let package: URL
@@ -117,8 +118,11 @@ struct XCMappingModelReader {
 
         var autogenerates: Bool { owner.attributes["autogenerateexpression"] as? Bool ?? false }
 
+        /// The property mappings under `key`, by name, the order Xcode's compiler writes them in (the file's own
+        /// order is arbitrary).
         func members(_ key: String, type: String) -> [AtomicStoreSnapshot.Object] {
             (owner.toMany[key] ?? []).compactMap { objects[$0.primaryKey] }.filter { $0.reference.entityName == type }
+                .sorted { ($0.attributes["name"] as? String ?? "") < ($1.attributes["name"] as? String ?? "") }
         }
 
         func attributeMappings() throws -> [MappingModelFile.PropertyMapping] {

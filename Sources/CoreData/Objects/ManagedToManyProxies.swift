@@ -8,7 +8,7 @@ struct ToManyViewTarget {
     let relationship: NSRelationshipDescription?
     let slot: Int
 
-    static let none = ToManyViewTarget(owner: nil, relationship: nil, slot: -1)
+    static var none: ToManyViewTarget { ToManyViewTarget(owner: nil, relationship: nil, slot: -1) }
 
     init(owner: NSManagedObject?, relationship: NSRelationshipDescription?, slot: Int) {
         self.owner = owner

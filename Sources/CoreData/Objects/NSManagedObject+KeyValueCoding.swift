@@ -14,6 +14,8 @@ extension NSManagedObject {
                 current = NSSet(array: set.compactMap { $0.value(forKey: key) })
             case let ordered as NSOrderedSet:
                 current = ordered.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: key) }
+            case let composite as [String: Any]:
+                current = composite[key]  // an element of a composite attribute's value
             default:
                 return nil
             }
@@ -25,9 +27,34 @@ extension NSManagedObject {
     /// nothing happens when that is not a managed object.
     public func setValue(_ value: Any?, forKeyPath keyPath: String) {
         var keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if keys.count > 1, let composite = layout.attributesByName[keys[0]] as? NSCompositeAttributeDescription {
+            setElement(value, at: keys.dropFirst(), of: composite)
+            return
+        }
         guard let last = keys.popLast() else { return }
         let owner = keys.isEmpty ? self : self.value(forKeyPath: keys.joined(separator: "."))
         (owner as? NSManagedObject)?.setValue(value, forKey: last)
+    }
+
+    /// Sets one element of a composite attribute's value (`location.latitude`), keeping the others: the
+    /// composite is set to its value with that element changed (converted when it can be, as
+    /// `setValue(_:forKey:)` converts). A path that names no element does nothing.
+    private func setElement(_ value: Any?, at path: ArraySlice<String>, of composite: NSCompositeAttributeDescription) {
+        guard CompositeAttributeValue.element(at: path, in: composite) != nil else { return }
+        var whole = self.value(forKey: composite.name).flatMap(CompositeAttributeValue.entries(of:)) ?? [:]
+        func replace(_ dictionary: inout [String: Any], _ path: ArraySlice<String>) {
+            guard let first = path.first else { return }
+            let rest = path.dropFirst()
+            if rest.isEmpty {
+                dictionary[first] = value is NSNull ? nil : value
+            } else {
+                var nested = dictionary[first].flatMap(CompositeAttributeValue.entries(of:)) ?? [:]
+                replace(&nested, rest)
+                dictionary[first] = nested.isEmpty ? nil : nested
+            }
+        }
+        replace(&whole, path)
+        setValue(whole.isEmpty ? nil : whole, forKey: composite.name)
     }
 
     /// The values of `keys`, with `NSNull` for nil, as key-value coding gives them.

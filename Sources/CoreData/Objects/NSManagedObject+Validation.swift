@@ -24,6 +24,10 @@ extension NSManagedObject {
         for slot in invalidSlots {
             let name = layout.allProperties[slot].name
             switch layout.slotKinds[slot] {
+            case .attribute(.compositeAttributeType):
+                guard let value = slots[slot], let composite = layout.allProperties[slot] as? NSCompositeAttributeDescription,
+                      let problem = CompositeAttributeValue.problem(with: value, for: composite, keyPath: name) else { continue }
+                errors.append(validationError(NSManagedObjectValidationError, key: name, value: value, "\(problem) (entity \(entityName))"))
             case .attribute(let type):
                 guard let value = slots[slot], AttributeValueCoercion.coerce(value, to: type) == nil else { continue }
                 errors.append(validationError(NSManagedObjectValidationError, key: name, value: value,
@@ -36,6 +40,7 @@ extension NSManagedObject {
                 continue
             }
         }
+        errors += compositeElementErrors()
         for (slot, property) in layout.allProperties.enumerated() where !property.validationPredicates.isEmpty {
             guard case .attribute = layout.slotKinds[slot], let value = slots[slot], !invalidSlots.contains(slot) else { continue }
             if let error = ruleViolation(of: property, value: value) { errors.append(error) }
@@ -77,6 +82,15 @@ extension NSManagedObject {
                 if !attribute.isOptional {
                     throw validationError(NSValidationMissingMandatoryPropertyError, key: key, value: nil,
                                           "\(key) is a required value of \(entityName)")
+                }
+                return
+            }
+            if let composite = attribute as? NSCompositeAttributeDescription {
+                if let problem = CompositeAttributeValue.problem(with: value, for: composite, keyPath: key) {
+                    throw validationError(NSManagedObjectValidationError, key: key, value: value, "\(problem) (entity \(entityName))")
+                }
+                if let stored = CompositeAttributeValue.coerce(value, to: composite) {
+                    try throwCombined(elementErrors(of: composite, value: stored, keyPath: key))
                 }
                 return
             }
@@ -132,6 +146,41 @@ extension NSManagedObject {
                                    "\(property.name) of \(entity.name ?? "") \(what) (\(predicate.predicateFormat))")
         }
         return nil
+    }
+
+    /// The errors of the elements of the object's composite values that hold a value of their composite's
+    /// type (other values are reported as not of the type): required elements without a value (1570) and
+    /// element values that break their element's rules, each naming the element by key path
+    /// (`location.latitude`). A composite without a value is not looked into.
+    func compositeElementErrors() -> [NSError] {
+        var errors: [NSError] = []
+        for slot in layout.compositeSlots where !invalidSlots.contains(slot) {
+            guard let composite = layout.allProperties[slot] as? NSCompositeAttributeDescription,
+                  let value = slots[slot] as? [String: Any] else { continue }
+            errors += elementErrors(of: composite, value: value, keyPath: composite.name)
+        }
+        return errors
+    }
+
+    /// The errors of one composite value's elements (see `compositeElementErrors()`).
+    private func elementErrors(of composite: NSCompositeAttributeDescription, value: [String: Any], keyPath: String) -> [NSError] {
+        let entityName = entity.name ?? ""
+        var errors = CompositeAttributeValue.missingRequiredElements(in: value, of: composite, keyPath: keyPath).map { path in
+            validationError(NSValidationMissingMandatoryPropertyError, key: path, value: nil, "\(path) is a required value of \(entityName)")
+        }
+        for element in composite.elements {
+            guard let elementValue = value[element.name] else { continue }
+            let path = keyPath + "." + element.name
+            if let nested = element as? NSCompositeAttributeDescription, let nestedValue = elementValue as? [String: Any] {
+                errors += elementErrors(of: nested, value: nestedValue, keyPath: path).filter { error in
+                    error.code != NSValidationMissingMandatoryPropertyError  // already listed for the whole value
+                }
+            } else if !element.validationPredicates.isEmpty, let error = ruleViolation(of: element, value: elementValue) {
+                errors.append(validationError(error.code, key: path, value: elementValue,
+                                              "\(path) of \(entityName) does not satisfy its rule (\(error.localizedDescription))"))
+            }
+        }
+        return errors
     }
 
     func validationError(_ code: Int, key: String, value: Any?, _ message: String) -> NSError {

@@ -33,6 +33,10 @@ extension NSManagedObject {
     /// The value of a slot in Apple's public form.
     func publicValue(slot: Int) -> Any? {
         switch layout.slotKinds[slot] {
+        case .attribute(.compositeAttributeType):
+            guard let composite = layout.allProperties[slot] as? NSCompositeAttributeDescription,
+                  let value = slots[slot] as? [String: Any] else { return slots[slot] }
+            return CompositeAttributeValue.publicForm(value, of: composite)
         case .attribute(let type):
             return slots[slot].map { Self.publicForm($0, type) }
         case .toOne:
@@ -70,7 +74,13 @@ extension NSManagedObject {
     /// value that cannot be converted is kept and reported by validation when saving.
     func storeAttribute(converting value: Any?, type: NSAttributeType, slot: Int) {
         willChangeSlotForUndo(slot)
-        if let converted = AttributeValueCoercion.coerce(value, to: type) {
+        let converted: Any??
+        if type == .compositeAttributeType, let composite = layout.allProperties[slot] as? NSAttributeDescription {
+            converted = AttributeValueCoercion.coerce(value, for: composite)
+        } else {
+            converted = AttributeValueCoercion.coerce(value, to: type)
+        }
+        if let converted {
             slots[slot] = converted
             if !invalidSlots.isEmpty { invalidSlots.remove(slot) }
         } else {

@@ -8,6 +8,7 @@ open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, @un
     /// A hint of how many results to expect (kept; it changes nothing here).
     open var estimatedResultCount: Int = 0
 
+    /// A request that runs `request` and calls `blk`, if given, with its result on the context's queue.
     public init(fetchRequest request: NSFetchRequest<ResultType>, completionBlock blk: ((NSAsynchronousFetchResult<ResultType>) -> Void)?) {
         fetchRequest = request
         completionBlock = blk

@@ -164,12 +164,12 @@ open class AtomicStore: PersistentStoreBackend {
             let layout = entity.layout
             var values = [Any?](repeating: nil, count: layout.slotCount)
             var toMany: [Int: [ObjectKey]] = [:]
-            for (name, value) in object.attributes {
+            for (name, value) in CompositeAttributeValue.nestingLeaves(of: object.attributes, in: layout) {
                 guard let slot = layout.slotByName[name], let attribute = layout.allProperties[slot] as? NSAttributeDescription else {
                     if migrating { continue }
                     throw CoreDataError.incompatibleModel(url, reason: "entity \(entity.name ?? "") has no attribute \(name)")
                 }
-                guard let coerced = AttributeValueCoercion.coerce(value, to: attribute.attributeType) else {
+                guard let coerced = AttributeValueCoercion.coerce(value, for: attribute) else {
                     if migrating {
                         throw CoreDataError.cannotInferMapping(entity: entity.name ?? "", property: name,
                                                                reason: "holds a \(type(of: value)), which the inferred mapping cannot convert to type \(attribute.attributeType.rawValue)")
@@ -248,7 +248,11 @@ open class AtomicStore: PersistentStoreBackend {
             for slot in layout.storedSlots {
                 let property = layout.allProperties[slot]
                 guard let value = record.values[slot] else { continue }
-                if property is NSAttributeDescription {
+                if let composite = property as? NSCompositeAttributeDescription {
+                    for (path, leafValue) in CompositeAttributeValue.flattenedLeaves(of: value, composite: composite) {
+                        object.attributes[path] = leafValue
+                    }
+                } else if property is NSAttributeDescription {
                     object.attributes[property.name] = value
                 } else if let target = value as? ObjectKey, let targetReference = reference(target) {
                     object.toOne[property.name] = targetReference

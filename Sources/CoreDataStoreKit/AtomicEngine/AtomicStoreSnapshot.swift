@@ -6,8 +6,11 @@
 public struct AtomicStoreSnapshot {
     /// A reference to a stored object.
     public struct Reference: Hashable {
+        /// The name of the object's entity, as the model names it.
         public var entityName: String
+        /// The object's primary key within its entity hierarchy (greater than 0).
         public var primaryKey: Int64
+        /// A reference to the object of `entityName` with `primaryKey`.
         public init(entityName: String, primaryKey: Int64) {
             self.entityName = entityName
             self.primaryKey = primaryKey
@@ -27,6 +30,7 @@ public struct AtomicStoreSnapshot {
         /// To-many destinations by relationship name, in order for ordered relationships.
         public var toMany: [String: [Reference]]
 
+        /// An object with these values; by default version 1, with no values.
         public init(reference: Reference, version: Int64 = 1, attributes: [String: Any] = [:],
                     toOne: [String: Reference] = [:], toMany: [String: [Reference]] = [:]) {
             self.reference = reference
@@ -44,6 +48,7 @@ public struct AtomicStoreSnapshot {
     /// The highest primary key ever given out, by root entity name (keys of deleted objects are not reused).
     public var primaryKeyHighWater: [String: Int64]
 
+    /// A store's contents: its metadata, its objects, and the highest keys given out.
     public init(metadata: [String: Any], objects: [Object] = [], primaryKeyHighWater: [String: Int64] = [:]) {
         self.metadata = metadata
         self.objects = objects

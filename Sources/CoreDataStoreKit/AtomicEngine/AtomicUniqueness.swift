@@ -17,6 +17,9 @@ enum AtomicUniqueness {
         let names: [String]
         let slots: [Int]
         let properties: [NSPropertyDescription]
+        /// For each slot, the element path below a composite (`["latitude"]` for `location.latitude`); empty
+        /// for a plain property.
+        let elementPaths: [[String]]
     }
 
     /// The constraints of every entity in the tree of `root`, skipping any that name a property the entity
@@ -34,12 +37,20 @@ enum AtomicUniqueness {
                 let names = constraint.compactMap { $0 as? String }
                 guard !names.isEmpty, seen.insert([entityName] + names).inserted else { continue }
                 var slots: [Int] = []
+                var paths: [[String]] = []
                 for name in names {
-                    guard let slot = layout.slotByName[name], layout.isStoredSlot[slot] else { continue resolving }
+                    // `location.latitude` names an element of the composite `location`.
+                    let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                    guard let slot = layout.slotByName[parts[0]], layout.isStoredSlot[slot] else { continue resolving }
+                    if parts.count > 1 {
+                        guard let composite = layout.allProperties[slot] as? NSCompositeAttributeDescription,
+                              CompositeAttributeValue.element(at: parts.dropFirst(), in: composite) != nil else { continue resolving }
+                    }
                     slots.append(slot)
+                    paths.append(Array(parts.dropFirst()))
                 }
                 result.append(Constraint(entityName: entityName, names: names, slots: slots,
-                                         properties: slots.map { layout.allProperties[$0] }))
+                                         properties: slots.map { layout.allProperties[$0] }, elementPaths: paths))
             }
         }
         return result
@@ -88,9 +99,15 @@ enum AtomicUniqueness {
         let properties = record.entity.layout.allProperties
         var result: [ConstrainedValue] = []
         result.reserveCapacity(constraint.slots.count)
-        for (slot, property) in zip(constraint.slots, constraint.properties) {
+        for (index, (slot, property)) in zip(constraint.slots, constraint.properties).enumerated() {
             guard slot < properties.count, properties[slot] === property, slot < record.values.count,
-                  let stored = record.values[slot], let value = ConstrainedValue(stored) else { return nil }
+                  var stored = record.values[slot] else { return nil }
+            let path = constraint.elementPaths[index]
+            if !path.isEmpty {
+                guard let element = CompositeAttributeValue.value(at: path, in: stored) else { return nil }
+                stored = element
+            }
+            guard let value = ConstrainedValue(stored) else { return nil }
             result.append(value)
         }
         return result

@@ -13,15 +13,22 @@ public protocol AggregatingBackend: PersistentStoreBackend {
 
 /// Aggregates over the rows of a fetch, by group.
 public struct StoreAggregateQuery {
+    /// An aggregate function, named as in Apple's expression functions (`sum:`, `count:`, `min:`, `max:`,
+    /// `average:`).
     public enum Function: String, Sendable {
+        /// The sum, the number, the smallest, the largest or the mean of the values (`count` counts rows, or an
+        /// attribute's non-nil values); each case's raw value is its name.
         case sum, count, min, max, average
     }
 
     /// One computed column: a function of an attribute, or `count` of the rows when `attribute` is nil.
     public struct Column {
+        /// What the column computes.
         public var function: Function
+        /// The attribute aggregated; nil for a count of rows.
         public var attribute: NSAttributeDescription?
 
+        /// A column computing `function` of `attribute`.
         public init(function: Function, attribute: NSAttributeDescription?) {
             self.function = function
             self.attribute = attribute
@@ -30,8 +37,10 @@ public struct StoreAggregateQuery {
 
     /// The attributes whose values make the groups.
     public var groupBy: [NSAttributeDescription]
+    /// The computed columns, in the order of the values after the group's in each result row.
     public var columns: [Column]
 
+    /// A query grouping by `groupBy` and computing `columns` per group.
     public init(groupBy: [NSAttributeDescription], columns: [Column]) {
         self.groupBy = groupBy
         self.columns = columns

@@ -54,7 +54,7 @@ enum BatchAttributeValue {
         if attribute.attributeType == .transformableAttributeType {
             return try TransformableStorage.data(for: value, attribute: attribute)
         }
-        guard let converted = AttributeValueCoercion.coerce(value, to: attribute.attributeType) else {
+        guard let converted = AttributeValueCoercion.coerce(value, for: attribute) else {
             throw CoreDataError.make(NSManagedObjectValidationError,
                                      "Validation failed: \(attribute.name) of \(entityName) cannot hold a \(type(of: value)) (\(value)); it is of type \(attribute.attributeType).",
                                      userInfo: [NSValidationKeyErrorKey: attribute.name, NSValidationValueErrorKey: value])

@@ -21,11 +21,15 @@ public protocol ExternalChangeListing: ExternalChangeDetecting {
 
 /// The objects other connections' saves changed, by key.
 public struct ExternalChanges {
+    /// The keys of the objects other connections inserted.
     public var inserted: [ObjectKey] = []
+    /// The keys of the objects other connections updated.
     public var updated: [ObjectKey] = []
+    /// The keys of the objects other connections deleted.
     public var deleted: [ObjectKey] = []
     /// Whether some save did not list its objects (too many to announce): then the lists are incomplete.
     public var isIncomplete = false
 
+    /// No changes: empty lists, complete.
     public init() {}
 }

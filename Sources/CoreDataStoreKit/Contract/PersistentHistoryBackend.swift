@@ -31,11 +31,16 @@ public enum StoreHistoryPosition: Equatable, Sendable {
 
 /// Who made a save: what a recorded transaction says about its origin.
 public struct StoreTransactionInfo: Equatable, Sendable {
+    /// The saving context's `transactionAuthor`, if it had one (Apple's `NSPersistentHistoryTransaction.author`).
     public var author: String?
+    /// The saving context's `name`, if it had one (`NSPersistentHistoryTransaction.contextName`).
     public var contextName: String?
+    /// The saving process's bundle identifier, or its process name when the main bundle has none (usual on Linux).
     public var bundleID: String
+    /// The saving process's identifier, as text (`NSPersistentHistoryTransaction.processID`).
     public var processID: String
 
+    /// Origin information with these values.
     public init(author: String?, contextName: String?, bundleID: String, processID: String) {
         self.author = author
         self.contextName = contextName
@@ -46,11 +51,16 @@ public struct StoreTransactionInfo: Equatable, Sendable {
 
 /// One recorded save.
 public struct StoreHistoryTransaction: Sendable {
+    /// The transaction's number in the store: greater than that of every transaction recorded before it.
     public var number: Int64
+    /// When the save was recorded.
     public var timestamp: Date
+    /// Who made the save.
     public var info: StoreTransactionInfo
+    /// One change per row the save inserted, updated or deleted.
     public var changes: [StoreHistoryChange]
 
+    /// A transaction with these values.
     public init(number: Int64, timestamp: Date, info: StoreTransactionInfo, changes: [StoreHistoryChange]) {
         self.number = number
         self.timestamp = timestamp
@@ -61,13 +71,25 @@ public struct StoreHistoryTransaction: Sendable {
 
 /// One row's change in a recorded save.
 public struct StoreHistoryChange: Sendable {
-    public enum Kind: Int, Sendable { case insert = 0, update = 1, delete = 2 }
+    /// What happened to the row, with the raw values of Apple's `NSPersistentHistoryChangeType`.
+    public enum Kind: Int, Sendable {
+        /// The row was inserted.
+        case insert = 0
+        /// The row's values changed.
+        case update = 1
+        /// The row was deleted.
+        case delete = 2
+    }
+    /// The change's number in the store (Apple's `changeID`): greater than that of every change recorded before it.
     public var number: Int64
+    /// The changed row's key.
     public var key: ObjectKey
+    /// Whether the row was inserted, updated or deleted.
     public var kind: Kind
     /// For an update, the slots (of the entity's layout) that changed; nil otherwise or when unknown.
     public var updatedSlots: [Int]?
 
+    /// A change with these values.
     public init(number: Int64, key: ObjectKey, kind: Kind, updatedSlots: [Int]?) {
         self.number = number
         self.key = key

@@ -3,7 +3,9 @@
 public struct StoreBatchUpdateRequest {
     /// One attribute and its new value, in the form `StoreRow.values` holds (nil clears it).
     public struct Assignment {
+        /// The attribute to set, of the fetch's entity or one of its ancestors.
         public let attribute: NSAttributeDescription
+        /// Its new value, in the attribute's storage type; nil clears it.
         public let value: Any?
     }
 

@@ -18,6 +18,7 @@ public struct StoreChangeSet {
     /// Who made the save, for stores that record persistent history (`PersistentHistoryBackend`).
     public var transaction: StoreTransactionInfo?
 
+    /// An empty change set: nothing inserted, updated or deleted, metadata left alone.
     public init() {}
 
     /// Whether the change set writes nothing.
@@ -42,6 +43,7 @@ public struct StoreRowUpdate {
     /// The slots that changed: every stored slot when `expectedVersion` is nil.
     public var changedSlots: [Int]
 
+    /// An update writing `row`, checked against `expectedVersion` when it is not nil.
     public init(row: StoreRow, expectedVersion: Int64?, changedSlots: [Int]) {
         self.row = row
         self.expectedVersion = expectedVersion
@@ -56,6 +58,7 @@ public struct StoreRowDeletion {
     /// The version it was read at; nil skips the check.
     public var expectedVersion: Int64?
 
+    /// A deletion of `key`, checked against `expectedVersion` when it is not nil.
     public init(key: ObjectKey, expectedVersion: Int64?) {
         self.key = key
         self.expectedVersion = expectedVersion
@@ -71,6 +74,7 @@ public struct ToManyChange {
     /// Every destination after the save, in order when the relationship is ordered.
     public var destinations: [ObjectKey]
 
+    /// The new destinations of `owner`'s `relationship`.
     public init(owner: ObjectKey, relationship: NSRelationshipDescription, destinations: [ObjectKey]) {
         self.owner = owner
         self.relationship = relationship
@@ -88,6 +92,7 @@ public struct StoreSaveResult {
     /// The new version of each object updated without a version check, and of nothing else.
     public var versions: [ObjectKey: Int64]
 
+    /// A result reporting these versions (by default none: every update was checked).
     public init(versions: [ObjectKey: Int64] = [:]) { self.versions = versions }
 }
 
@@ -95,7 +100,10 @@ public struct StoreSaveResult {
 /// The coordinator turns it into Apple's merge error (133020) or resolves it with the merge policy.
 public struct StoreVersionConflict: Error {
     /// One stale object.
-    public struct Conflict {
+    ///
+    /// `@unchecked Sendable` (an error must be): the row is a copy the store made for this error, and its values
+    /// are attribute values and object keys that nothing changes after the error is thrown.
+    public struct Conflict: @unchecked Sendable {
         /// The object.
         public var key: ObjectKey
         /// The version the save expected; 0 when the change was not checked (its row is gone).
@@ -103,6 +111,7 @@ public struct StoreVersionConflict: Error {
         /// The object as the store has it now; nil when it was deleted.
         public var current: StoreRow?
 
+        /// A conflict for `key`: the version the save expected, and the row as the store has it (nil when deleted).
         public init(key: ObjectKey, expectedVersion: Int64, current: StoreRow?) {
             self.key = key
             self.expectedVersion = expectedVersion
@@ -113,5 +122,6 @@ public struct StoreVersionConflict: Error {
     /// Every stale object found.
     public var conflicts: [Conflict]
 
+    /// The error for these stale objects.
     public init(conflicts: [Conflict]) { self.conflicts = conflicts }
 }

@@ -30,6 +30,7 @@ public struct StoreFetchRequest {
     /// The form of the result.
     public var result: ResultKind
 
+    /// A fetch of `entity`'s rows; by default of every row, with its subentities', in the store's order, whole.
     public init(entity: NSEntityDescription, includesSubentities: Bool = true, predicate: NSPredicate? = nil,
                 sortDescriptors: [NSSortDescriptor] = [], fetchLimit: Int = 0, fetchOffset: Int = 0,
                 result: ResultKind = .rows) {
@@ -45,9 +46,13 @@ public struct StoreFetchRequest {
 
 /// What a store returns for a fetch, in the form the request asked for.
 public enum StoreFetchResult {
+    /// The matching rows, for `.rows`.
     case rows([StoreRow])
+    /// The matching rows' keys, for `.keys`.
     case keys([ObjectKey])
+    /// How many rows match, for `.count`.
     case count(Int)
+    /// One dictionary per matching row, for `.dictionaries`; nil values are absent.
     case dictionaries([[String: Any]])
 }
 

@@ -9,6 +9,8 @@ public struct StoreOpenRequest {
     /// Apple's option keys and values, as given to `addPersistentStore`.
     public var options: [AnyHashable: Any]
 
+    /// A request to open the store at `url` (nil for a store without a file) for `configurationName`'s entities of
+    /// `model` (nil: all of them), with Apple's `options`.
     public init(model: NSManagedObjectModel, configurationName: String?, url: URL?, options: [AnyHashable: Any]) {
         self.model = model
         self.configurationName = configurationName

@@ -13,6 +13,7 @@ public struct StoreRow {
     /// The values, by slot.
     public var values: [Any?]
 
+    /// A row with this key, version and values (by slot of the key's entity layout).
     public init(key: ObjectKey, version: Int64, values: [Any?]) {
         self.key = key
         self.version = version

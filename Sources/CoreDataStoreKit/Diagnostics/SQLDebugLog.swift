@@ -17,6 +17,7 @@ public struct SQLStatementRecord: Sendable {
     /// The rows' values, one line per row, when the level is 3 or more; empty otherwise.
     public let rows: [String]
 
+    /// A record of one statement, as a store reports it to `SQLDebugLog`.
     public init(sql: String, bindings: [String], duration: Double, rowCount: Int, database: String,
                 queryPlan: [String] = [], rows: [String] = []) {
         self.sql = sql

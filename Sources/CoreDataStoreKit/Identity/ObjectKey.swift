@@ -9,6 +9,8 @@ public struct ObjectKey: Hashable, Sendable, CustomStringConvertible {
     /// The primary key (Apple's `Z_PK`); always greater than zero.
     public var primaryKey: Int64
 
+    /// The key of the object of entity number `entityNumber` (the entity's `entityNumber` in the model) with
+    /// `primaryKey`.
     public init(entityNumber: Int32, primaryKey: Int64) {
         self.entityNumber = entityNumber
         self.primaryKey = primaryKey

@@ -8,6 +8,7 @@ public final class StoreIdentity: @unchecked Sendable {
     /// The public store object (an `NSPersistentStore`), while it is added to a coordinator.
     public weak var handle: AnyObject?
 
+    /// The identity of an opened store whose UUID is `identifier`, not yet linked to a handle.
     public init(identifier: String) {
         self.identifier = identifier
     }

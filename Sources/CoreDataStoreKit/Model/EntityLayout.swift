@@ -57,6 +57,8 @@ public final class EntityLayout: @unchecked Sendable {
     public let slotsAreRow: Bool
     /// Whether the entity or an ancestor declares a uniqueness constraint.
     public let hasUniquenessConstraints: Bool
+    /// The slots of composite attributes (`NSCompositeAttributeDescription`), whose elements are validated.
+    public let compositeSlots: [Int]
 
     init(entity: NSEntityDescription) {
         var chain: [NSEntityDescription] = []
@@ -100,6 +102,7 @@ public final class EntityLayout: @unchecked Sendable {
             if let relationship = property as? NSRelationshipDescription { return relationship.isToMany ? .toMany : .toOne }
             return .other
         }
+        compositeSlots = all.indices.filter { all[$0] is NSCompositeAttributeDescription }
         transientSlots = all.map(\.isTransient)
         hasTransientSlots = transientSlots.contains(true)
         defaultValues = all.indices.compactMap { slot in

@@ -1,20 +1,34 @@
 /// An attribute of an entity: a named value of one `NSAttributeType` (Apple's class of the same name).
 open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// The attribute's type, with Apple's raw values.
-    open var attributeType: NSAttributeType = .undefinedAttributeType
+    open var attributeType: NSAttributeType = .undefinedAttributeType {
+        willSet { willChange("attributeType") }
+    }
     /// The default value given to a newly inserted object, already in the attribute's Swift type.
-    open var defaultValue: Any? = nil
+    open var defaultValue: Any? = nil {
+        willSet { willChange("defaultValue") }
+    }
     /// The name of the class of the attribute's values (e.g. `NSString`), as Apple's models record it.
-    open var attributeValueClassName: String? = nil
+    open var attributeValueClassName: String? = nil {
+        willSet { willChange("attributeValueClassName") }
+    }
     /// The name of the value transformer of a transformable attribute; nil means Apple's default
     /// (`NSSecureUnarchiveFromData`).
-    open var valueTransformerName: String? = nil
+    open var valueTransformerName: String? = nil {
+        willSet { willChange("valueTransformerName") }
+    }
     /// Whether large binary values may be kept outside the store file (recorded; stores here keep them inline).
-    open var allowsExternalBinaryDataStorage: Bool = false
+    open var allowsExternalBinaryDataStorage: Bool = false {
+        willSet { willChange("allowsExternalBinaryDataStorage") }
+    }
     /// Whether the value is kept in persistent history after the object is deleted (recorded only).
-    open var preservesValueInHistoryOnDeletion: Bool = false
+    open var preservesValueInHistoryOnDeletion: Bool = false {
+        willSet { willChange("preservesValueInHistoryOnDeletion") }
+    }
     /// Whether the value is encrypted in CloudKit (recorded only).
-    open var allowsCloudEncryption: Bool = false
+    open var allowsCloudEncryption: Bool = false {
+        willSet { willChange("allowsCloudEncryption") }
+    }
 
     public override init() { super.init() }
 

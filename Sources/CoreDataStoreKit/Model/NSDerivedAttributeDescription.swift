@@ -5,7 +5,9 @@
 /// compute derived values yet.
 open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sendable {
     /// An addition to Apple's API: the derivation expression as a model file writes it (expression format text).
-    open var derivationExpressionFormat: String?
+    open var derivationExpressionFormat: String? {
+        willSet { willChange("derivationExpressionFormat") }
+    }
 
     /// A derived attribute is read-only (`isReadOnly` is true), as in Apple's Core Data.
     public override init() {

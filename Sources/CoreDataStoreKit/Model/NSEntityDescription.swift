@@ -6,24 +6,41 @@
 open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity's name, unique in its model.
     open var name: String? {
+        willSet { willChange("name") }
         didSet { invalidateCaches() }
     }
     /// The name of the class whose instances represent the entity (`NSManagedObject` by default).
-    open var managedObjectClassName: String! = "NSManagedObject"
+    open var managedObjectClassName: String! = "NSManagedObject" {
+        willSet { willChange("managedObjectClassName") }
+    }
     /// Whether the entity has no instances of its own (only its subentities do).
-    open var isAbstract: Bool = false
+    open var isAbstract: Bool = false {
+        willSet { willChange("isAbstract") }
+    }
     /// Free-form information from the model editor: empty, not nil, when there is none (as Apple's).
-    open var userInfo: [AnyHashable: Any]? = [:]
+    open var userInfo: [AnyHashable: Any]? = [:] {
+        willSet { willChange("userInfo") }
+    }
     /// A string mixed into the version hash.
-    open var versionHashModifier: String? = nil
+    open var versionHashModifier: String? = nil {
+        willSet { willChange("versionHashModifier") }
+    }
     /// The name this entity had in a previous model version.
-    open var renamingIdentifier: String? = nil
+    open var renamingIdentifier: String? = nil {
+        willSet { willChange("renamingIdentifier") }
+    }
     /// Groups of property names whose values must be unique together, as `[[String]]`.
-    open var uniquenessConstraints: [[Any]] = []
+    open var uniquenessConstraints: [[Any]] = [] {
+        willSet { willChange("uniquenessConstraints") }
+    }
     /// Fetch indexes: each a name and the property names it covers, in order.
-    open var indexes: [NSFetchIndexDescription] = []
+    open var indexes: [NSFetchIndexDescription] = [] {
+        willSet { willChange("indexes") }
+    }
     /// Groups of property names indexed together (Apple's deprecated `compoundIndexes`), as `[[String]]`.
-    open var compoundIndexes: [[Any]] = []
+    open var compoundIndexes: [[Any]] = [] {
+        willSet { willChange("compoundIndexes") }
+    }
     /// The model that holds the entity.
     open internal(set) weak var managedObjectModel: NSManagedObjectModel!
 
@@ -32,6 +49,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 
     /// The entities that inherit from this one. Setting it makes this entity their superentity.
     open var subentities: [NSEntityDescription] = [] {
+        willSet { willChange("subentities") }
         didSet {
             for old in oldValue where old.superentity === self { old.superentity = nil }
             for sub in subentities { sub.superentity = self }
@@ -41,6 +59,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 
     /// The properties the entity declares (not the inherited ones). Setting it makes this entity their owner.
     open var properties: [NSPropertyDescription] = [] {
+        willSet { willChange("properties") }
         didSet {
             for property in properties { property.entity = self }
             invalidateCaches()
@@ -96,6 +115,11 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity's version hash: the 32-byte SHA-256 digest Apple's Core Data computes for the same definition,
     /// what a store records in `NSStoreModelVersionHashes` (see `VersionHashing`).
     open var versionHash: Data { VersionHashing.hash(of: self) }
+
+    /// Stops the program when the entity's model is frozen (see `NSManagedObjectModel.isEditable`).
+    private func willChange(_ key: String) {
+        NSManagedObjectModel.requireEditable(managedObjectModel, "the \(key) of the entity \(name ?? "without a name")")
+    }
 
     // MARK: The layout, computed once
 
@@ -154,6 +178,7 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     /// A partial-index condition, if any.
     open var partialIndexPredicate: NSPredicate?
 
+    /// An index named `name` on `elements` (nil for none yet); assign it to an entity's `indexes`.
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {
         self.name = name
         self.elements = elements ?? []
@@ -164,7 +189,13 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
 /// One property of a fetch index (Apple's `NSFetchIndexElementDescription`).
 open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     /// The kind of index, with Apple's raw values.
-    public enum CollationType: UInt, Sendable { case binary = 0, rTree = 1 }
+    public enum CollationType: UInt, Sendable {
+        /// An ordinary index on the property's values (a B-tree in SQLite).
+        case binary = 0
+        /// A spatial index for ranges of numbers (an R-tree in Apple's SQLite store; the SQL stores of this
+        /// package index such an element as an ordinary one).
+        case rTree = 1
+    }
     /// The indexed property.
     open var property: NSPropertyDescription?
     /// The name of the indexed property.
@@ -174,6 +205,7 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     /// The kind of index.
     open var collationType: CollationType = .binary
 
+    /// An ascending element on `property`, of the given kind.
     public init(property: NSPropertyDescription, collationType: CollationType) {
         self.property = property
         self.propertyName = property.name

@@ -4,11 +4,17 @@
 /// stands for the object the property is read on. Fetched properties are never stored.
 open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Sendable {
     /// The name of the entity the fetch returns.
-    open var destinationEntityName: String?
+    open var destinationEntityName: String? {
+        willSet { willChange("destinationEntityName") }
+    }
     /// The predicate of the fetch.
-    open var fetchPredicate: NSPredicate?
+    open var fetchPredicate: NSPredicate? {
+        willSet { willChange("fetchPredicate") }
+    }
     /// An addition to Apple's API: the fetch's predicate as a model file writes it (predicate format text).
-    open var fetchPredicateFormat: String?
+    open var fetchPredicateFormat: String? {
+        willSet { willChange("fetchPredicateFormat") }
+    }
 
     /// The fetch (Apple's property): its entity name and predicate are the description's
     /// `destinationEntityName` and `fetchPredicate`, and its sort descriptors order the results. Setting it

@@ -6,19 +6,26 @@
 open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     /// The model's entities, subentities included. Setting it makes this model their owner.
     open var entities: [NSEntityDescription] = [] {
+        willSet { willChange("entities") }
         didSet { entitiesDidChange() }
     }
     /// Identifiers of this model version (Xcode's "model version identifier").
-    open var versionIdentifiers: Set<AnyHashable> = []
+    open var versionIdentifiers: Set<AnyHashable> = [] {
+        willSet { willChange("versionIdentifiers") }
+    }
     /// Strings the model editor localizes (recorded only).
-    open var localizationDictionary: [String: String]? = nil
+    open var localizationDictionary: [String: String]? = nil {
+        willSet { willChange("localizationDictionary") }
+    }
 
     private var configurationEntities: [String: [NSEntityDescription]] = [:]
     private var configurationOrder: [String] = []
     private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
     /// An addition to Apple's API: the predicates of fetch request templates as a model file writes them
     /// (predicate format text), by template name.
-    public var fetchRequestTemplatePredicateFormats: [String: String] = [:]
+    public var fetchRequestTemplatePredicateFormats: [String: String] = [:] {
+        willSet { willChange("fetchRequestTemplatePredicateFormats") }
+    }
     /// An addition to Apple's API: the versioned package (`.xcdatamodeld` or `.momd`) this model was loaded
     /// from, or nil for a model built in code or read from a single file. A store saved with another version
     /// of the package finds its migration source among the package's versions (`ModelVersion`).
@@ -87,6 +94,34 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         for entity in entities { entity.invalidateCaches() }
     }
 
+    // MARK: Freezing
+
+    /// Whether the model may still change: true until a persistent store coordinator is made with it. As on
+    /// Apple's platforms, a model in use must not change: from then on, changing the model, one of its entities
+    /// or one of their properties stops the program with "Can't modify an immutable model" (Apple raises an
+    /// exception with that reason). A frozen model is only read, which is what lets coordinators, contexts
+    /// and stores on any thread share it. A copy (`copy()`) is editable again.
+    public private(set) var isEditable = true
+
+    /// Freezes the model (see `isEditable`) and builds each entity's layout, so that nothing about the model is
+    /// computed lazily once threads share it. Called by the coordinator made with the model.
+    package func freeze() {
+        guard isEditable else { return }
+        isEditable = false
+        for entity in entities { _ = entity.layout }
+    }
+
+    /// Stops the program when `model` is frozen; `change` says what was about to change.
+    static func requireEditable(_ model: NSManagedObjectModel?, _ change: @autoclosure () -> String) {
+        guard let model, !model.isEditable else { return }
+        fatalError("Can't modify an immutable model: \(change()) was changed after a persistent store coordinator "
+                   + "began using the model. Copy the model (copy()) to make a changed version.")
+    }
+
+    private func willChange(_ key: String) {
+        Self.requireEditable(self, "the model's \(key)")
+    }
+
     // MARK: Configurations
 
     /// The names of the model's configurations (not counting the default one).
@@ -105,6 +140,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
 
     /// Makes a configuration of these entities.
     open func setEntities(_ entities: [NSEntityDescription], forConfigurationName configuration: String) {
+        willChange("configuration \(configuration)")
         if configurationEntities[configuration] == nil { configurationOrder.append(configuration) }
         configurationEntities[configuration] = entities
     }
@@ -144,6 +180,7 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
 
     /// Stores a fetch request under a name; nil removes it.
     open func setFetchRequestTemplate(_ fetchRequestTemplate: NSFetchRequest<NSFetchRequestResult>?, forName name: String) {
+        willChange("fetch request template \(name)")
         templates[name] = fetchRequestTemplate
     }
 

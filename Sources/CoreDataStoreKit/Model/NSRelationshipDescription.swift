@@ -16,20 +16,32 @@ public enum NSDeleteRule: UInt, Sendable {
 /// the model owns its entities.
 open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
     /// The entity the relationship points at.
-    open weak var destinationEntity: NSEntityDescription?
+    open weak var destinationEntity: NSEntityDescription? {
+        willSet { willChange("destinationEntity") }
+    }
     /// The relationship on the destination entity that points back, kept in step by contexts.
-    open weak var inverseRelationship: NSRelationshipDescription?
+    open weak var inverseRelationship: NSRelationshipDescription? {
+        willSet { willChange("inverseRelationship") }
+    }
     /// The least number of destination objects a saved object may have (0 means no minimum).
-    open var minCount: Int = 0
+    open var minCount: Int = 0 {
+        willSet { willChange("minCount") }
+    }
     /// The greatest number of destination objects (0, or any value below 1, means unbounded; 1 makes a to-one).
     ///
     /// Kept as given: a model file writes an unbounded to-many as 0, code often as -1, and Apple's version
     /// hash records the low 32 bits of the value, so the two hash differently.
-    open var maxCount: Int = 1
+    open var maxCount: Int = 1 {
+        willSet { willChange("maxCount") }
+    }
     /// What deleting the source object does to the destination objects.
-    open var deleteRule: NSDeleteRule = .nullifyDeleteRule
+    open var deleteRule: NSDeleteRule = .nullifyDeleteRule {
+        willSet { willChange("deleteRule") }
+    }
     /// Whether a to-many keeps its destinations in order (`NSOrderedSet`).
-    open var isOrdered: Bool = false
+    open var isOrdered: Bool = false {
+        willSet { willChange("isOrdered") }
+    }
 
     public override init() { super.init() }
 

@@ -8,15 +8,21 @@
 public struct EntityClassGenerator {
     /// One generated file: its name (`<Class>.swift`) and its text.
     public struct File: Sendable, Equatable {
+        /// The file's name, `<Class>.swift`.
         public var name: String
+        /// The file's Swift source.
         public var contents: String
+        /// A file with this name and text.
         public init(name: String, contents: String) {
             self.name = name
             self.contents = contents
         }
     }
 
+    /// The model whose entities get classes.
     public let model: NSManagedObjectModel
+    /// What the model file says about code generation (Codegen setting, scalar types, custom classes); empty for a
+    /// compiled model, whose entities are then all generated with the default value types.
     public let hints: ModelCodegenHints
     /// The access level written before each declaration ("public" or "internal").
     public var accessLevel: String = "public"
@@ -29,6 +35,8 @@ public struct EntityClassGenerator {
     /// Xcode's "Create NSManagedObject Subclass…" does.
     public var followsCodegenSetting = false
 
+    /// A generator for `model`'s entities, with the hints read from its file and the name of that file for the
+    /// generated headers.
     public init(model: NSManagedObjectModel, hints: ModelCodegenHints = ModelCodegenHints(), sourceName: String) {
         self.model = model
         self.hints = hints
@@ -153,6 +161,7 @@ public struct EntityClassGenerator {
 
     private func literal(_ text: String) -> String { ModelValueText.quoted(text) }
 
+    /// Swift's reserved words: a property or class with one of these names is written in backticks.
     public static let keywords: Set<String> = [
         "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
         "internal", "let", "open", "operator", "private", "protocol", "public", "rethrows", "static", "struct",

@@ -207,6 +207,9 @@ enum MOMArchiveReader {
                     entityDraft.relationships.append(link)
                 case "NSFetchedPropertyDescription":
                     properties.append(try readFetchedProperty(propertyObject, entity: name, name: propertyName))
+                case "NSCompositeAttributeDescription":
+                    throw CoreDataError.unsupportedModelFormat(.init(file: file, entity: name, property: propertyName),
+                                                               reason: "composite attributes in compiled models are not read: the archive form of their elements is not known (load the .xcdatamodeld instead)")
                 default:
                     throw CoreDataError.unsupportedModelFormat(.init(file: file, entity: name, property: propertyName),
                                                                reason: "unknown property class \(propertyObject.className)")

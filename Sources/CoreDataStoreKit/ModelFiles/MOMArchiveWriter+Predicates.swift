@@ -129,7 +129,7 @@ extension MOMArchiveWriter.Builder {
         case .function(let target, let selector, let arguments):
             let targetValue = try expression(target, refuse: refuse)
             let values = try arguments.map { try expression($0, refuse: refuse) }
-            return functionExpression(selector, operand: targetValue, arguments: values)
+            return functionExpression(selector, operand: targetValue, arguments: values, argumentsClassName: functionArgumentsClassName)
         case .fetch(let request, let context, let countOnly):
             return object("NSFetchRequestExpression", superclasses: ["NSExpression"], [
                 ("NSExpressionType", .integer(ExpressionType.fetchRequest.rawValue)),
@@ -210,10 +210,11 @@ extension MOMArchiveWriter.Builder {
         return functionExpression(selector, operand: utilities, arguments: values)
     }
 
-    private mutating func functionExpression(_ selector: String, operand: Value, arguments: [Value]) -> Value {
+    private mutating func functionExpression(_ selector: String, operand: Value, arguments: [Value],
+                                             argumentsClassName: String = "NSArray") -> Value {
         object("NSFunctionExpression", superclasses: ["NSExpression"], [
             ("NSExpressionType", .integer(ExpressionType.function.rawValue)), ("NSOperand", operand),
-            ("NSSelectorName", string(selector)), ("NSArguments", array(arguments)),
+            ("NSSelectorName", string(selector)), ("NSArguments", array(arguments, className: argumentsClassName)),
         ])
     }
 

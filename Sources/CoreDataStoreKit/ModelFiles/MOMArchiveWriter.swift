@@ -27,6 +27,10 @@ public enum MOMArchiveWriter {
         typealias Value = BinaryPropertyList.Value
         private(set) var objects: [Value] = [.string("$null")]
         private var classes: [String: Int] = [:]
+        /// The class of the arguments array of a `FUNCTION(target, "selector:", …)` expression: `NSArray` by
+        /// default (as Apple's `.cdm` holds source expressions); the mapping model writer sets `NSMutableArray` for
+        /// value expressions, as Apple's `.cdm` holds those.
+        var functionArgumentsClassName = "NSArray"
 
         /// A slot for an object filled later with `fill(_:className:fields:)`, so that objects can refer to
         /// each other (an entity and its properties).
@@ -249,6 +253,10 @@ public enum MOMArchiveWriter {
 
         mutating func writeProperty(_ property: NSPropertyDescription, at index: Int, entity: NSEntityDescription) throws {
             let entityName = entity.name ?? ""
+            if property is NSCompositeAttributeDescription {
+                // No compiled model with a composite was found to read the archive key of its elements from.
+                throw unsupported(entityName, property.name, "composite attributes are not written: the archive form of NSCompositeAttributeDescription's elements is not known")
+            }
             let formats = property.validationPredicateFormats.isEmpty ? property.validationPredicates.map(\.predicateFormat)
                 : property.validationPredicateFormats
             let flags = Self.propertyFlags(property, hasValidation: !formats.isEmpty)

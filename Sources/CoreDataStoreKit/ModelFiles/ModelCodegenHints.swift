@@ -4,12 +4,18 @@
 public struct ModelCodegenHints: Sendable {
     /// Per entity: `codeGenerationType` ("class", "category" or nil for manual) and the class name as written.
     public struct Entity: Sendable {
+        /// Xcode's Codegen setting: "class" (Class Definition), "category" (Category/Extension), or nil
+        /// (Manual/None).
         public var codeGenerationType: String?
+        /// The entity's class name as the file writes it, module prefix included (`MyApp.Book`).
         public var representedClassName: String?
     }
     /// Per attribute: `usesScalarValueType` (nil when absent) and `customClassName`.
     public struct Attribute: Sendable {
+        /// Whether Xcode's "Use Scalar Type" is on (numbers and Booleans as Swift scalars rather than `NSNumber`);
+        /// nil when the file does not say.
         public var usesScalarValueType: Bool?
+        /// The class Xcode's "Custom Class" names for a transformable attribute's value, if any.
         public var customClassName: String?
     }
 
@@ -20,5 +26,6 @@ public struct ModelCodegenHints: Sendable {
     /// By entity name, then attribute name.
     public var attributes: [String: [String: Attribute]] = [:]
 
+    /// Hints that say nothing: every entity and attribute is generated with the defaults.
     public init() {}
 }

@@ -38,7 +38,13 @@ struct ModelDraft {
     private func parsePredicates() throws {
         for draft in entities {
             let entityName = draft.entity.name
-            for property in draft.entity.properties {
+            var properties = draft.entity.properties
+            var index = 0
+            while index < properties.count {
+                let property = properties[index]
+                index += 1
+                // A composite's elements carry their own rules (named by the element's name).
+                if let composite = property as? NSCompositeAttributeDescription { properties += composite.elements }
                 let where_ = place(entityName, property.name)
                 if !property.validationPredicateFormats.isEmpty {
                     let predicates = try property.validationPredicateFormats.map { try parse($0, where_, "validation predicate") }

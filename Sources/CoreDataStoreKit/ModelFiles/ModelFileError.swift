@@ -12,9 +12,13 @@ public let ModelFileSearchedURLsErrorKey = "CoreDataModelFileSearchedURLs"
 extension CoreDataError {
     /// Where in a model file a problem is.
     public struct ModelFilePlace: Sendable {
+        /// The model file.
         public var file: URL
+        /// The entity concerned, if the problem is in one.
         public var entity: String?
+        /// The property concerned, if the problem is in one.
         public var property: String?
+        /// A place in `file`, optionally narrowed to an entity and one of its properties.
         public init(file: URL, entity: String? = nil, property: String? = nil) {
             self.file = file
             self.entity = entity

@@ -45,6 +45,20 @@ enum XCDataModelReader {
         var draft: ModelDraft
         var hints = ModelCodegenHints()
         let file: URL
+        /// The model's composite definitions (`<composite name=…>` with `<attribute>` children), by name.
+        var compositeDefinitions: [String: ModelXML.Element] = [:]
+        /// Composite attributes whose elements come from a definition, filled once the whole file is read.
+        var pendingComposites: [PendingComposite] = []
+        /// The definitions being read, outermost first (a definition may not contain itself).
+        var definitionChain: [String] = []
+
+        /// A composite attribute that names its definition (`composite="Location"`).
+        struct PendingComposite {
+            var attribute: NSCompositeAttributeDescription
+            var definition: String
+            var entity: String
+            var chain: [String]
+        }
 
         init(file: URL) {
             self.file = file
@@ -70,8 +84,38 @@ enum XCDataModelReader {
                     guard let name = element.string("name"), !name.isEmpty else { throw fail(nil, nil, "a configuration has no name") }
                     let members = element.childElements.filter { $0.name == "memberEntity" }.compactMap { $0.string("name") }
                     draft.configurations.append((name, members))
+                case "composite", "compositeAttribute":
+                    guard let name = element.string("name"), !name.isEmpty else { throw fail(nil, nil, "a composite definition has no name") }
+                    guard compositeDefinitions[name] == nil else { throw fail(nil, nil, "two composite definitions are named \(name)") }
+                    compositeDefinitions[name] = element
                 default: continue // "elements" and other layout-only elements
                 }
+            }
+            try resolveComposites()
+        }
+
+        /// Gives each composite attribute that names a definition the definition's elements (each attribute its
+        /// own copies; nested composites resolved the same way).
+        /// - Throws: `invalidModelFile` for a definition the model lacks or one that contains itself.
+        mutating func resolveComposites() throws {
+            while !pendingComposites.isEmpty {
+                let pending = pendingComposites.removeFirst()
+                guard let definition = compositeDefinitions[pending.definition] else {
+                    throw fail(pending.entity, pending.attribute.name, "the attribute names composite \(pending.definition), which the model does not define")
+                }
+                guard !pending.chain.contains(pending.definition) else {
+                    throw fail(pending.entity, pending.attribute.name, "composite \(pending.definition) contains itself")
+                }
+                definitionChain = pending.chain + [pending.definition]
+                defer { definitionChain = [] }
+                pending.attribute.elements = try elementAttributes(of: definition, entity: pending.entity)
+            }
+        }
+
+        /// The elements a composite definition or an inline composite lists (`<attribute>` or `<element>`).
+        mutating func elementAttributes(of element: ModelXML.Element, entity: String) throws -> [NSAttributeDescription] {
+            try element.childElements.filter { $0.name == "attribute" || $0.name == "element" }.map { child in
+                try readAttribute(child, entity: entity, isElement: true)
             }
         }
 
@@ -133,7 +177,7 @@ enum XCDataModelReader {
             if let info = element.childElements.first(where: { $0.name == "userInfo" }) { property.userInfo = readUserInfo(info) }
         }
 
-        mutating func readAttribute(_ element: ModelXML.Element, entity: String) throws -> NSAttributeDescription {
+        mutating func readAttribute(_ element: ModelXML.Element, entity: String, isElement: Bool = false) throws -> NSAttributeDescription {
             guard let name = element.string("name"), !name.isEmpty else { throw fail(entity, nil, "an attribute has no name") }
             // Xcode writes no attributeType for an Undefined attribute, which only a transient may be.
             guard let typeName = element.string("attributeType") ?? (element.bool("transient") ? "Undefined" : nil) else {
@@ -143,7 +187,17 @@ enum XCDataModelReader {
                 throw fail(entity, name, "unknown attribute type \"\(typeName)\"")
             }
             let attribute: NSAttributeDescription
-            if element.bool("derived") {
+            if type == .compositeAttributeType {
+                let composite = NSCompositeAttributeDescription()
+                composite.name = name
+                if let definition = element.string("composite") {
+                    pendingComposites.append(.init(attribute: composite, definition: definition, entity: entity, chain: definitionChain))
+                } else {
+                    composite.elements = try elementAttributes(of: element, entity: entity)
+                }
+                readCommon(element, into: composite)
+                return composite
+            } else if element.bool("derived") {
                 let derived = NSDerivedAttributeDescription()
                 derived.derivationExpressionFormat = element.string("derivationExpression")
                 attribute = derived
@@ -162,6 +216,7 @@ enum XCDataModelReader {
             let (formats, warnings) = try validation(element, type: type, entity: entity, property: name)
             attribute.validationPredicateFormats = formats
             attribute.validationPredicateFormatWarnings = warnings
+            if isElement { return attribute }
             hints.attributes[entity, default: [:]][name] = .init(
                 usesScalarValueType: element.string("usesScalarValueType") == nil ? nil : element.bool("usesScalarValueType"),
                 customClassName: element.string("customClassName"))

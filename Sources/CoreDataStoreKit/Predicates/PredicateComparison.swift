@@ -17,6 +17,7 @@ public struct PredicateComparison: Hashable, @unchecked Sendable {
     /// `[c]`, `[d]`, `[n]`, `[l]` options for string operators.
     public var options: Options
 
+    /// The comparison `lhs op rhs`, by default without a modifier (`ANY`, `ALL`) or string options.
     public init(
         _ lhs: PredicateOperand, _ op: Operator, _ rhs: PredicateOperand,
         modifier: Modifier = .direct, options: Options = []

@@ -94,6 +94,7 @@ public struct PredicateObjectConstant: Hashable, @unchecked Sendable {
     /// The object as given.
     public let object: AnyObject
 
+    /// An object constant holding `object`.
     public init(_ object: AnyObject) { self.object = object }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
@@ -116,6 +117,7 @@ public struct PredicateOpaqueConstant: Hashable, @unchecked Sendable {
     /// The value as given.
     public let value: Any
 
+    /// An opaque constant holding `value`.
     public init(_ value: Any) { self.value = value }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {

@@ -18,7 +18,7 @@ extension NSPredicate {
 }
 
 extension PredicateNode {
-    /// Checks every key path of the tree against `entity`. See ``NSPredicate/validateKeys(against:)``.
+    /// Checks every key path of the tree against `entity`. See `NSPredicate.validateKeys(against:)`.
     public func validateKeys(against entity: NSEntityDescription) throws {
         try PredicateKeyValidator(variables: [:]).check(self, root: entity)
     }
@@ -47,6 +47,8 @@ struct PredicateKeyValidator {
         case entity(NSEntityDescription)
         /// An attribute value.
         case attribute(String)
+        /// A composite attribute's value (or a nested composite element's), whose keys are its elements.
+        case composite(NSCompositeAttributeDescription, path: String)
         /// Something not checked (a constant, a variable, an arithmetic result).
         case unknown
     }
@@ -132,6 +134,16 @@ struct PredicateKeyValidator {
                         "The key path \"\(whole)\" continues with \"\(key)\" after attribute \"\(attribute)\"", key: whole)
                 }
                 current = .unknown
+            case .composite(let composite, let path):
+                guard let element = composite.element(named: key) else {
+                    throw PredicateFormatError.invalid(
+                        "The key path \"\(whole)\" names \"\(key)\", which is not an element of composite attribute \"\(path)\"", key: whole)
+                }
+                if let nested = element as? NSCompositeAttributeDescription {
+                    current = .composite(nested, path: path + "." + key)
+                } else {
+                    current = .attribute(path + "." + key)
+                }
             case .entity(let entity):
                 if key == "self" { continue }
                 guard let property = Self.property(named: key, in: entity) else {
@@ -142,6 +154,8 @@ struct PredicateKeyValidator {
                 if let relationship = property as? NSRelationshipDescription {
                     if relationship.isToMany { crossedToMany = true }
                     current = relationship.destinationEntity.map { .entity($0) } ?? .unknown
+                } else if let composite = property as? NSCompositeAttributeDescription {
+                    current = .composite(composite, path: key)
                 } else if property is NSAttributeDescription {
                     current = .attribute(key)
                 } else {

@@ -32,6 +32,7 @@ public struct PredicateBlockReference: Hashable, @unchecked Sendable {
     /// The wrapped predicate; evaluate it with `evaluate(with:substitutionVariables:)`.
     public let predicate: NSPredicate
 
+    /// A reference to `predicate`, a block predicate.
     public init(_ predicate: NSPredicate) { self.predicate = predicate }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.predicate === rhs.predicate }

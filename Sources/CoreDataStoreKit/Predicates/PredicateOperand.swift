@@ -56,10 +56,15 @@ public indirect enum PredicateOperand: Hashable, @unchecked Sendable {
 
     /// Arithmetic operators.
     public enum ArithmeticOperator: String, Hashable, Sendable, CaseIterable {
+        /// `a + b`: the sum (Apple's `add:to:`).
         case add = "+"
+        /// `a - b`: the difference (Apple's `from:subtract:`).
         case subtract = "-"
+        /// `a * b`: the product (Apple's `multiply:by:`).
         case multiply = "*"
+        /// `a / b`: the quotient (Apple's `divide:by:`).
         case divide = "/"
+        /// `a ** b`: `a` raised to the power `b` (Apple's `raise:toPower:`).
         case power = "**"
     }
 

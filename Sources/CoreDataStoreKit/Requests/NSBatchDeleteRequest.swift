@@ -52,6 +52,7 @@ open class NSBatchDeleteResult: NSPersistentStoreResult, @unchecked Sendable {
     /// The type the request asked for.
     public let resultType: NSBatchDeleteRequestResultType
 
+    /// A result holding `result` in the form `resultType` names; contexts make these when they execute a request.
     public init(result: Any?, resultType: NSBatchDeleteRequestResultType) {
         self.result = result
         self.resultType = resultType

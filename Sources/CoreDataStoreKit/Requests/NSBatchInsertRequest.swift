@@ -77,6 +77,7 @@ open class NSBatchInsertResult: NSPersistentStoreResult, @unchecked Sendable {
     /// The type the request asked for.
     public let resultType: NSBatchInsertRequestResultType
 
+    /// A result holding `result` in the form `resultType` names; contexts make these when they execute a request.
     public init(result: Any?, resultType: NSBatchInsertRequestResultType) {
         self.result = result
         self.resultType = resultType

@@ -57,6 +57,7 @@ open class NSBatchUpdateResult: NSPersistentStoreResult, @unchecked Sendable {
     /// The type the request asked for.
     public let resultType: NSBatchUpdateRequestResultType
 
+    /// A result holding `result` in the form `resultType` names; contexts make these when they execute a request.
     public init(result: Any?, resultType: NSBatchUpdateRequestResultType) {
         self.result = result
         self.resultType = resultType

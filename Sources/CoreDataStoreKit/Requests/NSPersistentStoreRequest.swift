@@ -1,9 +1,15 @@
 /// The kinds of store request, with Apple's raw values.
 public enum NSPersistentStoreRequestType: UInt, Sendable {
+    /// An `NSFetchRequest`.
     case fetchRequestType = 1
+    /// A save (Apple's `NSSaveChangesRequest`, which this package does not declare: contexts save through the store
+    /// contract).
     case saveRequestType = 2
+    /// An `NSBatchInsertRequest`.
     case batchInsertRequestType = 5
+    /// An `NSBatchUpdateRequest`.
     case batchUpdateRequestType = 6
+    /// An `NSBatchDeleteRequest`.
     case batchDeleteRequestType = 7
 }
 

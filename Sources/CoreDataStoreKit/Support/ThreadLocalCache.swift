@@ -7,11 +7,15 @@ import Darwin
 /// One object per thread, made on the thread's first use: for memo tables on hot paths that must not take a
 /// lock (the predicate evaluator's type facts, `@Managed` slots). The object lives as long as its thread.
 /// An addition used inside this package only.
-package final class ThreadLocal<Storage: AnyObject> {
+///
+/// `@unchecked Sendable`: the key is written once, in `init`, before the object is shared; each thread reads and
+/// writes only its own storage (`pthread_getspecific`/`pthread_setspecific` are thread-safe), so no storage
+/// object is ever reached from two threads through this type; `make` is `@Sendable`.
+package final class ThreadLocal<Storage: AnyObject>: @unchecked Sendable {
     @usableFromInline var key = pthread_key_t()
-    @usableFromInline let make: () -> Storage
+    @usableFromInline let make: @Sendable () -> Storage
 
-    package init(_ make: @escaping () -> Storage) {
+    package init(_ make: @escaping @Sendable () -> Storage) {
         self.make = make
         pthread_key_create(&key) { pointer in
             guard let pointer else { return }

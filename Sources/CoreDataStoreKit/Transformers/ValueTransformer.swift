@@ -2,6 +2,7 @@
 public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// The name `rawValue` (Foundation's unlabeled initializer).
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// Unarchives keyed archives of secure-coding classes (Core Data's default for transformable attributes).
