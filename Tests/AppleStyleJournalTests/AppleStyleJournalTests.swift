@@ -6,9 +6,10 @@ import AppleStyleJournal
 /// Apple-style app code (`Examples/AppleStyleJournal`, written as apps write it against Apple's Core Data and
 /// built unchanged but for `@objc(…)`) run on every built-in store type: Xcode's generated classes, a container
 /// subclass, validation rules from the model, undo, a merge-policy subclass, batch deletes merged into the view
-/// context, persistent history with a token kept on disk, and backups.
-@Suite struct AppleStyleJournalTests {
-    static let types = [NSSQLiteStoreType, NSXMLStoreType, NSBinaryStoreType, NSInMemoryStoreType]
+/// context, persistent history with a token kept on disk, and backups. The app's code uses the view context on the
+/// main queue, so the tests run on the main actor.
+@Suite @MainActor struct AppleStyleJournalTests {
+    nonisolated static let types = [NSSQLiteStoreType, NSXMLStoreType, NSBinaryStoreType, NSInMemoryStoreType]
 
     final class Folder {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")

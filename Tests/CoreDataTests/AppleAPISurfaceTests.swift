@@ -50,14 +50,16 @@ final class Gauge: NSManagedObject {
         }
         let request = NSFetchRequest<Author>(entityName: "Author")
         request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
-        let fetched = try coordinator.execute(request, with: context) as? [Author]
-        #expect(fetched?.compactMap(\.name) == ["Ann", "Bob"])
-        let delete = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Author"))
-        delete.resultType = .resultTypeCount
-        let result = try coordinator.execute(delete, with: context) as? NSBatchDeleteResult
-        #expect(result?.result as? Int == 2)
+        try context.performAndWait {
+            let fetched = try coordinator.execute(request, with: context) as? [Author]
+            #expect(fetched?.compactMap(\.name) == ["Ann", "Bob"])
+            let delete = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Author"))
+            delete.resultType = .resultTypeCount
+            let result = try coordinator.execute(delete, with: context) as? NSBatchDeleteResult
+            #expect(result?.result as? Int == 2)
+        }
         let other = try inMemoryContext()
-        #expect(throws: NSError.self) { try coordinator.execute(request, with: other) }
+        #expect(throws: NSError.self) { try other.performAndWait { try coordinator.execute(request, with: other) } }
     }
 
     @Test func setNilValueForKeyIsCalledForNilNumbers() throws {

@@ -69,7 +69,7 @@ func makeObject<T: NSManagedObject>(_ type: T.Type, in context: NSManagedObjectC
         let before = Counter.initializations
         let fetched = try other.performAndWait { try other.fetch(NSFetchRequest<Counter>(entityName: "Counter")) }
         #expect(fetched.count == 1)
-        #expect(fetched.first?.count == 41)
+        #expect(other.performAndWait { fetched.first?.count } == 41)
         #expect(Counter.initializations > before)
     }
 

@@ -20,11 +20,12 @@ private func booksByPages(in context: NSManagedObjectContext) -> NSFetchedResult
     return NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "pages", cacheName: nil)
 }
 
-/// Performs `controller`'s fetch with a new recorder as its delegate; the caller keeps the recorder alive.
+/// Performs `controller`'s fetch on its context's queue with a new recorder as its delegate; the caller keeps the
+/// recorder alive.
 private func fetchAndRecord<T>(_ controller: NSFetchedResultsController<T>) throws -> ChangeRecorder {
     let recorder = ChangeRecorder()
     controller.delegate = recorder
-    try controller.performFetch()
+    try controller.managedObjectContext.performAndWait { try controller.performFetch() }
     return recorder
 }
 
@@ -115,7 +116,7 @@ struct ObjectsDidChangeNotificationTests {
         let log = ChangeLog(context)
         let (dune, emma) = context.performAndWait { (book("Dune", pages: 100, in: context), book("Emma", pages: 200, in: context)) }
         #expect(log.count == 1)
-        #expect(log.titles(NSInsertedObjectsKey) == ["Dune", "Emma"])
+        #expect(context.performAndWait { log.titles(NSInsertedObjectsKey) } == ["Dune", "Emma"])
         #expect(log.lastKeys == [NSInsertedObjectsKey])
 
         try context.performAndWait { try context.save() }
@@ -126,8 +127,8 @@ struct ObjectsDidChangeNotificationTests {
             context.delete(emma)
         }
         #expect(log.count == 2)
-        #expect(log.titles(NSUpdatedObjectsKey) == ["Dune"])
-        #expect(log.titles(NSDeletedObjectsKey) == ["Emma"])
+        #expect(context.performAndWait { log.titles(NSUpdatedObjectsKey) } == ["Dune"])
+        #expect(context.performAndWait { log.titles(NSDeletedObjectsKey) } == ["Emma"])
         #expect(log.lastKeys == [NSUpdatedObjectsKey, NSDeletedObjectsKey])
 
         try context.performAndWait {
@@ -191,7 +192,7 @@ struct ObjectsDidChangeNotificationTests {
             try context.save()
             context.refresh(dune, mergeChanges: false)
         }
-        #expect(log.titles(NSRefreshedObjectsKey) == ["Dune"])
+        #expect(context.performAndWait { log.titles(NSRefreshedObjectsKey) } == ["Dune"])
         context.performAndWait { context.reset() }
         #expect(log.lastKeys == [NSInvalidatedAllObjectsKey])
         #expect((log.notifications.last?[NSInvalidatedAllObjectsKey] as? [NSManagedObjectID])?.count == 1)
@@ -227,8 +228,8 @@ struct FetchedResultsControllerTests {
         let context = try library()
         let controller = booksByPages(in: context)
         #expect(controller.fetchedObjects == nil && controller.sections == nil)
-        try controller.performFetch()
-        context.performAndWait {
+        try context.performAndWait {
+            try controller.performFetch()
             #expect(titles(controller.fetchedObjects) == ["Dune", "Emma", "Ulysses"])
             let sections = controller.sections ?? []
             #expect(sections.map(\.name) == ["100", "200"])
@@ -244,9 +245,11 @@ struct FetchedResultsControllerTests {
         }
         let unsectioned = NSFetchedResultsController(fetchRequest: controller.fetchRequest, managedObjectContext: context,
                                                      sectionNameKeyPath: nil, cacheName: nil)
-        try unsectioned.performFetch()
-        #expect(unsectioned.sections?.map(\.name) == [""])
-        #expect(unsectioned.sections?.first?.numberOfObjects == 3)
+        try context.performAndWait {
+            try unsectioned.performFetch()
+            #expect(unsectioned.sections?.map(\.name) == [""])
+            #expect(unsectioned.sections?.first?.numberOfObjects == 3)
+        }
         NSFetchedResultsController<Book>.deleteCache(withName: nil)
     }
 
@@ -254,7 +257,7 @@ struct FetchedResultsControllerTests {
         let context = try library()
         let controller = NSFetchedResultsController(fetchRequest: NSFetchRequest<Book>(entityName: "Book"), managedObjectContext: context,
                                                     sectionNameKeyPath: nil, cacheName: nil)
-        let error = #expect(throws: NSError.self) { try controller.performFetch() }
+        let error = #expect(throws: NSError.self) { try context.performAndWait { try controller.performFetch() } }
         #expect(error?.code == NSCoreDataError)
         #expect(controller.fetchedObjects == nil)
     }
@@ -265,7 +268,7 @@ struct FetchedResultsControllerTests {
         request.sortDescriptors = []
         let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context,
                                                     sectionNameKeyPath: nil, cacheName: nil)
-        try controller.performFetch()
+        try context.performAndWait { try controller.performFetch() }
         let all = try context.performAndWait { try context.count(for: NSFetchRequest<Book>(entityName: "Book")) }
         #expect(controller.fetchedObjects?.count == all)
         #expect(all > 0)
@@ -287,7 +290,7 @@ struct FetchedResultsControllerTests {
 
         context.performAndWait { anna.title = "Zora" }
         #expect(recorder.take() == ["will", "move Zora [0,0]->[0,2]", "did"], "a change of a sort key is a move")
-        #expect(titles(controller.fetchedObjects) == ["Dune", "Eve", "Zora", "Ulysses"])
+        #expect(context.performAndWait { titles(controller.fetchedObjects) } == ["Dune", "Eve", "Zora", "Ulysses"])
 
         context.performAndWait { controller.object(at: IndexPath(row: 0, section: 0)).pages = 200 }
         #expect(recorder.take() == ["will", "move Dune [0,0]->[1,0]", "did"], "a change of section is a move")
@@ -303,7 +306,7 @@ struct FetchedResultsControllerTests {
             book("Bea", pages: 100, in: context)
         }
         #expect(recorder.take() == ["will", "delete Ulysses [1,1]->nil", "insert Bea nil->[0,0]", "did"])
-        #expect(controller.sections?.map { titles($0.objects) } == [["Bea", "Eve", "Zora"], ["Dune"]])
+        #expect(context.performAndWait { controller.sections?.map { titles($0.objects) } } == [["Bea", "Eve", "Zora"], ["Dune"]])
 
         context.performAndWait { _ = book("Unsorted", pages: 100, in: context); context.processPendingChanges() }
         #expect(recorder.take() == ["will", "insert Unsorted nil->[0,2]", "did"], "an explicit processPendingChanges() reports at once")
@@ -316,7 +319,7 @@ struct FetchedResultsControllerTests {
         request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
         let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
         let recorder = try fetchAndRecord(controller)
-        #expect(titles(controller.fetchedObjects) == ["Dune", "Emma"])
+        #expect(context.performAndWait { titles(controller.fetchedObjects) } == ["Dune", "Emma"])
         let ulysses = try context.performAndWait {
             let request = NSFetchRequest<Book>(entityName: "Book")
             request.predicate = NSPredicate(format: "title == %@", "Ulysses")
@@ -327,17 +330,17 @@ struct FetchedResultsControllerTests {
             controller.object(at: IndexPath(row: 0, section: 0)).pages = 500
         }
         #expect(recorder.take() == ["will", "delete Dune [0,0]->nil", "insert Ulysses nil->[0,1]", "did"])
-        #expect(titles(controller.fetchedObjects) == ["Emma", "Ulysses"])
+        #expect(context.performAndWait { titles(controller.fetchedObjects) } == ["Emma", "Ulysses"])
     }
 
     @Test func withoutDelegateTheResultsStayAsFetched() throws {
         let context = try library()
         let controller = booksByPages(in: context)
-        try controller.performFetch()
+        try context.performAndWait { try controller.performFetch() }
         context.performAndWait { _ = book("Anna", pages: 100, in: context) }
-        #expect(titles(controller.fetchedObjects) == ["Dune", "Emma", "Ulysses"])
-        try controller.performFetch()
-        #expect(titles(controller.fetchedObjects) == ["Anna", "Dune", "Emma", "Ulysses"])
+        #expect(context.performAndWait { titles(controller.fetchedObjects) } == ["Dune", "Emma", "Ulysses"])
+        try context.performAndWait { try controller.performFetch() }
+        #expect(context.performAndWait { titles(controller.fetchedObjects) } == ["Anna", "Dune", "Emma", "Ulysses"])
     }
 
     @Test func resetFetchesAgain() throws {
@@ -352,7 +355,7 @@ struct FetchedResultsControllerTests {
                                     "insert Dune nil->[0,0]", "insert Emma nil->[0,1]", "did"])
         context.performAndWait { _ = book("Anna", pages: 1, in: context) }
         #expect(recorder.take() == ["will", "delete Emma [0,1]->nil", "insert Anna nil->[0,0]", "did"], "the fetch limit holds")
-        #expect(titles(controller.fetchedObjects) == ["Anna", "Dune"])
+        #expect(context.performAndWait { titles(controller.fetchedObjects) } == ["Anna", "Dune"])
     }
 
     @Test func childSavesReachTheParentsController() throws {
@@ -389,11 +392,11 @@ struct FetchedResultsControllerTests {
         try coordinator.addPersistentStore(type: .sqlite, at: url)
         let viewContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         viewContext.persistentStoreCoordinator = coordinator
-        viewContext.automaticallyMergesChangesFromParent = true
+        viewContext.performAndWait { viewContext.automaticallyMergesChangesFromParent = true }
         let log = ChangeLog(viewContext)
         let controller = booksByPages(in: viewContext)
         let recorder = try fetchAndRecord(controller)
-        #expect(controller.sections?.map { titles($0.objects) } == [["Dune", "Emma"], ["Ulysses"]])
+        #expect(viewContext.performAndWait { controller.sections?.map { titles($0.objects) } } == [["Dune", "Emma"], ["Ulysses"]])
 
         let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         writer.persistentStoreCoordinator = coordinator
@@ -405,9 +408,11 @@ struct FetchedResultsControllerTests {
             try writer.save()
         }
         viewContext.performAndWait {}  // runs after the merge the writer's save queued on the view context
-        #expect(log.titles(NSInsertedObjectsKey) == ["Solo"])
-        #expect(log.titles(NSDeletedObjectsKey) == ["Dune"])
-        #expect(log.titles(NSRefreshedObjectsKey) == ["Emma"])
+        viewContext.performAndWait {
+            #expect(log.titles(NSInsertedObjectsKey) == ["Solo"])
+            #expect(log.titles(NSDeletedObjectsKey) == ["Dune"])
+            #expect(log.titles(NSRefreshedObjectsKey) == ["Emma"])
+        }
         #expect(recorder.take() == ["will", "section delete 100 @0", "section insert 300 @1",
                                     "delete Dune [0,0]->nil", "insert Solo nil->[1,0]", "move Emma [0,1]->[0,0]", "did"])
         viewContext.performAndWait {

@@ -17,30 +17,35 @@ import CoreData
 
     @Test func repeatedSavesKeepCommittedValuesInStep() throws {
         let context = try inMemoryContext(model: counterModel())
-        let counter = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context)
-        counter.setValue("a", forKey: "label")
-        try context.save()
-        #expect(committed(counter) == ["label": "a", "count": "0"])
-        counter.setValue(1, forKey: "count")
-        #expect(committed(counter) == ["label": "a", "count": "0"])
-        try context.save()
-        #expect(committed(counter) == ["label": "a", "count": "1"])
-        counter.setValue("b", forKey: "label")
-        try context.save()
-        #expect(committed(counter) == ["label": "b", "count": "1"])
-        counter.setValue(2, forKey: "count")
-        counter.setValue("c", forKey: "label")
-        context.rollback()
-        #expect(counter.value(forKey: "label") as? String == "b")
-        #expect(counter.value(forKey: "count") as? Int == 1)
-        #expect(committed(counter) == ["label": "b", "count": "1"])
+        try context.performAndWait {
+            let counter = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context)
+            counter.setValue("a", forKey: "label")
+            try context.save()
+            #expect(committed(counter) == ["label": "a", "count": "0"])
+            counter.setValue(1, forKey: "count")
+            #expect(committed(counter) == ["label": "a", "count": "0"])
+            try context.save()
+            #expect(committed(counter) == ["label": "a", "count": "1"])
+            counter.setValue("b", forKey: "label")
+            try context.save()
+            #expect(committed(counter) == ["label": "b", "count": "1"])
+            counter.setValue(2, forKey: "count")
+            counter.setValue("c", forKey: "label")
+            context.rollback()
+            #expect(counter.value(forKey: "label") as? String == "b")
+            #expect(counter.value(forKey: "count") as? Int == 1)
+            #expect(committed(counter) == ["label": "b", "count": "1"])
+        }
     }
 
     /// A saved counter labelled "a", its context, and a second context on the same coordinator.
     private func savedCounterAndSecondContext() throws -> (NSManagedObjectContext, NSManagedObject, NSManagedObjectContext) {
         let context = try inMemoryContext(model: counterModel())
-        let counter = insert("Counter", ["label": "a"], into: context)
-        try context.save()
+        let counter = try context.performAndWait {
+            let counter = insert("Counter", ["label": "a"], into: context)
+            try context.save()
+            return counter
+        }
         let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         other.persistentStoreCoordinator = context.persistentStoreCoordinator
         return (context, counter, other)
@@ -66,10 +71,12 @@ import CoreData
             fetched.setValue("from other", forKey: "label")
             try other.save()
         }
-        context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
-        counter.setValue(7, forKey: "count")
-        try context.save()
-        #expect(counter.value(forKey: "label") as? String == "from other")
-        #expect(committed(counter) == ["label": "from other", "count": "7"])
+        try context.performAndWait {
+            context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+            counter.setValue(7, forKey: "count")
+            try context.save()
+            #expect(counter.value(forKey: "label") as? String == "from other")
+            #expect(committed(counter) == ["label": "from other", "count": "7"])
+        }
     }
 }

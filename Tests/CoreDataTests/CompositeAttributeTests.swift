@@ -4,9 +4,10 @@ import Testing
 
 /// Composite attributes (`NSCompositeAttributeDescription`) as Apple documents them: the model class, values
 /// as dictionaries, validation of elements, Xcode's model files, and the SQLite store's columns. Every store's
-/// round trip is the conformance case `composite/values-survive-a-reopen-and-answer-key-paths`.
-@Suite struct CompositeAttributeTests {
-    static func location() -> NSCompositeAttributeDescription {
+/// round trip is the conformance case `composite/values-survive-a-reopen-and-answer-key-paths`. Its contexts are
+/// main-queue contexts used outside blocks, as app code uses the view context, so the suite runs on the main actor.
+@Suite @MainActor struct CompositeAttributeTests {
+    nonisolated static func location() -> NSCompositeAttributeDescription {
         let location = NSCompositeAttributeDescription()
         location.name = "location"
         location.elements = [NSAttributeDescription(name: "latitude", type: .double, isOptional: false, defaultValue: 0.0),
@@ -15,7 +16,7 @@ import Testing
         return location
     }
 
-    static func model(_ location: NSCompositeAttributeDescription = location(), constraint: Bool = false) -> NSManagedObjectModel {
+    nonisolated static func model(_ location: NSCompositeAttributeDescription = location(), constraint: Bool = false) -> NSManagedObjectModel {
         let place = NSEntityDescription(name: "Place")
         place.properties = [NSAttributeDescription(name: "name", type: .string), location]
         if constraint { place.uniquenessConstraints = [["location.latitude", "location.longitude"]] }

@@ -20,17 +20,19 @@ import CoreData
         }
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
-        let author = Author(context: context)
-        author.name = "Routed"
-        let book = Book(context: context)
-        book.title = "Separate"
-        try context.save()
-        #expect(author.objectID.persistentStore === people)
-        #expect(book.objectID.persistentStore === works)
-        let onlyWorks = NSFetchRequest<Book>(entityName: "Book")
-        onlyWorks.affectedStores = [people]
-        #expect(try context.fetch(onlyWorks).isEmpty, "a request limited to a store sees only that store")
-        #expect(try context.count(for: NSFetchRequest<Author>(entityName: "Author")) == 1)
+        try context.performAndWait {
+            let author = Author(context: context)
+            author.name = "Routed"
+            let book = Book(context: context)
+            book.title = "Separate"
+            try context.save()
+            #expect(author.objectID.persistentStore === people)
+            #expect(book.objectID.persistentStore === works)
+            let onlyWorks = NSFetchRequest<Book>(entityName: "Book")
+            onlyWorks.affectedStores = [people]
+            #expect(try context.fetch(onlyWorks).isEmpty, "a request limited to a store sees only that store")
+            #expect(try context.count(for: NSFetchRequest<Author>(entityName: "Author")) == 1)
+        }
     }
 
     @Test func relationshipsCannotCrossStores() throws {
@@ -43,14 +45,16 @@ import CoreData
         try coordinator.addPersistentStore(type: .inMemory, configuration: "Works", at: URL(fileURLWithPath: "/works"))
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
-        let book = Book(context: context)
-        book.title = "Linked"
-        book.author = Author(context: context)
-        do {
-            try context.save()
-            Issue.record("the save should fail")
-        } catch let error as NSError {
-            #expect(error.code == NSManagedObjectExternalRelationshipError)
+        context.performAndWait {
+            let book = Book(context: context)
+            book.title = "Linked"
+            book.author = Author(context: context)
+            do {
+                try context.save()
+                Issue.record("the save should fail")
+            } catch let error as NSError {
+                #expect(error.code == NSManagedObjectExternalRelationshipError)
+            }
         }
     }
 }

@@ -29,38 +29,47 @@ import CoreData
         let writer = try inMemoryContext()
         let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         reader.persistentStoreCoordinator = writer.persistentStoreCoordinator
-        let author = Author(context: writer)
-        author.name = "Before"
-        try writer.save()
-        let seen = try #require(try reader.existingObject(with: author.objectID) as? Author)
-        #expect(seen.name == "Before")
+        let author = try writer.performAndWait {
+            let author = Author(context: writer)
+            author.name = "Before"
+            try writer.save()
+            return author
+        }
+        let seen = try reader.performAndWait { try #require(try reader.existingObject(with: author.objectID) as? Author) }
+        #expect(reader.performAndWait { seen.name } == "Before")
         let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: writer, queue: nil) { note in
-            reader.mergeChanges(fromContextDidSave: note)
+            reader.performAndWait { reader.mergeChanges(fromContextDidSave: note) }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
-        author.name = "After"
-        try writer.save()
-        #expect(seen.name == "After")
-        writer.delete(author)
-        try writer.save()
-        #expect(seen.managedObjectContext == nil)
+        try writer.performAndWait {
+            author.name = "After"
+            try writer.save()
+        }
+        #expect(reader.performAndWait { seen.name } == "After")
+        try writer.performAndWait {
+            writer.delete(author)
+            try writer.save()
+        }
+        #expect(reader.performAndWait { seen.managedObjectContext } == nil)
     }
 
     @Test func rollbackResetAndRefresh() throws {
         let context = try inMemoryContext()
-        let author = Author(context: context)
-        author.name = "Saved"
-        try context.save()
-        author.name = "Changed"
-        context.refresh(author, mergeChanges: true)
-        #expect(author.name == "Changed", "refresh with merge keeps unsaved changes")
-        context.refresh(author, mergeChanges: false)
-        #expect(author.isFault)
-        #expect(author.name == "Saved", "a refreshed fault reloads the saved value")
-        let id = author.objectID
-        context.reset()
-        #expect(context.registeredObjects.isEmpty)
-        #expect((try context.existingObject(with: id) as? Author)?.name == "Saved")
+        try context.performAndWait {
+            let author = Author(context: context)
+            author.name = "Saved"
+            try context.save()
+            author.name = "Changed"
+            context.refresh(author, mergeChanges: true)
+            #expect(author.name == "Changed", "refresh with merge keeps unsaved changes")
+            context.refresh(author, mergeChanges: false)
+            #expect(author.isFault)
+            #expect(author.name == "Saved", "a refreshed fault reloads the saved value")
+            let id = author.objectID
+            context.reset()
+            #expect(context.registeredObjects.isEmpty)
+            #expect((try context.existingObject(with: id) as? Author)?.name == "Saved")
+        }
     }
 
     @Test func mergePolicies() throws {
@@ -71,23 +80,32 @@ import CoreData
             (NSRollbackMergePolicy, "Start", Int64(50)),
         ] as [(Any, String, Int64)] {
             let setup = try inMemoryContext()
-            let author = Author(context: setup)
-            author.name = "Start"
-            try setup.save()
+            let author = try setup.performAndWait {
+                let author = Author(context: setup)
+                author.name = "Start"
+                try setup.save()
+                return author
+            }
             let mine = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             mine.persistentStoreCoordinator = setup.persistentStoreCoordinator
             mine.mergePolicy = policy
-            let myCopy = try #require(try mine.existingObject(with: author.objectID) as? Author)
-            author.age = 50
-            try setup.save()
-            myCopy.name = "mine"
-            if (policy as? NSMergePolicy) === NSMergePolicy.mergeByPropertyObjectTrump { myCopy.age = 99 }
-            try mine.save()
+            let myCopy = try mine.performAndWait { try #require(try mine.existingObject(with: author.objectID) as? Author) }
+            try setup.performAndWait {
+                author.age = 50
+                try setup.save()
+            }
+            try mine.performAndWait {
+                myCopy.name = "mine"
+                if (policy as? NSMergePolicy) === NSMergePolicy.mergeByPropertyObjectTrump { myCopy.age = 99 }
+                try mine.save()
+            }
             let check = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             check.persistentStoreCoordinator = setup.persistentStoreCoordinator
-            let stored = try #require(try check.existingObject(with: author.objectID) as? Author)
-            #expect(stored.name == expectedName, "\(policy)")
-            #expect(stored.age == expectedAge, "\(policy)")
+            try check.performAndWait {
+                let stored = try #require(try check.existingObject(with: author.objectID) as? Author)
+                #expect(stored.name == expectedName, "\(policy)")
+                #expect(stored.age == expectedAge, "\(policy)")
+            }
         }
     }
 
@@ -107,7 +125,8 @@ import CoreData
             author.name = "Background"
             try background.save()
         }
-        #expect(try container.viewContext.count(for: NSFetchRequest<Author>(entityName: "Author")) == 1)
+        let viewContext = container.viewContext
+        #expect(try viewContext.performAndWait { try viewContext.count(for: NSFetchRequest<Author>(entityName: "Author")) } == 1)
         #expect(container.viewContext.concurrencyType == .mainQueueConcurrencyType)
     }
 

@@ -93,7 +93,8 @@ private final class ObjectsDidChangeLog: @unchecked Sendable {
 /// Undo in contexts: every change a context processes registers with its undo manager, and undo and redo put
 /// objects, values, relationships and the change sets back, on every store, before and after saves.
 @Suite struct ContextUndoTests {
-    @Test(arguments: UndoTestStore.Kind.allCases)
+    /// Apple's example is main-queue code (the view context used outside blocks), so it runs on the main actor.
+    @Test(arguments: UndoTestStore.Kind.allCases) @MainActor
     func applesExampleRunsUnchanged(_ kind: UndoTestStore.Kind) throws {
         let store = try UndoTestStore(kind)
         let container = NSPersistentContainer(name: "Library", managedObjectModel: libraryModel())
@@ -353,7 +354,7 @@ private final class ObjectsDidChangeLog: @unchecked Sendable {
         context.performAndWait { author.name = "Bea" }
         context.performAndWait { context.undo() }
         #expect(log.last(NSUpdatedObjectsKey) == [author])
-        #expect(author.name == "Ann")
+        #expect(context.performAndWait { author.name } == "Ann")
     }
 
     @Test func eachBlockOfAPrivateContextIsOneUndoGroup() throws {
@@ -480,6 +481,6 @@ private final class ObjectsDidChangeLog: @unchecked Sendable {
         context.performAndWait { Author(context: context).name = "Ann" }
         #expect(!manager.canUndo)
         context.performAndWait { context.undo() }
-        #expect(context.insertedObjects.count == 1)
+        #expect(context.performAndWait { context.insertedObjects.count } == 1)
     }
 }

@@ -8,38 +8,42 @@ import Testing
 @Suite struct KeyPathSortTests {
     @Test func keyPathSortDescriptorsSortFetches() throws {
         let context = try inMemoryContext()
-        let ann = Author(context: context)
-        ann.name = "Ann"
-        let bob = Author(context: context)
-        bob.name = "Bob"
-        for (title, pages, author) in [("B", 300, bob), ("A", 100, ann), ("C", 200, bob)] {
-            let book = Book(context: context)
-            book.title = title
-            book.pages = pages
-            book.author = author
+        try context.performAndWait {
+            let ann = Author(context: context)
+            ann.name = "Ann"
+            let bob = Author(context: context)
+            bob.name = "Bob"
+            for (title, pages, author) in [("B", 300, bob), ("A", 100, ann), ("C", 200, bob)] {
+                let book = Book(context: context)
+                book.title = title
+                book.pages = pages
+                book.author = author
+            }
+            try context.save()
+            let request: NSFetchRequest<Book> = Book.fetchRequest()
+            request.sortDescriptors = [NSSortDescriptor(keyPath: \Book.title, ascending: false)]
+            #expect(try context.fetch(request).map(\.title) == ["C", "B", "A"])
+            request.sortDescriptors = [NSSortDescriptor(keyPath: \Book.pages, ascending: true)]
+            #expect(try context.fetch(request).map(\.pages) == [100, 200, 300])
+            request.sortDescriptors = [NSSortDescriptor(keyPath: \Book.author?.name, ascending: false),
+                                       NSSortDescriptor(keyPath: \Book.pages, ascending: false)]
+            #expect(try context.fetch(request).map(\.title) == ["B", "C", "A"])
+            #expect(request.sortDescriptors?.first?.key == "author.name", "the key path is kept as its property names")
         }
-        try context.save()
-        let request: NSFetchRequest<Book> = Book.fetchRequest()
-        request.sortDescriptors = [NSSortDescriptor(keyPath: \Book.title, ascending: false)]
-        #expect(try context.fetch(request).map(\.title) == ["C", "B", "A"])
-        request.sortDescriptors = [NSSortDescriptor(keyPath: \Book.pages, ascending: true)]
-        #expect(try context.fetch(request).map(\.pages) == [100, 200, 300])
-        request.sortDescriptors = [NSSortDescriptor(keyPath: \Book.author?.name, ascending: false),
-                                   NSSortDescriptor(keyPath: \Book.pages, ascending: false)]
-        #expect(try context.fetch(request).map(\.title) == ["B", "C", "A"])
-        #expect(request.sortDescriptors?.first?.key == "author.name", "the key path is kept as its property names")
     }
 
     /// A key path that reads no property of the model cannot be sorted by a store: Apple's error code, a message
     /// that names it, and no crash.
     @Test func aKeyPathOfAComputedPropertyIsRefused() throws {
         let context = try inMemoryContext()
-        Book(context: context).title = "x"
-        let request: NSFetchRequest<Book> = Book.fetchRequest()
-        request.sortDescriptors = [NSSortDescriptor(keyPath: \Book.shout, ascending: true)]
-        let error = #expect(throws: NSError.self) { try context.fetch(request) }
-        #expect(error?.code == NSCoreDataError)
-        #expect(error?.localizedDescription.contains("reads no attribute or to-one relationship of Book") == true)
+        context.performAndWait {
+            Book(context: context).title = "x"
+            let request: NSFetchRequest<Book> = Book.fetchRequest()
+            request.sortDescriptors = [NSSortDescriptor(keyPath: \Book.shout, ascending: true)]
+            let error = #expect(throws: NSError.self) { try context.fetch(request) }
+            #expect(error?.code == NSCoreDataError)
+            #expect(error?.localizedDescription.contains("reads no attribute or to-one relationship of Book") == true)
+        }
     }
 }
 

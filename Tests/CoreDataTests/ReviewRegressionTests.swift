@@ -20,76 +20,94 @@ import CoreData
 
     @Test func mergedDeletionLeavesNoReferenceBehind() throws {
         let ui = try inMemoryContext()
-        let author = Author(context: ui)
-        author.name = "Gone"
-        try ui.save()
+        let (author, draftBook) = try ui.performAndWait {
+            let author = Author(context: ui)
+            author.name = "Gone"
+            try ui.save()
+            let draftBook = Book(context: ui)
+            draftBook.title = "Draft"
+            draftBook.author = author
+            return (author, draftBook)
+        }
         let background = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         background.persistentStoreCoordinator = ui.persistentStoreCoordinator
-        let draftBook = Book(context: ui)
-        draftBook.title = "Draft"
-        draftBook.author = author
         let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: background, queue: nil) { note in
-            ui.mergeChanges(fromContextDidSave: note)
+            ui.performAndWait { ui.mergeChanges(fromContextDidSave: note) }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
         try background.performAndWait {
             background.delete(try background.existingObject(with: author.objectID))
             try background.save()
         }
-        #expect(draftBook.author == nil, "the merged deletion cleared the reference")
-        try ui.save()
+        try ui.performAndWait {
+            #expect(draftBook.author == nil, "the merged deletion cleared the reference")
+            try ui.save()
+        }
         let check = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         check.persistentStoreCoordinator = ui.persistentStoreCoordinator
-        let books = try check.fetch(NSFetchRequest<Book>(entityName: "Book"))
-        #expect(books.count == 1 && books.first?.author == nil)
+        try check.performAndWait {
+            let books = try check.fetch(NSFetchRequest<Book>(entityName: "Book"))
+            #expect(books.count == 1 && books.first?.author == nil)
+        }
     }
 
     @Test func existingObjectKeepsThrowingForAVanishedObject() throws {
         let context = try inMemoryContext()
-        let author = Author(context: context)
-        try context.save()
+        let author = try context.performAndWait {
+            let author = Author(context: context)
+            try context.save()
+            return author
+        }
         let id = author.objectID
         let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         other.persistentStoreCoordinator = context.persistentStoreCoordinator
-        let fault = other.object(with: id)
-        context.delete(author)
-        try context.save()
-        for _ in 0..<2 {
-            #expect(throws: NSError.self) { _ = try other.existingObject(with: id) }
+        let fault = other.performAndWait { other.object(with: id) }
+        try context.performAndWait {
+            context.delete(author)
+            try context.save()
         }
-        _ = fault.value(forKey: "name")
-        #expect(fault.isDeleted, "an inaccessible fault reports isDeleted")
+        other.performAndWait {
+            for _ in 0..<2 {
+                #expect(throws: NSError.self) { _ = try other.existingObject(with: id) }
+            }
+            _ = fault.value(forKey: "name")
+            #expect(fault.isDeleted, "an inaccessible fault reports isDeleted")
+        }
     }
 
     @Test func wrongRelationshipValuesAreReportedNotApplied() throws {
         let context = try inMemoryContext()
-        let author = Author(context: context)
-        let book = Book(context: context)
-        book.title = "Kept"
-        book.author = author
-        book.setValue("not an author", forKey: "author")
-        #expect(book.author === author, "the relationship is left unchanged")
-        let otherBook = Book(context: context)
-        otherBook.title = "Other"
-        book.setValue(otherBook, forKey: "author")
-        #expect(book.author === author, "an object of the wrong entity is refused too")
-        do {
+        try context.performAndWait {
+            let author = Author(context: context)
+            let book = Book(context: context)
+            book.title = "Kept"
+            book.author = author
+            book.setValue("not an author", forKey: "author")
+            #expect(book.author === author, "the relationship is left unchanged")
+            let otherBook = Book(context: context)
+            otherBook.title = "Other"
+            book.setValue(otherBook, forKey: "author")
+            #expect(book.author === author, "an object of the wrong entity is refused too")
+            do {
+                try context.save()
+                Issue.record("the save should fail")
+            } catch let error as NSError {
+                #expect(error.code == NSManagedObjectValidationError)
+            }
+            book.author = author
             try context.save()
-            Issue.record("the save should fail")
-        } catch let error as NSError {
-            #expect(error.code == NSManagedObjectValidationError)
         }
-        book.author = author
-        try context.save()
     }
 
     @Test func validateValueAcceptsAppleToManyForms() throws {
         let context = try inMemoryContext()
-        let author = Author(context: context)
-        let book = Book(context: context)
-        book.author = author
-        var value: Any? = author.value(forKey: "books")
-        try author.validateValue(&value, forKey: "books")
+        try context.performAndWait {
+            let author = Author(context: context)
+            let book = Book(context: context)
+            book.author = author
+            var value: Any? = author.value(forKey: "books")
+            try author.validateValue(&value, forKey: "books")
+        }
     }
 
     @Test func inMemoryDescriptionNeedsNoURL() {
@@ -105,13 +123,15 @@ import CoreData
 
     @Test func rolledBackObjectsCanBeInsertedAgain() throws {
         let context = try inMemoryContext()
-        let author = Author(context: context)
-        try context.obtainPermanentIDs(for: [author])
-        context.rollback()
-        #expect(author.managedObjectContext == nil && !author.isInserted)
-        context.insert(author)
-        #expect(author.isInserted && author.managedObjectContext === context)
-        try context.save()
-        #expect(try context.count(for: NSFetchRequest<Author>(entityName: "Author")) == 1)
+        try context.performAndWait {
+            let author = Author(context: context)
+            try context.obtainPermanentIDs(for: [author])
+            context.rollback()
+            #expect(author.managedObjectContext == nil && !author.isInserted)
+            context.insert(author)
+            #expect(author.isInserted && author.managedObjectContext === context)
+            try context.save()
+            #expect(try context.count(for: NSFetchRequest<Author>(entityName: "Author")) == 1)
+        }
     }
 }

@@ -140,7 +140,8 @@ private func inMemoryDescription() -> NSPersistentStoreDescription {
     return description
 }
 
-@Suite(.serialized) struct SeedTests {
+/// The seeds' code uses the view context outside blocks, as main-queue app code does: it runs on the main actor.
+@Suite(.serialized) @MainActor struct SeedTests {
     @Test func seed001ContainerLoadsAndSaves() throws {
         let delegate = SeedAppDelegate()
         let container = delegate.persistentContainer
@@ -160,7 +161,7 @@ private func inMemoryDescription() -> NSPersistentStoreDescription {
         controller.deleteAllFromCoreDataEntity()
         // A batch delete does not touch the context's objects; a fresh context sees the store.
         let fresh = controller.container.newBackgroundContext()
-        #expect(try fresh.count(for: NSFetchRequest<myCoreDataEntity>(entityName: "myCoreDataEntity")) == 0)
+        #expect(try fresh.performAndWait { try fresh.count(for: NSFetchRequest<myCoreDataEntity>(entityName: "myCoreDataEntity")) } == 0)
         controller.save()
     }
 }

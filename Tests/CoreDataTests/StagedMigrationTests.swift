@@ -52,8 +52,10 @@ enum StagedModels {
         }
         custom.didMigrateHandler = { manager, _ in
             let context = try #require(manager.container).viewContext
-            let people = try context.performAndWait { try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")) }
-            events.items.append("did " + people.compactMap { $0.value(forKey: "nickname") as? String }.sorted().joined(separator: ","))
+            let nicknames = try context.performAndWait {
+                try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).compactMap { $0.value(forKey: "nickname") as? String }
+            }
+            events.items.append("did " + nicknames.sorted().joined(separator: ","))
         }
         return NSStagedMigrationManager([NSLightweightMigrationStage([models.v1.versionChecksum, models.v2.versionChecksum]), custom])
     }

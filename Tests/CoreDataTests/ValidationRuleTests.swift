@@ -4,7 +4,8 @@ import Testing
 
 /// The value rules of Xcode's model editor (minimum and maximum of numbers, dates and string or data lengths, a
 /// regular expression) give Apple's validation errors at save and from `validateValue(_:forKey:)`, on a model
-/// read from an `.xcdatamodel` file, as an app loads it.
+/// read from an `.xcdatamodel` file, as an app loads it. Tests that use a container's view context run on the main
+/// actor, as an app's view context code does.
 @Suite struct ValidationRuleTests {
     static let contents = """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -46,7 +47,7 @@ import Testing
         ("issued", Date(timeIntervalSinceReferenceDate: 2_000_000_000) as Any, NSValidationDateTooLateError),
         ("issued", Date(timeIntervalSinceReferenceDate: -5) as Any, NSValidationDateTooSoonError),
         ("stamp", Data([1, 2, 3, 4, 5]) as Any, NSValidationStringTooLongError), ("price", 0.25 as Any, NSValidationNumberTooSmallError),
-    ])
+    ]) @MainActor
     func aValueBreakingARuleFailsTheSaveWithApplesCode(key: String, value: Any, code: Int) throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let context = try container().viewContext
@@ -61,7 +62,7 @@ import Testing
         #expect(saving?.localizedDescription.contains(key) == true)
     }
 
-    @Test func valuesWithinTheRulesSaveAndReopen() throws {
+    @Test @MainActor func valuesWithinTheRulesSaveAndReopen() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let context = try container().viewContext
         let ticket = NSEntityDescription.insertNewObject(forEntityName: "Ticket", into: context)
@@ -78,7 +79,7 @@ import Testing
         #expect(saved.first?.value(forKey: "code") as? String == "AB")
     }
 
-    @Test func severalBrokenRulesAreReportedTogether() throws {
+    @Test @MainActor func severalBrokenRulesAreReportedTogether() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let context = try container().viewContext
         let ticket = NSEntityDescription.insertNewObject(forEntityName: "Ticket", into: context)

@@ -4,7 +4,7 @@ import GeneratedModelExample
 import Testing
 
 /// The plugin's compiled model is bundled with the example target and equals the source model.
-@Suite struct BundledModelTests {
+@Suite @MainActor struct BundledModelTests {
     /// `Examples/GeneratedModel/Company.xcdatamodeld`, the plugin's input.
     static let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Examples/GeneratedModel/Company.xcdatamodeld")

@@ -5,7 +5,7 @@ import Testing
 
 /// An entity whose Codegen setting is Category/Extension: the class is written by hand, the build plugin writes
 /// the extension with its `@NSManaged` properties and relationship methods, and generates their accessors.
-@Suite struct CategoryCodegenTests {
+@Suite @MainActor struct CategoryCodegenTests {
     @Test(arguments: CompanyStore.allCases)
     func generatedExtensionPropertiesWorkAndPersist(_ kind: CompanyStore) throws {
         let stack = try CompanyStack(kind)

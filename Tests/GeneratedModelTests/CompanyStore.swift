@@ -12,7 +12,8 @@ enum CompanyStore: String, CaseIterable, CustomTestStringConvertible, Sendable {
 }
 
 /// One test's stack on the `Company` model, loaded by name from the bundle the build plugin filled, as an app
-/// would. A SQLite store lives in a fresh temporary folder, removed when the fixture goes.
+/// would. A SQLite store lives in a fresh temporary folder, removed when the fixture goes. Its contexts are
+/// main-queue contexts, used as an app uses its view context: the suites that use them run on the main actor.
 final class CompanyStack {
     let kind: CompanyStore
     private let folder: URL

@@ -7,7 +7,7 @@ import Testing
 /// `init(context:)`, filled through typed `@Managed` properties and relationship accessors, saved, and read back
 /// after a reopen with `fetchRequest()` and `NSPredicate(format:)`. This suite fails when the generated code
 /// does not compile or does not work.
-@Suite struct GeneratedClassTests {
+@Suite @MainActor struct GeneratedClassTests {
     static let birthday = Date(timeIntervalSince1970: 631_152_000)
     static let id = UUID(uuidString: "6B1E4A57-0C7B-4E0B-9D35-2A4B7C9D1E2F")!
 

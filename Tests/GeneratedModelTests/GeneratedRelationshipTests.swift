@@ -5,7 +5,7 @@ import Testing
 
 /// Relationships of the generated classes: a to-one/to-many pair, a many-to-many, an ordered to-many and an
 /// entity hierarchy, each saved, reopened and fetched.
-@Suite struct GeneratedRelationshipTests {
+@Suite @MainActor struct GeneratedRelationshipTests {
     @Test(arguments: CompanyStore.allCases)
     func toOneAndToManyStayInverse(_ store: CompanyStore) throws {
         let stack = try CompanyStack(store)

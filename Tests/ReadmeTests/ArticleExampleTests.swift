@@ -50,8 +50,11 @@ import CoreDataConformance
         reopened.persistentStoreDescriptions = container.persistentStoreDescriptions
         reopened.loadPersistentStores { _, error in loadError = error }
         #expect(loadError == nil)
-        let again = try reopened.viewContext.fetch(NSFetchRequest<Author>(entityName: "Author"))
-        #expect(again.map { $0.books.compactMap(\.title) } == [["The Dispossessed"]])
+        let viewContext = reopened.viewContext
+        let again = try viewContext.performAndWait {
+            try viewContext.fetch(NSFetchRequest<Author>(entityName: "Author")).map { $0.books.compactMap(\.title) }
+        }
+        #expect(again == [["The Dispossessed"]])
     }
 }
 

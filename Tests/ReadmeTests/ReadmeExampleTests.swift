@@ -15,7 +15,9 @@ final class Book: NSManagedObject {
 }
 
 
-@Test func readmeExampleRuns() throws {
+/// The README's example is top-level code, which runs on the main thread: here it runs on the main actor, where
+/// the view context may be used outside its blocks.
+@Test @MainActor func readmeExampleRuns() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
     let storeURL = directory.appendingPathComponent("Library.sqlite")
     defer { try? FileManager.default.removeItem(at: directory) }

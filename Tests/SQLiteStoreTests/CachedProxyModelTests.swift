@@ -105,9 +105,11 @@ import Testing
         let cached = try #require(try SQLiteStore.cachedModel(at: url))
         #expect(ModelComparison.differences(cached, Self.model()) == [])
         let stack = try Stack(model: cached, url: url, options: [NSReadOnlyPersistentStoreOption: true])
-        let children = try stack.fetch("Child")
-        #expect(children.map { $0.value(forKey: "title") as? String } == ["inherited"])
-        #expect(children.map { ($0.value(forKey: "extra") as? NSNumber)?.intValue } == [3])
+        try stack.context.performAndWait {
+            let children = try stack.fetch("Child")
+            #expect(children.map { $0.value(forKey: "title") as? String } == ["inherited"])
+            #expect(children.map { ($0.value(forKey: "extra") as? NSNumber)?.intValue } == [3])
+        }
         try stack.close()
     }
 

@@ -63,7 +63,7 @@ struct HistoryAggregateStoreFileRegressionTests {
     static func titles(_ url: URL) throws -> [String] {
         let stack = try Stack(model: noteModel(), url: url)
         defer { try? stack.close() }
-        return try stack.fetch("Note").compactMap { $0.value(forKey: "title") as? String }.sorted()
+        return try stack.context.performAndWait { try stack.fetch("Note").compactMap { $0.value(forKey: "title") as? String }.sorted() }
     }
 
     // MARK: Aggregates: SQL and rows disagree

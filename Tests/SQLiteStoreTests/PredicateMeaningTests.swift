@@ -26,29 +26,32 @@ import Testing
         return NSManagedObjectModel(entities: [author, book])
     }
 
+    /// Fills `context` (on its queue) and saves.
     static func populate(_ context: NSManagedObjectContext) throws {
-        let authors: [(String, Int64, String?, [(String, Double, Int32)])] = [
-            ("Ann", 30, nil, [("Swift", 20, 300), ("Ode", 5.5, 50)]),
-            ("e", 25, "x", [("Café", 12, 100)]),
-            ("E", 41, "", []),
-            ("", 20, "memo", [("data", 11, 3)]),
-            ("a?e", 50, "abc", [("Tea", 30, 5), ("Atlas", 15, 500)]),
-        ]
-        for (name, age, note, books) in authors {
-            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
-            author.setValue(name, forKey: "name")
-            author.setValue(age, forKey: "age")
-            author.setValue(note, forKey: "note")
-            for (title, price, pages) in books {
-                let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
-                book.setValue(title, forKey: "title")
-                book.setValue(price, forKey: "price")
-                book.setValue(pages, forKey: "pages")
-                book.setValue(author, forKey: "author")
-                if title == "Café" { book.setValue("x", forKey: "note") }
+        try context.performAndWait {
+            let authors: [(String, Int64, String?, [(String, Double, Int32)])] = [
+                ("Ann", 30, nil, [("Swift", 20, 300), ("Ode", 5.5, 50)]),
+                ("e", 25, "x", [("Café", 12, 100)]),
+                ("E", 41, "", []),
+                ("", 20, "memo", [("data", 11, 3)]),
+                ("a?e", 50, "abc", [("Tea", 30, 5), ("Atlas", 15, 500)]),
+            ]
+            for (name, age, note, books) in authors {
+                let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+                author.setValue(name, forKey: "name")
+                author.setValue(age, forKey: "age")
+                author.setValue(note, forKey: "note")
+                for (title, price, pages) in books {
+                    let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+                    book.setValue(title, forKey: "title")
+                    book.setValue(price, forKey: "price")
+                    book.setValue(pages, forKey: "pages")
+                    book.setValue(author, forKey: "author")
+                    if title == "Café" { book.setValue("x", forKey: "note") }
+                }
             }
+            try context.save()
         }
-        try context.save()
     }
 
     /// The names of the authors `format` fetches on a fresh store of `type` (and the count must agree).
@@ -66,9 +69,11 @@ import Testing
         fresh.persistentStoreCoordinator = coordinator
         let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
         request.predicate = NSPredicate(format: format, argumentArray: arguments)
-        let names = Set(try fresh.fetch(request).map { $0.value(forKey: "name") as? String ?? "nil" })
-        #expect(try fresh.count(for: request) == names.count, "count(for:) of \(format)")
-        return names
+        return try fresh.performAndWait {
+            let names = Set(try fresh.fetch(request).map { $0.value(forKey: "name") as? String ?? "nil" })
+            #expect(try fresh.count(for: request) == names.count, "count(for:) of \(format)")
+            return names
+        }
     }
 
     static let stores: [NSPersistentStore.StoreType] = [.sqlite, .inMemory]

@@ -226,7 +226,9 @@ import Testing
         alias.isOptional = false
         alias.defaultValue = "none"
         let stack = try Stack(model: model, url: url, options: Self.migrate)
-        let aliases = try stack.fetch("Person", sort: [NSSortDescriptor(key: "name", ascending: true)]).map { $0.value(forKey: "alias") as? String }
+        let aliases = try stack.context.performAndWait {
+            try stack.fetch("Person", sort: [NSSortDescriptor(key: "name", ascending: true)]).map { $0.value(forKey: "alias") as? String }
+        }
         #expect(aliases == ["Countess", "none"])
         try stack.close()
     }
@@ -261,12 +263,15 @@ import Testing
         let hexColor = try #require(model.entitiesByName["Post"]?.propertiesByName["hexColor"])
         hexColor.renamingIdentifier = "color"
         let stack = try Stack(model: model, url: url, options: Self.migrate)
-        let posts = try stack.fetch("Post", sort: [NSSortDescriptor(key: "postID", ascending: true)])
-        #expect(posts.count == before.count)
-        let expected = Dictionary(before.map { ($0[2], $0[1]) }, uniquingKeysWith: { first, _ in first })
-        for post in posts {
-            let id = post.value(forKey: "postID") as? String ?? "NULL"
-            #expect((post.value(forKey: "hexColor") as? String ?? "NULL") == expected[id])
+        let posts = try stack.context.performAndWait {
+            let posts = try stack.fetch("Post", sort: [NSSortDescriptor(key: "postID", ascending: true)])
+            #expect(posts.count == before.count)
+            let expected = Dictionary(before.map { ($0[2], $0[1]) }, uniquingKeysWith: { first, _ in first })
+            for post in posts {
+                let id = post.value(forKey: "postID") as? String ?? "NULL"
+                #expect((post.value(forKey: "hexColor") as? String ?? "NULL") == expected[id])
+            }
+            return posts
         }
         try stack.context.performAndWait {
             let section = NSManagedObject(entity: try #require(model.entitiesByName["Section"]), insertInto: stack.context)
@@ -284,9 +289,11 @@ import Testing
         let before = RawSQLite.rows(url, "SELECT Z_PK, ZHEXCOLOR FROM ZPOST").map { ("p" + $0[0], $0[1] == "NULL" ? nil : $0[1]) }
         #expect(!before.isEmpty)
         let migrated = try Stack(model: FixtureModels.migrationExample(3), url: url, options: Self.migrate)
-        let after = try migrated.fetch("Post").map { ($0.objectID.uriRepresentation().lastPathComponent, $0.value(forKey: "hexColor") as? String) }
-        #expect(after.map(\.0).sorted() == before.map(\.0).sorted())
-        #expect(Dictionary(uniqueKeysWithValues: after) == Dictionary(uniqueKeysWithValues: before))
+        try migrated.context.performAndWait {
+            let after = try migrated.fetch("Post").map { ($0.objectID.uriRepresentation().lastPathComponent, $0.value(forKey: "hexColor") as? String) }
+            #expect(after.map(\.0).sorted() == before.map(\.0).sorted())
+            #expect(Dictionary(uniqueKeysWithValues: after) == Dictionary(uniqueKeysWithValues: before))
+        }
         try migrated.close()
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path).filter { $0.contains("migration") }
         #expect(leftovers.isEmpty)
@@ -333,12 +340,14 @@ import Testing
         vehicle.subentities = [car, truck]
         let v2 = NSManagedObjectModel(entities: [vehicle, car, truck])
         let migrated = try Stack(model: v2, url: url, options: Self.migrate)
-        let vehicles = try migrated.fetch("Vehicle", sort: [NSSortDescriptor(key: "name", ascending: true)])
-        #expect(vehicles.map { $0.value(forKey: "name") as? String } == ["beetle", "mini", "volvo"])
-        #expect(vehicles.map { $0.entity.name } == ["Car", "Car", "Truck"])
-        #expect((vehicles[2].value(forKey: "load") as? NSNumber)?.doubleValue == 12.5)
-        #expect((vehicles[0].value(forKey: "seats") as? NSNumber)?.intValue == 4)
-        #expect(Set(vehicles.map(\.objectID)).count == 3)
+        try migrated.context.performAndWait {
+            let vehicles = try migrated.fetch("Vehicle", sort: [NSSortDescriptor(key: "name", ascending: true)])
+            #expect(vehicles.map { $0.value(forKey: "name") as? String } == ["beetle", "mini", "volvo"])
+            #expect(vehicles.map { $0.entity.name } == ["Car", "Car", "Truck"])
+            #expect((vehicles[2].value(forKey: "load") as? NSNumber)?.doubleValue == 12.5)
+            #expect((vehicles[0].value(forKey: "seats") as? NSNumber)?.intValue == 4)
+            #expect(Set(vehicles.map(\.objectID)).count == 3)
+        }
         try migrated.context.performAndWait {
             let another = NSManagedObject(entity: car, insertInto: migrated.context)
             another.setValue("fiat", forKey: "name")

@@ -71,8 +71,10 @@ struct SaveOrderAndHistoryMigrationTests {
         }
         #expect(merged == nil, "\(merged.map { "\($0.code) \($0.localizedDescription)" } ?? "")")
         let check = try Stack(model: model, url: url)
-        let rows = try check.fetch("Account", sort: [NSSortDescriptor(key: "email", ascending: true)])
-            .map { "\($0.value(forKey: "email") as? String ?? "-") \($0.value(forKey: "note") as? String ?? "-")" }
+        let rows = try check.context.performAndWait {
+            try check.fetch("Account", sort: [NSSortDescriptor(key: "email", ascending: true)])
+                .map { "\($0.value(forKey: "email") as? String ?? "-") \($0.value(forKey: "note") as? String ?? "-")" }
+        }
         #expect(rows == ["a@example.com -", "b@example.com changed elsewhere"])
     }
 
@@ -95,7 +97,7 @@ struct SaveOrderAndHistoryMigrationTests {
         memo.renamingIdentifier = "Note"
         let v2 = NSManagedObjectModel(entities: [memo])
         let new = try Stack(model: v2, url: url, options: Self.migrating)
-        #expect(try new.fetch("Memo").compactMap { $0.value(forKey: "title") as? String } == ["kept"])
+        #expect(try new.context.performAndWait { try new.fetch("Memo").compactMap { $0.value(forKey: "title") as? String } } == ["kept"])
         let transactions = try history(new.context)
         #expect(transactions.count == 1)
         #expect(transactions.first?.changes?.map { $0.changedObjectID.entity.name } == ["Memo"])
@@ -123,8 +125,11 @@ struct SaveOrderAndHistoryMigrationTests {
         vehicle.subentities = [car, truck]
         let v2 = NSManagedObjectModel(entities: [vehicle, car, truck])
         let new = try Stack(model: v2, url: url, options: Self.migrating)
-        let volvo = try #require(try new.fetch("Truck").first)
-        #expect(volvo.value(forKey: "name") as? String == "volvo")
+        let volvo = try new.context.performAndWait {
+            let volvo = try #require(try new.fetch("Truck").first)
+            #expect(volvo.value(forKey: "name") as? String == "volvo")
+            return volvo
+        }
         let changes = try history(new.context).flatMap { $0.changes ?? [] }
         let truckChanges = changes.filter { $0.changedObjectID.entity.name == "Truck" }
         #expect(truckChanges.map(\.changedObjectID) == [volvo.objectID])

@@ -24,10 +24,13 @@ import CoreData
     @Test func anotherProcessSeesAndConflicts() throws {
         let url = TemporaryStore.url()
         let context = try Self.context(at: url)
-        let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
-        item.setValue("shared", forKey: "name")
-        item.setValue(1, forKey: "rank")
-        try context.save()
+        let item = try context.performAndWait {
+            let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+            item.setValue("shared", forKey: "name")
+            item.setValue(1, forKey: "rank")
+            try context.save()
+            return item
+        }
 
         let child = Process()
         child.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -43,17 +46,21 @@ import CoreData
 
         let fresh = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         fresh.persistentStoreCoordinator = context.persistentStoreCoordinator
-        let names = Set(try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).compactMap { $0.value(forKey: "name") as? String })
-        #expect(names == ["shared", "from the child"], "this process sees the other's insert")
-        let shared = try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).first { $0.value(forKey: "name") as? String == "shared" }
-        #expect(shared?.value(forKey: "rank") as? Int64 == 2, "and its update")
+        try fresh.performAndWait {
+            let names = Set(try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).compactMap { $0.value(forKey: "name") as? String })
+            #expect(names == ["shared", "from the child"], "this process sees the other's insert")
+            let shared = try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).first { $0.value(forKey: "name") as? String == "shared" }
+            #expect(shared?.value(forKey: "rank") as? Int64 == 2, "and its update")
+        }
 
-        item.setValue(3, forKey: "rank")
-        do {
-            try context.save()
-            Issue.record("a stale write must not be saved")
-        } catch let error as NSError {
-            #expect(error.code == NSManagedObjectMergeError)
+        context.performAndWait {
+            item.setValue(3, forKey: "rank")
+            do {
+                try context.save()
+                Issue.record("a stale write must not be saved")
+            } catch let error as NSError {
+                #expect(error.code == NSManagedObjectMergeError)
+            }
         }
     }
 
@@ -61,11 +68,13 @@ import CoreData
     func childUpdatesTheStore() throws {
         let url = URL(fileURLWithPath: try #require(ProcessInfo.processInfo.environment[Self.storeVariable]))
         let context = try Self.context(at: url)
-        let items = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
-        let shared = try #require(items.first)
-        shared.setValue(2, forKey: "rank")
-        let added = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
-        added.setValue("from the child", forKey: "name")
-        try context.save()
+        try context.performAndWait {
+            let items = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
+            let shared = try #require(items.first)
+            shared.setValue(2, forKey: "rank")
+            let added = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+            added.setValue("from the child", forKey: "name")
+            try context.save()
+        }
     }
 }

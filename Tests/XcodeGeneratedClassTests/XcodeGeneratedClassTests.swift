@@ -5,8 +5,9 @@ import XcodeGeneratedClasses
 
 /// Xcode's generated entity classes (`Entity+CoreDataClass.swift` and `Entity+CoreDataProperties.swift`, with
 /// `@NSManaged` properties and relationship methods) in a module of their own, built with the package's plugin,
-/// which generates the accessors Swift on Linux leaves undefined. Used from this module, as an app uses them.
-@Suite struct XcodeGeneratedClassTests {
+/// which generates the accessors Swift on Linux leaves undefined. Used from this module, as an app uses them: with
+/// a container's view context, on the main actor.
+@Suite @MainActor struct XcodeGeneratedClassTests {
     private let folder: URL
 
     init() throws {
