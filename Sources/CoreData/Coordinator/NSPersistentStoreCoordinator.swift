@@ -4,9 +4,9 @@
 /// Store types are plugins: the coordinator finds the backend for a type name in a registry, where the
 /// built-in SQLite, XML, binary and in-memory stores are registered, and where users register their own.
 ///
-/// `@unchecked Sendable`: `stores`, and every call into a store, only under `lock`; the model is frozen once a
-/// coordinator uses it (`NSManagedObjectModel`), so from then on it is only read; `name` is set before the
-/// coordinator is shared, then only read.
+/// `@unchecked Sendable`: `stores`, and the data of every store, are read and written only under `lock`; the model is
+/// frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it is only read; `name` is set before
+/// the coordinator is shared, then only read.
 open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The model the coordinator's stores hold objects of.
     public let managedObjectModel: NSManagedObjectModel
