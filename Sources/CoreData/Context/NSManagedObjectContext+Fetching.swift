@@ -212,15 +212,19 @@ extension NSManagedObjectContext {
             // Keys only: faults that read their store (`includesPropertyValues = false`), or with a batch size
             // faults that fill a batch at a time.
             let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
-            for (store, keys) in try coordinator.fetchKeys(storeRequest, from: stores) {
+            // The keys are packed (8 bytes a key instead of 16) before the first fault is made, so the store's
+            // keys and the faults never take memory at the same time; each batch packs its own keys, which go
+            // with it once it is filled.
+            let keyLists = try coordinator.fetchKeys(storeRequest, from: stores).map { (store: $0.store, keys: PackedObjectKeys($0.keys)) }
+            for (store, keys) in keyLists {
                 objects.reserveCapacity(objects.count + keys.count)
                 registered.reserveCapacity(registered.count + keys.count)
                 var memo = MaterializationMemo(store: store, fallback: fallback)
+                var batchKeys = keys.makeIterator()
                 var batch: FaultBatch?
                 for (index, key) in keys.enumerated() {
                     if batchSize > 0, index % batchSize == 0 {
-                        let end = keys.count - index > batchSize ? index + batchSize : keys.count
-                        batch = FaultBatch(store: store, keys: keys[index..<end])
+                        batch = FaultBatch(store: store, keys: PackedObjectKeys(batchSize, from: &batchKeys))
                     }
                     if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: key)) {
                         if let object { objects.append(object) }
