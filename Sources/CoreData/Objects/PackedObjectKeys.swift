@@ -1,9 +1,8 @@
 /// The keys a fetch returned, in its order, packed: each key's primary key (8 bytes), and one entry for each
 /// run of keys of one entity, where an `[ObjectKey]` takes 16 bytes a key.
 ///
-/// A fetch keeps its keys this way while it makes their objects, and a batch of a batched fetch keeps its own
-/// (`FaultBatch`), so the keys of a million results cost 8 MB while their faults are made, then nothing once
-/// every batch is filled.
+/// A fetch keeps its keys this way, in chunks that it frees as it makes their objects, and a batch of a batched
+/// fetch keeps its own (`FaultBatch`), which go once the batch is filled.
 struct PackedObjectKeys: Sequence {
     /// The primary keys, in order.
     private var primaryKeys: [Int64] = []
@@ -16,8 +15,23 @@ struct PackedObjectKeys: Sequence {
         for key in keys { append(key) }
     }
 
+    /// No keys.
+    init() {}
+
     /// The number of keys.
     var count: Int { primaryKeys.count }
+
+    /// How many keys a fetch packs in one chunk (`chunks(of:size:)`): 512 kB of primary keys.
+    static let chunkSize = 65_536
+
+    /// `keys` in order, packed in chunks of `size` keys (the last one may be shorter), so a caller can free each
+    /// chunk once it is done with it.
+    static func chunks(of keys: [ObjectKey], size: Int) -> [PackedObjectKeys] {
+        let step = Swift.max(1, size)
+        return stride(from: 0, to: keys.count, by: step).map { start in
+            PackedObjectKeys(keys[start..<Swift.min(start + step, keys.count)])
+        }
+    }
 
     /// The next `count` keys of `iterator` (fewer when it ends first), which moves past them.
     init(_ count: Int, from iterator: inout Iterator) {
