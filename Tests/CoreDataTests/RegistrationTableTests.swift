@@ -79,6 +79,13 @@ import Testing
             #expect(index % 2 == 0 ? table[identity] == nil : table[identity] === objects[index])
         }
         #expect(table.removeUnreferenced { _ in true }.isEmpty, "objects held elsewhere stay")
+
+        // A few leave one by one; the rest stay findable.
+        for index in objects.indices where index % 100 == 1 { objects[index] = nil }
+        #expect(table.removeUnreferenced { _ in true }.count == 20 && table.count == 980)
+        for (index, identity) in identities.enumerated() where index % 2 == 1 {
+            #expect(index % 100 == 1 ? table[identity] == nil : table[identity] === objects[index])
+        }
     }
 
     @Test func anObjectWhoseIDBecomesPermanentIsFoundByIt() throws {

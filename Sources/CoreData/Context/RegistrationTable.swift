@@ -106,19 +106,33 @@ final class RegistrationTable {
     }
 
     /// Removes every object that only the table holds (`isKnownUniquelyReferenced`) and that `isReleasable`
-    /// accepts, and returns them.
+    /// accepts, and returns them. A few leave one by one; when many leave, the rest are put back in one pass
+    /// (shifting entries back once per removal would cost more), in fewer positions when the table is mostly
+    /// empty, so its memory follows the objects alive.
     func removeUnreferenced(where isReleasable: (NSManagedObject) -> Bool) -> [NSManagedObject] {
-        var removed: [NSManagedObject] = []
-        var position = 0
-        while position < capacity {
-            // A removal shifts a later entry into this position, so it is looked at again (an entry that wraps
-            // around from the start may be looked at twice, which the check allows).
-            if tags[position] != 0, isKnownUniquelyReferenced(&objects[position]), let object = objects[position], isReleasable(object) {
-                removed.append(object)
-                removeEntry(at: position)
-            } else {
-                position += 1
+        var positions: [Int] = []
+        for position in 0..<capacity where tags[position] != 0 {
+            if isKnownUniquelyReferenced(&objects[position]), let object = objects[position], isReleasable(object) {
+                positions.append(position)
             }
+        }
+        var removed: [NSManagedObject] = []
+        removed.reserveCapacity(positions.count)
+        for position in positions {
+            if let object = objects[position] { removed.append(object) }
+        }
+        if positions.count <= count / 16 {
+            for object in removed {
+                if let identity = object.assignedIdentity { remove(identity) }
+            }
+        } else {
+            for position in positions {
+                objects[position] = nil
+                tags[position] = 0
+            }
+            count -= positions.count
+            // Entries after a freed position may be out of probing's reach: every entry is placed again.
+            resize(to: count * 8 < capacity ? count + count / 3 + 1 : capacity)
         }
         return removed
     }
