@@ -139,6 +139,22 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` inside one read transaction (`BEGIN … COMMIT`), so its statements read one snapshot of
+    /// the database and take the file's locks once rather than once each. Inside a transaction already open,
+    /// `body` simply runs as part of it.
+    func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        if let handle, sqlite3_get_autocommit(handle) == 0 { return try body() }
+        try run("BEGIN")
+        do {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            try? run("ROLLBACK")
+            throw error
+        }
+    }
+
     // MARK: Errors
 
     /// The Core Data error for a SQLite result code (134180, or 259 for a damaged file).

@@ -59,9 +59,15 @@ extension SQLiteStore {
 
     /// The rows of these keys: one statement for a single key; for more, one `Z_PK IN (…)` statement per
     /// table and run of up to `rowsChunk` keys (a short run is padded with its last key, so every statement has
-    /// one shape and stays prepared). Keys whose row is gone, or now belongs to another entity, are left out.
+    /// one shape and stays prepared), all in one read transaction, so they read one snapshot and take the
+    /// file's locks once. Keys whose row is gone, or now belongs to another entity, are left out.
     public func rows(for keys: [ObjectKey]) throws -> [StoreRow] {
         if keys.count == 1, let key = keys.first { return try row(for: key).map { [$0] } ?? [] }
+        return try connection.readTransaction { try rowsOfKeys(keys) }
+    }
+
+    /// `rows(for:)` of several keys, inside its read transaction.
+    private func rowsOfKeys(_ keys: [ObjectKey]) throws -> [StoreRow] {
         var result: [StoreRow] = []
         result.reserveCapacity(keys.count)
         var wanted = Set<ObjectKey>()

@@ -141,6 +141,43 @@ enum FaultingCases {
                                     "the other objects, in the order of the fetch, without the object inserted after it")
             }
         },
+        ConformanceCase("faults/fault-fired-after-its-row-was-deleted") { env in
+            let context = try FetchCases.populated(env)
+            let reader = try fresh(env, context)
+            let keysOnly = try reader.fetch(items { $0.includesPropertyValues = false })
+            try env.expectEqual(keysOnly.count, 11, "results")
+            let refresher = try fresh(env, context)
+            let refreshed = try refresher.fetch(items { $0.returnsObjectsAsFaults = false })
+            let unsnapshotted = try fresh(env, context)
+            unsnapshotted.stalenessInterval = 0
+            let snapshots = try unsnapshotted.fetch(items())
+            let lenient = try fresh(env, context)
+            lenient.shouldDeleteInaccessibleFaults = false
+            let lenientFaults = try lenient.fetch(items { $0.includesPropertyValues = false })
+            refresher.refresh(refreshed[2], mergeChanges: false)
+            try env.expect(refreshed[2].isFault, "refresh(_:mergeChanges: false) made a fault")
+
+            let writer = try fresh(env, context)
+            let written = try Fixtures.byName(writer, "Item")
+            for name in ["item 1", "item 2", "item 3"] { writer.delete(try env.require(written[name], name)) }
+            try writer.save()
+
+            try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for a fault whose row was deleted") {
+                _ = try reader.existingObject(with: keysOnly[1].objectID)
+            }
+            try env.expect(keysOnly[1].value(forKey: "name") == nil && keysOnly[1].isDeleted,
+                           "a fault (includesPropertyValues = false) fired after its row was deleted is inaccessible: no values, and isDeleted")
+            try env.expect(refreshed[2].value(forKey: "name") == nil && refreshed[2].isDeleted,
+                           "a refreshed object fired after its row was deleted is inaccessible")
+            try env.expect(snapshots[3].value(forKey: "name") == nil && snapshots[3].isDeleted,
+                           "with stalenessInterval 0, a fetched fault fired after its row was deleted reads its store and is inaccessible")
+            try env.expect(lenientFaults[1].value(forKey: "name") == nil && !lenientFaults[1].isDeleted,
+                           "with shouldDeleteInaccessibleFaults = false, the inaccessible fault is empty and not marked deleted")
+            try env.expectEqual(summary([keysOnly[0], keysOnly[4], snapshots[4]]), ["item 0/0", "item 4/4", "item 4/4"],
+                                "faults of rows still there fill")
+            try env.expectEqual(summary(try fresh(env, context).fetch(items())), allByRank.enumerated().filter { ![1, 2, 3].contains($0.offset) }.map(\.element),
+                                "a new fetch leaves the deleted rows out")
+        },
         ConformanceCase("faults/refresh-turns-objects-into-faults") { env in
             let context = try FetchCases.populated(env)
             let objects = try context.performAndWait {

@@ -11,12 +11,16 @@ extension NSManagedObjectContext {
         if !pendingObjects.isEmpty { processPendingChanges() }
         releaseUnreferencedObjects(.fetching)
         // Objects go straight into the typed array, without a detour through an array of `Any`.
-        if returnsObjects(request) { return try typed(try fetchObjects(request)) }
+        if returnsObjects(request) {
+            noteResultClass(of: request)
+            let (entity, stores) = try prepare(request)
+            return try fetchObjects(request, entity: entity, stores: stores, as: T.self)
+        }
         return try typed(try fetchResults(request))
     }
 
     /// The results as the request's result type, or 134060 naming the mismatch.
-    private func typed<T, Element>(_ results: [Element]) throws -> [T] {
+    private func typed<T, Results: Collection>(_ results: Results) throws -> [T] {
         var typed: [T] = []
         typed.reserveCapacity(results.count)
         for item in results {
@@ -172,6 +176,15 @@ extension NSManagedObjectContext {
     }
 
     private func fetchObjects<ResultType>(_ request: NSFetchRequest<ResultType>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObject] {
+        try fetchObjects(request, entity: entity, stores: stores, as: NSManagedObject.self)
+    }
+
+    /// The objects a request returns, as `Element`s (the request's result type): straight into the array the
+    /// caller gets when the store's results need no merging, else merged with pending changes, sorted and cut
+    /// first.
+    /// - Throws: as `fetch(_:)`; 134060 when an object is not an `Element`.
+    private func fetchObjects<ResultType, Element>(_ request: NSFetchRequest<ResultType>, entity: NSEntityDescription, stores: [NSPersistentStore],
+                                                   as elementType: Element.Type) throws -> [Element] {
         // A child context sees its ancestors' unsaved changes whatever `includesPendingChanges` says: to it,
         // they are the saved state.
         let inherited = parent == nil ? nil : inheritedChanges(touching: entity)
@@ -179,7 +192,18 @@ extension NSManagedObjectContext {
         let own = usesPendingChanges(request, entity: entity)
         let pending = own || inheritedTouch
         let pushLimits = stores.count == 1 && !pending
+        // With limits pushed to the store the results are final: they go straight into the caller's array.
         var objects: [NSManagedObject] = []
+        var results: [Element] = []
+        func reserve(_ count: Int) {
+            if pushLimits { results.reserveCapacity(results.count + count) } else { objects.reserveCapacity(objects.count + count) }
+            registered.reserveCapacity(registered.count + count)
+        }
+        func collect(_ object: NSManagedObject) throws {
+            guard pushLimits else { objects.append(object); return }
+            guard let result = object as? Element else { throw wrongResultType(object, Element.self) }
+            results.append(result)
+        }
         var overlaid = Set<ObjectIdentifier>()
         /// The object for a stored row's ID when an ancestor changed it (nil for one an ancestor deleted).
         func inheritedObject(_ id: NSManagedObjectID?) -> NSManagedObject?? {
@@ -198,14 +222,13 @@ extension NSManagedObjectContext {
         if request.includesPropertyValues && batchSize == 0 {
             let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
             for (store, rows) in try coordinator.fetchRows(storeRequest, from: stores) {
-                objects.reserveCapacity(objects.count + rows.count)
-                registered.reserveCapacity(registered.count + rows.count)
+                reserve(rows.count)
                 var memo = MaterializationMemo(store: store, fallback: fallback)
                 for row in rows {
                     if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: row.key)) {
-                        if let object { objects.append(object) }
+                        if let object { try collect(object) }
                     } else if let object = materialize(row: row, refresh: request.shouldRefreshRefetchedObjects, asFault: returnsFaults, memo: &memo) {
-                        objects.append(object)
+                        try collect(object)
                     }
                 }
             }
@@ -213,25 +236,35 @@ extension NSManagedObjectContext {
             // Keys only: faults that read their store (`includesPropertyValues = false`), or with a batch size
             // faults that fill a batch at a time.
             let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
-            for (store, keys) in try coordinator.fetchKeys(storeRequest, from: stores) {
-                objects.reserveCapacity(objects.count + keys.count)
-                registered.reserveCapacity(registered.count + keys.count)
+            // The store's keys are packed in chunks (8 bytes a key instead of 16) before the first fault is made,
+            // and each chunk goes once its faults are made, so the keys and the faults never take memory at the
+            // same time. A chunk holds whole batches; each batch packs its own keys, which go with it once it is
+            // filled.
+            let chunkSize = batchSize > 0 ? max(1, PackedObjectKeys.chunkSize / batchSize) * batchSize : PackedObjectKeys.chunkSize
+            var keyLists = try coordinator.fetchKeys(storeRequest, from: stores).map { (store: $0.store, chunks: PackedObjectKeys.chunks(of: $0.keys, size: chunkSize)) }
+            for list in keyLists.indices {
+                let store = keyLists[list].store
+                reserve(keyLists[list].chunks.reduce(0) { $0 + $1.count })
                 var memo = MaterializationMemo(store: store, fallback: fallback)
-                var batch: FaultBatch?
-                for (index, key) in keys.enumerated() {
-                    if batchSize > 0, index % batchSize == 0 {
-                        let end = keys.count - index > batchSize ? index + batchSize : keys.count
-                        batch = FaultBatch(store: store, keys: keys[index..<end])
-                    }
-                    if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: key)) {
-                        if let object { objects.append(object) }
-                    } else if let object = fault(for: key, batch: batch, memo: &memo) {
-                        objects.append(object)
+                for chunk in keyLists[list].chunks.indices {
+                    let keys = keyLists[list].chunks[chunk]
+                    keyLists[list].chunks[chunk] = PackedObjectKeys()  // freed with `keys`, once its faults are made
+                    var batchKeys = keys.makeIterator()
+                    var batch: FaultBatch?
+                    for (index, key) in keys.enumerated() {
+                        if batchSize > 0, index % batchSize == 0 {
+                            batch = FaultBatch(store: store, keys: PackedObjectKeys(batchSize, from: &batchKeys))
+                        }
+                        if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: key)) {
+                            if let object { try collect(object) }
+                        } else if let object = fault(for: key, batch: batch, memo: &memo) {
+                            try collect(object)
+                        }
                     }
                 }
             }
         }
-        if pushLimits { return objects }
+        if pushLimits { return results }
         if pending {
             let matches = { (object: NSManagedObject) throws -> Bool in
                 guard object.entity === entity || (request.includesSubentities && object.entity.isKindOf(entity: entity)) else { return false }
@@ -270,7 +303,7 @@ extension NSManagedObjectContext {
         var slice = ArraySlice(objects)
         if request.fetchOffset > 0 { slice = slice.dropFirst(request.fetchOffset) }
         if request.fetchLimit > 0 { slice = slice.prefix(request.fetchLimit) }
-        return Array(slice)
+        return try typed(slice)
     }
 
     private func fetchIDs<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObjectID] {

@@ -65,7 +65,7 @@ extension NSManagedObjectContext {
             if let key = id.key { goneKeys.insert(key) }
             guard let object = registered[id.identity] else { continue }
             notePending(object, .deleted)
-            registered[id.identity] = nil
+            registered.remove(id.identity)
             updatedSet[ObjectIdentifier(object)] = nil
             deletedSet[ObjectIdentifier(object)] = nil
             object.deleted = false

@@ -26,7 +26,7 @@ extension NSManagedObjectContext {
             do {
                 try fulfillFaultThrowing(object)
             } catch {
-                registered[objectID.identity] = nil
+                registered.remove(objectID.identity)
                 object.managedObjectContext = nil
                 throw error
             }
@@ -137,9 +137,21 @@ extension NSManagedObjectContext {
             if receivesChildSaves, object.managedObjectContext === self, let old = object.assignedID, old.isTemporaryID {
                 formerTemporaryIDs[old.identity] = object
             }
-            object.assignedID = newID
-            if object.managedObjectContext === self { registered[newID.identity] = object }
+            if object.managedObjectContext === self { reregister(object, as: newID) } else { object.assignedID = newID }
         }
+    }
+
+    /// Gives one of the context's objects the ID `id` and registers it by it. The table finds objects by the
+    /// IDs they have, so the entry under the old ID goes first; an object that was registered by a temporary ID
+    /// (a child context's object for its parent's insert) stays findable by it, as a saved object is by the
+    /// temporary ID it had (`formerTemporaryIDs`).
+    func reregister(_ object: NSManagedObject, as id: NSManagedObjectID) {
+        if let old = object.assignedIdentity, registered[old] === object {
+            registered.remove(old)
+            if old.isTemporary { formerTemporaryIDs[old] = object }
+        }
+        object.assignedID = id
+        registered.insert(object)
     }
 
     /// The objects among `objects` that have temporary IDs, and the store each one goes to.

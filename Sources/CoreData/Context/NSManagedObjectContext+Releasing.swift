@@ -46,20 +46,10 @@ extension NSManagedObjectContext {
         case .fetching: guard registered.count > 1_024, registered.count >= 2 * registeredAfterSweep else { return }
         case .always: break
         }
-        var released: [NSManagedObjectID.Identity] = []
-        var index = registered.values.startIndex
-        while index != registered.values.endIndex {
-            if isKnownUniquelyReferenced(&registered.values[index]) {
-                let object = registered.values[index]
-                if !object.inserted && !object.deleted && object.changedSlots.isEmpty {
-                    released.append(registered.keys[index])
-                }
-            }
-            registered.values.formIndex(after: &index)
+        let released = registered.removeUnreferenced { object in
+            !object.inserted && !object.deleted && object.changedSlots.isEmpty
         }
-        for identity in released {
-            registered.removeValue(forKey: identity)?.managedObjectContext = nil
-        }
+        for object in released { object.managedObjectContext = nil }
         registeredAfterSweep = registered.count
         leftChangesSinceSweep = 0
     }

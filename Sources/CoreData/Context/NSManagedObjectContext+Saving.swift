@@ -296,9 +296,9 @@ extension NSManagedObjectContext {
         }
         for object in updated { object.changedSlots = [] }
         // A child context's inserts keep temporary IDs after its save; they are found by them from now on.
-        for object in inserted where object.assignedID?.isTemporaryID == true { registered[object.objectID.identity] = object }
+        for object in inserted where object.assignedID?.isTemporaryID == true { registered.insert(object) }
         for object in deleted {
-            registered[object.objectID.identity] = nil
+            registered.remove(object.objectID.identity)
             object.deleted = false
         }
         insertedSet = [:]

@@ -224,14 +224,13 @@ extension NSManagedObjectContext {
             layout.slotKinds[slot] == .toOne ? row.toOneObject(slot: slot) : nil
         }
         // The row's object leaves; the inserted object is registered under the row's ID as an updated object.
-        registered[id.identity] = nil
+        registered.remove(id.identity)
         row.managedObjectContext = nil
         insertedSet[ObjectIdentifier(object)] = nil
         object.inserted = false
-        object.assignedID = id
+        reregister(object, as: id)
         object.committed = row.committed
         object.version = row.version
-        registered[id.identity] = object
         noteUpdated(object)
         constraintTakeOvers += 1
         var changed = SlotSet()
@@ -354,7 +353,7 @@ extension NSManagedObjectContext {
         object.inserted = false
         insertedSet[ObjectIdentifier(object)] = nil
         updatedSet[ObjectIdentifier(object)] = nil
-        if let id = object.assignedID { registered[id.identity] = nil }
+        if let id = object.assignedID { registered.remove(id.identity) }
         object.managedObjectContext = nil
     }
 }

@@ -69,7 +69,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Marks the private queue, so code can tell it runs there (see `NSManagedObjectContext+Queue.swift`).
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    var registered: [NSManagedObjectID.Identity: NSManagedObject] = [:]
+    /// The objects registered by the identities of their IDs (see `RegistrationTable`).
+    let registered = RegistrationTable()
     /// How many objects `registered` held after the last sweep for unreferenced objects (see
     /// `releaseUnreferencedObjects(_:)`).
     var registeredAfterSweep = 0
@@ -157,7 +158,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Every object of the context: those registered by ID and the inserted ones that still have temporary IDs.
     var allObjects: [NSManagedObject] {
-        Array(registered.values) + insertionOrder.filter { $0.managedObjectContext === self && $0.assignedID?.isTemporaryID ?? true }
+        registered.allObjects + insertionOrder.filter { $0.managedObjectContext === self && $0.assignedID?.isTemporaryID ?? true }
     }
 
     /// The registered object with this ID, or nil (never a fault made for the call).
@@ -193,7 +194,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Makes `object` one of the context's objects, found by ID unless it is an insert with a temporary ID (a
     /// child context's objects for its parent's inserts have temporary IDs and are found by them).
     func register(_ object: NSManagedObject) {
-        if let identity = object.assignedIdentity, !(identity.isTemporary && object.inserted) { registered[identity] = object }
+        if let identity = object.assignedIdentity, !(identity.isTemporary && object.inserted) { registered.insert(object) }
         object.managedObjectContext = self
     }
 
@@ -266,7 +267,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         updatedSet[ObjectIdentifier(object)] = nil
         insertionOrder.removeAll { $0 === object }
         assignedStores[ObjectIdentifier(object)] = nil  // the object may go: its address must not name a store
-        registered[object.objectID.identity] = nil
+        registered.remove(object.objectID.identity)
         object.managedObjectContext = nil
     }
 
@@ -295,7 +296,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         clearUndo(allActions: true)
         for object in insertionOrder {
             notePending(object, .deleted)
-            registered[object.objectID.identity] = nil
+            registered.remove(object.objectID.identity)
             object.inserted = false
             object.managedObjectContext = nil
             object.assignedID = nil  // a permanent ID obtained for it is dropped: it may be inserted again
@@ -323,7 +324,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in allObjects {
             object.managedObjectContext = nil
         }
-        registered = [:]
+        registered.removeAll()
         registeredAfterSweep = 0
         insertedSet = [:]
         updatedSet = [:]
@@ -362,7 +363,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// changed objects reload their saved values under their changes.
     open func refreshAllObjects() {
         checkQueue("refreshAllObjects()")
-        for object in registered.values where !object.inserted {
+        for object in registered.allObjects where !object.inserted {
             refresh(object, mergeChanges: object.hasChanges)
         }
         releaseUnreferencedObjects(.always)

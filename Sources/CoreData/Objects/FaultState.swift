@@ -22,15 +22,15 @@ enum FaultState {
 
 /// One batch of a fetch with `fetchBatchSize`: the keys of up to `fetchBatchSize` consecutive results of one
 /// store, in result order. The faults the fetch made for them point to the batch until it is filled; the
-/// batch holds keys only, never objects, and lives as long as one of its faults waits for it. The batches of
-/// one fetch share its array of keys (16 bytes a result), which goes with the last of them.
+/// batch holds keys only (packed, about 8 bytes a result), never objects, and lives as long as one of its
+/// faults waits for it, so walking a batched array frees the keys batch by batch.
 final class FaultBatch {
     /// The store the keys belong to.
     let store: NSPersistentStore
     /// The results' keys, in the order of the fetch.
-    let keys: ArraySlice<ObjectKey>
+    let keys: PackedObjectKeys
 
-    init(store: NSPersistentStore, keys: ArraySlice<ObjectKey>) {
+    init(store: NSPersistentStore, keys: PackedObjectKeys) {
         self.store = store
         self.keys = keys
     }

@@ -28,52 +28,64 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         }
     }
     private var invalidSlotsBox: SlotSetBox?
-    /// The ID object, once made: given (temporary for new objects, lazily), or made from `keyStore` and
-    /// `storeKey` when first asked for.
-    private var madeID: NSManagedObjectID?
-    /// For an object made from a store's key (a fetched object or fault): the store; nil otherwise. Its ID
-    /// object is made only when something asks for it, so a fetched object costs one allocation, not two.
-    private var keyStore: StoreIdentity?
-    /// The object's key in `keyStore` (meaningless without one).
-    private var storeKey = ObjectKey(entityNumber: 0, primaryKey: 0)
+    /// Where the object's ID comes from: none yet, a store's key (the store here, the key in `storePrimaryKey`
+    /// and `storeEntityNumber`: a fetched object or fault, whose ID object is made only when something asks
+    /// for it), or the ID object itself. One word; a fetched object costs one allocation, not two.
+    private var idSource = IDSource.none
+    /// The primary key of the object's key in its store (meaningless unless `idSource` is `.key`).
+    private var storePrimaryKey: Int64 = 0
 
     /// The ID, once one is given (lazily temporary for new objects). An object made from a store's key makes
     /// its ID here, once, when first asked for; setting an ID replaces the key.
     var assignedID: NSManagedObjectID? {
         get {
-            if let madeID { return madeID }
-            guard keyStore != nil else { return nil }
+            if case .made(let id) = idSource { return id }
+            guard case .key = idSource else { return nil }
             // `objectID` may be read off the context's queue (it is how objects pass between queues, and Apple's
             // allow it), so two threads may ask at once: the lock makes the ID once.
             lazyObjectIDLock.lock()
             defer { lazyObjectIDLock.unlock() }
-            if let madeID { return madeID }
-            guard let keyStore else { return nil }
-            let id = NSManagedObjectID(entity: entity, key: storeKey, store: keyStore)
-            madeID = id
-            return id
+            switch idSource {
+            case .none: return nil
+            case .made(let id): return id
+            case .key(let store):
+                let id = NSManagedObjectID(entity: entity, key: storeKey, store: store)
+                idSource = .made(id)
+                return id
+            }
         }
         set {
-            madeID = newValue
-            keyStore = nil
+            idSource = newValue.map { .made($0) } ?? .none
         }
     }
 
     /// Gives the object the permanent ID of `key` in `store`, without making the ID object yet.
     func assignKey(_ key: ObjectKey, in store: StoreIdentity) {
-        madeID = nil
-        keyStore = store
-        storeKey = key
+        idSource = .key(store)
+        storePrimaryKey = key.primaryKey
+        storeEntityNumber = key.entityNumber
     }
+
+    /// The key of a store's key given with `assignKey(_:in:)`.
+    private var storeKey: ObjectKey { ObjectKey(entityNumber: storeEntityNumber, primaryKey: storePrimaryKey) }
 
     /// The identity of the object's ID (what contexts register it by), without making the ID.
     var assignedIdentity: NSManagedObjectID.Identity? {
-        if let keyStore { return NSManagedObjectID.Identity(store: keyStore, key: storeKey) }
-        return madeID?.identity
+        switch idSource {
+        case .none: return nil
+        case .key(let store): return NSManagedObjectID.Identity(store: store, key: storeKey)
+        case .made(let id): return id.identity
+        }
     }
 
     /// The store of the object's permanent ID, without making the ID; nil for a temporary or no ID.
-    var assignedStoreIdentity: StoreIdentity? { keyStore ?? madeID?.storeIdentity }
+    var assignedStoreIdentity: StoreIdentity? {
+        switch idSource {
+        case .none: return nil
+        case .key(let store): return store
+        case .made(let id): return id.storeIdentity
+        }
+    }
     /// Whether the object is a fault, and where a fault's values come from (see `FaultState`).
     var faultState: FaultState = .filled
     /// Whether the object is a fault. Setting it true makes a fault that reads its store when it fires;
@@ -82,9 +94,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         @inline(__always) get { if case .filled = faultState { return false } else { return true } }
         set { faultState = newValue ? .store : .filled }
     }
-    /// The context `pendingChanges` belongs to: an object that moves to another context starts afresh there.
-    /// (Declared before the one-byte fields below, which then fill the rest of its last word.)
-    var pendingOwner: ObjectIdentifier?
+    // The four-byte and one-byte fields share one word, and `pendingOwner` (nine bytes) ends the object, so a
+    // subclass's `@Managed` properties (two bytes each) fill the rest of its last word.
+    /// The entity number of the object's key in its store (meaningless unless `idSource` is `.key`).
+    private var storeEntityNumber: Int32 = 0
     /// Whether the object is being filled from a fault or turned into one (what `faultingState` reports).
     var changesFaultState = false
     var inserted = false
@@ -92,6 +105,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// What happened to the object since its context last posted `NSManagedObjectContextObjectsDidChange`
     /// (empty when the context has not listed it; see `NSManagedObjectContext+ObjectsDidChange.swift`).
     var pendingChanges: PendingChanges = []
+    /// The context `pendingChanges` belongs to: an object that moves to another context starts afresh there.
+    var pendingOwner: ObjectIdentifier?
 
     /// Makes an object of `entity` and inserts it into `context` when one is given (Apple's designated
     /// initializer). Contexts make the objects they fetch with it, so a subclass's override runs for them too;
@@ -168,7 +183,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     }
 
     /// The object's key in its store (nil while its ID is temporary), without making its ID.
-    public var storedObjectKey: ObjectKey? { keyStore != nil ? storeKey : madeID?.key }
+    public var storedObjectKey: ObjectKey? {
+        switch idSource {
+        case .none: return nil
+        case .key: return storeKey
+        case .made(let id): return id.key
+        }
+    }
 
     /// Whether the object is inserted in its context and not saved yet.
     open var isInserted: Bool { inserted }
@@ -402,3 +423,14 @@ extension EntityLayout {
 
 /// Serializes making the object IDs of fetched objects on first use (see `NSManagedObject.assignedID`).
 private let lazyObjectIDLock = NSLock()
+
+/// Where an object's ID comes from (see `NSManagedObject.assignedID`): one word, the payloads' spare bits
+/// telling the cases apart.
+private enum IDSource {
+    /// No ID yet: a new object whose ID nobody asked for.
+    case none
+    /// The permanent ID of a key in this store, not made yet (the key is in the object's own fields).
+    case key(StoreIdentity)
+    /// The ID object.
+    case made(NSManagedObjectID)
+}

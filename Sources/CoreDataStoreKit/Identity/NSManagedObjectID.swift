@@ -91,6 +91,14 @@ open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unche
         /// Whether this is the identity of a temporary ID.
         package var isTemporary: Bool { store == 0 }
 
+        /// A hash of every field for open-addressing tables (the contexts' registration tables): the fields
+        /// combined, then multiplied by 2⁶⁴ divided by the golden ratio (Fibonacci hashing), so that the high
+        /// bits spread consecutive primary keys evenly over a table and the middle bits vary too.
+        package var tableHash: UInt64 {
+            let fields = UInt64(bitPattern: number) ^ (UInt64(UInt32(bitPattern: entityNumber)) << 44) ^ (UInt64(store) << 16)
+            return fields &* 0x9E37_79B9_7F4A_7C15
+        }
+
         /// The identity of a temporary ID.
         init(temporaryNumber: UInt64) {
             store = 0
