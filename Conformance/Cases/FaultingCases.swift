@@ -144,39 +144,59 @@ enum FaultingCases {
         ConformanceCase("faults/fault-fired-after-its-row-was-deleted") { env in
             let context = try FetchCases.populated(env)
             let reader = try fresh(env, context)
-            let keysOnly = try reader.fetch(items { $0.includesPropertyValues = false })
+            let keysOnly = try reader.performAndWait { try reader.fetch(items { $0.includesPropertyValues = false }) }
             try env.expectEqual(keysOnly.count, 11, "results")
             let refresher = try fresh(env, context)
-            let refreshed = try refresher.fetch(items { $0.returnsObjectsAsFaults = false })
+            let refreshed = try refresher.performAndWait {
+                let refreshed = try refresher.fetch(items { $0.returnsObjectsAsFaults = false })
+                refresher.refresh(refreshed[2], mergeChanges: false)
+                try env.expect(refreshed[2].isFault, "refresh(_:mergeChanges: false) made a fault")
+                return refreshed
+            }
             let unsnapshotted = try fresh(env, context)
-            unsnapshotted.stalenessInterval = 0
-            let snapshots = try unsnapshotted.fetch(items())
+            let snapshots = try unsnapshotted.performAndWait {
+                unsnapshotted.stalenessInterval = 0
+                return try unsnapshotted.fetch(items())
+            }
             let lenient = try fresh(env, context)
-            lenient.shouldDeleteInaccessibleFaults = false
-            let lenientFaults = try lenient.fetch(items { $0.includesPropertyValues = false })
-            refresher.refresh(refreshed[2], mergeChanges: false)
-            try env.expect(refreshed[2].isFault, "refresh(_:mergeChanges: false) made a fault")
+            let lenientFaults = try lenient.performAndWait {
+                lenient.shouldDeleteInaccessibleFaults = false
+                return try lenient.fetch(items { $0.includesPropertyValues = false })
+            }
 
             let writer = try fresh(env, context)
-            let written = try Fixtures.byName(writer, "Item")
-            for name in ["item 1", "item 2", "item 3"] { writer.delete(try env.require(written[name], name)) }
-            try writer.save()
-
-            try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for a fault whose row was deleted") {
-                _ = try reader.existingObject(with: keysOnly[1].objectID)
+            try writer.performAndWait {
+                let written = try Fixtures.byName(writer, "Item")
+                for name in ["item 1", "item 2", "item 3"] { writer.delete(try env.require(written[name], name)) }
+                try writer.save()
             }
-            try env.expect(keysOnly[1].value(forKey: "name") == nil && keysOnly[1].isDeleted,
-                           "a fault (includesPropertyValues = false) fired after its row was deleted is inaccessible: no values, and isDeleted")
-            try env.expect(refreshed[2].value(forKey: "name") == nil && refreshed[2].isDeleted,
-                           "a refreshed object fired after its row was deleted is inaccessible")
-            try env.expect(snapshots[3].value(forKey: "name") == nil && snapshots[3].isDeleted,
-                           "with stalenessInterval 0, a fetched fault fired after its row was deleted reads its store and is inaccessible")
-            try env.expect(lenientFaults[1].value(forKey: "name") == nil && !lenientFaults[1].isDeleted,
-                           "with shouldDeleteInaccessibleFaults = false, the inaccessible fault is empty and not marked deleted")
-            try env.expectEqual(summary([keysOnly[0], keysOnly[4], snapshots[4]]), ["item 0/0", "item 4/4", "item 4/4"],
-                                "faults of rows still there fill")
-            try env.expectEqual(summary(try fresh(env, context).fetch(items())), allByRank.enumerated().filter { ![1, 2, 3].contains($0.offset) }.map(\.element),
-                                "a new fetch leaves the deleted rows out")
+
+            try reader.performAndWait {
+                try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for a fault whose row was deleted") {
+                    _ = try reader.existingObject(with: keysOnly[1].objectID)
+                }
+                try env.expect(keysOnly[1].value(forKey: "name") == nil && keysOnly[1].isDeleted,
+                               "a fault (includesPropertyValues = false) fired after its row was deleted is inaccessible: no values, and isDeleted")
+                try env.expectEqual(summary([keysOnly[0], keysOnly[4]]), ["item 0/0", "item 4/4"], "faults of rows still there fill")
+            }
+            try refresher.performAndWait {
+                try env.expect(refreshed[2].value(forKey: "name") == nil && refreshed[2].isDeleted,
+                               "a refreshed object fired after its row was deleted is inaccessible")
+            }
+            try unsnapshotted.performAndWait {
+                try env.expect(snapshots[3].value(forKey: "name") == nil && snapshots[3].isDeleted,
+                               "with stalenessInterval 0, a fetched fault fired after its row was deleted reads its store and is inaccessible")
+                try env.expectEqual(summary([snapshots[4]]), ["item 4/4"], "a fetched fault of a row still there fills")
+            }
+            try lenient.performAndWait {
+                try env.expect(lenientFaults[1].value(forKey: "name") == nil && !lenientFaults[1].isDeleted,
+                               "with shouldDeleteInaccessibleFaults = false, the inaccessible fault is empty and not marked deleted")
+            }
+            let after = try fresh(env, context)
+            try after.performAndWait {
+                try env.expectEqual(summary(try after.fetch(items())), allByRank.enumerated().filter { ![1, 2, 3].contains($0.offset) }.map(\.element),
+                                    "a new fetch leaves the deleted rows out")
+            }
         },
         ConformanceCase("faults/refresh-turns-objects-into-faults") { env in
             let context = try FetchCases.populated(env)
