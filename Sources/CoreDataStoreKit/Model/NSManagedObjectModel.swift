@@ -101,11 +101,12 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
 
     // MARK: Freezing
 
-    /// Whether the model may still change: true until a persistent store coordinator is made with it. As on
-    /// Apple's platforms, a model in use must not change: from then on, changing the model, one of its entities
-    /// or one of their properties stops the program with "Can't modify an immutable model" (Apple raises an
-    /// exception with that reason). A frozen model is only read, which is what lets coordinators, contexts
-    /// and stores on any thread share it. A copy (`copy()`) is editable again.
+    /// An addition to Apple's API (Apple keeps this flag private): whether the model may still change, true
+    /// until a persistent store coordinator is made with it. As on Apple's platforms, a model in use must not
+    /// change: from then on, changing the model, one of its entities or one of their properties stops the
+    /// program with "Can't modify an immutable model" (Apple raises an exception with that reason). A frozen
+    /// model is only read, which is what lets coordinators, contexts and stores on any thread share it. A copy
+    /// (`copy()`) is editable again.
     public private(set) var isEditable = true
 
     /// Freezes the model (see `isEditable`) and builds each entity's layout, so that nothing about the model is
