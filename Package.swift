@@ -1,16 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The library, its stores, the conformance suite and the tool build in Swift 6 language mode with complete
+/// concurrency checking; each `@unchecked Sendable` in them says what protects its state. Tests and examples
+/// stay in Swift 5 mode, as most code written against Apple's Core Data is.
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
 /// swift-coredata: Apple's Core Data API for Linux.
 ///
 /// Layout (see Docs/Architecture.md): the store contract lives in `CoreDataStoreKit`, each built-in store
 /// in `Backends/<Name>` (the SQL stores share the schema and predicate compiler in `Backends/SQL`), Apple's
 /// public classes in `CoreData`, and the shared conformance suite in `Conformance/`.
-/// The library, its stores, the conformance suite and the tool build in Swift 6 language mode with complete
-/// concurrency checking (issue 10); each `@unchecked Sendable` in them says what protects its state. Tests and
-/// examples stay in Swift 5 mode, as most code written against Apple's Core Data is.
-let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
-
 let package = Package(
     name: "swift-coredata",
     platforms: [.macOS(.v13)],
