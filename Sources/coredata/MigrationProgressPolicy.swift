@@ -8,6 +8,9 @@ import Foundation
 /// Policies are made by the migration manager from a class name, so the report they write to is set for the
 /// duration of one migration with `reporting(to:_:)`.
 final class MigrationProgressPolicy: NSEntityMigrationPolicy {
+    /// The report of the migration running now. `nonisolated(unsafe)`: the tool runs one migration at a time,
+    /// and the migration manager calls the policies synchronously inside `reporting(to:_:)` while the thread that
+    /// set this waits, so the value is never written while a policy reads it.
     nonisolated(unsafe) private static var report: ProgressReport?
 
     /// Runs `body` with the policies reporting to `report`; makes the class known to the migration manager.
