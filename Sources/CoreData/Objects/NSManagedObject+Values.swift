@@ -56,18 +56,11 @@ extension NSManagedObject {
         publicForm(value, attribute.attributeType)
     }
 
-    /// Numbers as `NSNumber` and decimals as `NSDecimalNumber`, for an attribute of `type`.
+    /// Numbers as `NSNumber` and decimals as `NSDecimalNumber`, for an attribute of `type`
+    /// (`AttributeValueCoercion.publicForm(_:_:)`, which composite values use too).
+    @inline(__always)
     static func publicForm(_ value: Any, _ type: NSAttributeType) -> Any {
-        switch (type, value) {
-        case (.integer16AttributeType, let v as Int16): return NSNumber(value: v)
-        case (.integer32AttributeType, let v as Int32): return NSNumber(value: v)
-        case (.integer64AttributeType, let v as Int64): return NSNumber(value: v)
-        case (.doubleAttributeType, let v as Double): return NSNumber(value: v)
-        case (.floatAttributeType, let v as Float): return NSNumber(value: v)
-        case (.booleanAttributeType, let v as Bool): return NSNumber(value: v)
-        case (.decimalAttributeType, let v as Decimal): return NSDecimalNumber(decimal: v)
-        default: return value
-        }
+        AttributeValueCoercion.publicForm(value, type)
     }
 
     /// Stores an attribute value, converted to the attribute's type when possible, and records the change; a
