@@ -29,13 +29,13 @@ enum ExportValue {
         guard let value, !(value is NSNull) else { return .null }
         switch attribute.attributeType {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
-            if let integer = int64(value) { return .number("\(integer)") }
+            if let integer = AttributeValueCoercion.integer(value) { return .number("\(integer)") }
         case .doubleAttributeType:
-            if let double = double(value) { return real(double) }
+            if let double = AttributeValueCoercion.double(value) { return real(double) }
         case .floatAttributeType:
             if let float = float(value) { return float.isFinite ? .number("\(float)") : real(Double(float)) }
         case .decimalAttributeType:
-            if let decimal = decimal(value) { return decimalJSON(decimal) }
+            if let decimal = AttributeValueCoercion.decimal(value) { return decimalJSON(decimal) }
         case .booleanAttributeType:
             if let bool = value as? Bool { return .bool(bool) }
             if let number = value as? NSNumber { return .bool(number.boolValue) }
@@ -119,40 +119,11 @@ enum ExportValue {
         return isJSONNumber ? .number(text) : .string(text)
     }
 
-    private static func int64(_ value: Any) -> Int64? {
-        switch value {
-        case let v as Int64: return v
-        case let v as Int: return Int64(v)
-        case let v as Int32: return Int64(v)
-        case let v as Int16: return Int64(v)
-        case let v as NSNumber: return v.int64Value
-        default: return nil
-        }
-    }
-
-    private static func double(_ value: Any) -> Double? {
-        switch value {
-        case let v as Double: return v
-        case let v as Float: return Double(v)
-        case let v as NSNumber: return v.doubleValue
-        default: return nil
-        }
-    }
-
     private static func float(_ value: Any) -> Float? {
         switch value {
         case let v as Float: return v
         case let v as Double: return Float(v)
         case let v as NSNumber: return v.floatValue
-        default: return nil
-        }
-    }
-
-    private static func decimal(_ value: Any) -> Decimal? {
-        switch value {
-        case let v as Decimal: return v
-        case let v as NSDecimalNumber: return v.decimalValue
-        case let v as NSNumber: return v.decimalValue
         default: return nil
         }
     }
