@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CoreDataModelTools
 @testable import CoreDataStoreKit
 
 /// `ModelCompiler` output loads back equal to its source; `EntityClassGenerator` writes the expected Swift.
