@@ -48,7 +48,7 @@ let package = Package(
         // Xcode's generated classes (`@NSManaged`), unchanged but for `@objc(…)`; the plugin generates their accessors.
         .target(name: "XcodeGeneratedClasses", dependencies: ["CoreData"], path: "Examples/XcodeGeneratedClasses",
                 exclude: ["Shelf.xcdatamodeld"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
-        .executableTarget(name: "XcodeGeneratedClassesCheck", dependencies: ["XcodeGeneratedClasses", "CoreData"],
+        .executableTarget(name: "XcodeGeneratedClassesCheck", dependencies: ["XcodeGeneratedClasses", "VisitLog", "CoreData"],
                           path: "Examples/XcodeGeneratedClassesCheck"),
         // Apple-style app code, unchanged but for `@objc(…)`: Xcode's template stack, a container subclass, a merge
         // policy subclass, a history reader, batch deletes and backups (issue 14's corpus).
