@@ -156,7 +156,8 @@ struct AccessorProbe {
 }
 
 /// The probe module's source: the target's importable imports, its types re-declared empty, with its type
-/// aliases, and either its `@NSManaged` members (inside their classes, in the target's order) or the generated accessors' signatures.
+/// aliases, and either its `@NSManaged` members (inside their classes, in the target's order) or the generated
+/// accessors' signatures.
 struct ProbeSource {
     let declarations: ManagedDeclarations
     /// The target's imports the probe imports too (their types keep their module in mangled names).
