@@ -21,7 +21,8 @@ struct DependencyModules {
         var mapsAndFlags: [String] = []
         for dependency in target.recursiveTargetDependencies {
             switch dependency {
-            case let swift as SwiftSourceModuleTarget:
+            case let swift as SwiftSourceModuleTarget where swift.kind != .macro:
+                // A macro is built for the host, elsewhere, and its module is not imported by source.
                 compiledModules.append(modules.appendingPathComponent("\(swift.moduleName).swiftmodule"))
             case let system as SystemLibraryTarget:
                 let folder = URL(fileURLWithPath: String(describing: system.directory), isDirectory: true)
