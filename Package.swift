@@ -40,12 +40,17 @@ let package = Package(
         .plugin(name: "CoreDataModelPlugin", capability: .buildTool(), dependencies: ["coredata"], path: "Plugins/CoreDataModelPlugin"),
         .executableTarget(name: "ModelResourceExample", dependencies: ["CoreData", "CoreDataModelTools", "CoreDataStoreKit"],
                           path: "Examples/ModelResourceExample", resources: [.copy("Library.xcdatamodeld")]),
+        // `coredata.json` asks the plugin for `@Managed` classes instead of Xcode's.
         .target(name: "GeneratedModelExample", dependencies: ["CoreData"], path: "Examples/GeneratedModel",
-                exclude: ["Company.xcdatamodeld"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
+                exclude: ["Company.xcdatamodeld", "coredata.json"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
+        // Xcode's generated classes for Class Definition entities, and @NSManaged members using another module's types.
+        .target(name: "PlaceKit", dependencies: ["CoreData"], path: "Examples/PlaceKit", plugins: [.plugin(name: "CoreDataModelPlugin")]),
+        .target(name: "VisitLog", dependencies: ["PlaceKit", "CoreData"], path: "Examples/VisitLog",
+                exclude: ["Visits.xcdatamodeld"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
         // Xcode's generated classes (`@NSManaged`), unchanged but for `@objc(…)`; the plugin generates their accessors.
         .target(name: "XcodeGeneratedClasses", dependencies: ["CoreData"], path: "Examples/XcodeGeneratedClasses",
                 exclude: ["Shelf.xcdatamodeld"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
-        .executableTarget(name: "XcodeGeneratedClassesCheck", dependencies: ["XcodeGeneratedClasses", "CoreData"],
+        .executableTarget(name: "XcodeGeneratedClassesCheck", dependencies: ["XcodeGeneratedClasses", "VisitLog", "CoreData"],
                           path: "Examples/XcodeGeneratedClassesCheck"),
         // Apple-style app code, unchanged but for `@objc(…)`: Xcode's template stack, a container subclass, a merge
         // policy subclass, a history reader, batch deletes and backups (issue 14's corpus).
@@ -57,6 +62,7 @@ let package = Package(
         .target(name: "StoreTestSupport", dependencies: ["CoreData", "CoreDataStoreKit"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "GeneratedModelTests", dependencies: ["GeneratedModelExample", "CoreData", "StoreTestSupport"]),
         .testTarget(name: "XcodeGeneratedClassTests", dependencies: ["XcodeGeneratedClasses", "CoreData"]),
+        .testTarget(name: "VisitLogTests", dependencies: ["VisitLog", "PlaceKit", "CoreData"]),
         .testTarget(name: "AppleStyleJournalTests", dependencies: ["AppleStyleJournal", "CoreData"]),
         .testTarget(name: "MappingModelExampleTests", dependencies: ["MappingModelExample", "CoreData"]),
         .testTarget(name: "CoreDataStoreKitTests", dependencies: ["CoreDataStoreKit", "StoreTestSupport"]),

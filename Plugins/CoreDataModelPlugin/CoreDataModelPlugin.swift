@@ -2,10 +2,16 @@ import Foundation
 import PackagePlugin
 
 /// Build-tool plugin: for every `.xcdatamodeld` (or loose `.xcdatamodel`) in a target, runs
-/// `coredata generate --follow-codegen` (one Swift file of public classes for the entities whose Codegen
-/// setting is Class Definition, compiled into the target) and
+/// `coredata generate --follow-codegen` (one Swift file compiled into the target with what Xcode's build
+/// generates: for each entity whose Codegen setting is Class Definition, the class and its `@NSManaged`
+/// properties extension, as Xcode's `Entity+CoreDataClass.swift` and `Entity+CoreDataProperties.swift`; for
+/// Category/Extension, the extension alone; for Manual/None, nothing) and
 /// `coredata compile` (a `<Model>.momd` in Apple's compiled form, as Xcode's momc writes it, that SwiftPM copies
 /// into the target's resource bundle, so `Bundle.module` and `NSPersistentContainer(name:)` find it).
+///
+/// A target may ask for the package's own class style instead, `@Managed` properties with `Set`/`NSOrderedSet`
+/// relationships, with a `coredata.json` file in its folder holding `{"classStyle": "managed"}` (`"xcode"` is
+/// the default); exclude the file from the target as the model is excluded.
 ///
 /// Every `.xcmappingmodel` in the target is compiled likewise (`coredata compile`) into `<Name>.cdm`, named after
 /// the mapping model as Xcode names it, at the top of the resource bundle, where
@@ -16,6 +22,8 @@ import PackagePlugin
 ///
 /// When the target's Swift files declare `@NSManaged` members, it also runs `coredata accessors`, which writes
 /// the accessors Swift on Linux declares for them and never defines (Docs/Decisions.md, "@NSManaged on Linux").
+/// Members may use types of the target's dependencies: the command is given the build's compiled modules and
+/// runs after the dependencies are built.
 @main
 struct CoreDataModelPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
@@ -23,6 +31,7 @@ struct CoreDataModelPlugin: BuildToolPlugin {
         let tool = try context.tool(named: "coredata")
         var commands: [Command] = []
         var generatedSources: [URL] = []
+        let settings = try PluginSettings(target: target)
         for model in Self.models(of: target) {
             let name = model.deletingPathExtension().lastPathComponent
             let work = context.pluginWorkDirectoryURL.appendingPathComponent(name)
@@ -33,8 +42,8 @@ struct CoreDataModelPlugin: BuildToolPlugin {
                 displayName: "Generating entity classes for \(model.lastPathComponent)",
                 executable: tool.url,
                 arguments: ["generate", model.path, "--output", generated.path, "--single-file", swiftFile.lastPathComponent,
-                            "--follow-codegen"],
-                inputFiles: inputs,
+                            "--follow-codegen", "--style", settings.classStyle.rawValue],
+                inputFiles: inputs + settings.files,
                 outputFiles: [swiftFile]))
             generatedSources.append(swiftFile)
             // An output that is not source is a resource of the target: SwiftPM copies it to the top of the bundle.
@@ -62,10 +71,11 @@ struct CoreDataModelPlugin: BuildToolPlugin {
         return commands
     }
 
-    /// `coredata accessors` over the target's Swift files and those generated from its models (Category/Extension
-    /// entities get `@NSManaged` properties), when a model or a file may declare an `@NSManaged` member. The
-    /// compiler it asks for symbol names is the toolchain's `swiftc` (found by SwiftPM; else the tool looks on
-    /// `PATH`).
+    /// `coredata accessors` over the target's Swift files and those generated from its models (Class Definition
+    /// and Category/Extension entities get `@NSManaged` properties), when a model or a file may declare an
+    /// `@NSManaged` member. The compiler it asks for symbol names is the toolchain's `swiftc` (found by SwiftPM;
+    /// else the tool looks on `PATH`); it finds the target's dependencies where SwiftPM builds them (see
+    /// `DependencyModules`).
     func accessorCommand(context: PluginContext, target: SourceModuleTarget, tool: URL, generatedSources: [URL]) -> Command? {
         let written = target.sourceFiles.map(\.url).filter { $0.pathExtension == "swift" }.sorted { $0.path < $1.path }
         let declaresManaged = written.contains { url in
@@ -78,8 +88,10 @@ struct CoreDataModelPlugin: BuildToolPlugin {
         var arguments = ["accessors"] + sources.map(\.path) + ["--module", target.moduleName, "--output", output.path,
                                                "--work", context.pluginWorkDirectoryURL.appendingPathComponent("AccessorProbe").path]
         if let swiftc = try? context.tool(named: "swiftc") { arguments += ["--swiftc", swiftc.url.path] }
+        let dependencies = DependencyModules(of: target, tool: tool)
+        arguments += dependencies.arguments
         return .buildCommand(displayName: "Generating @NSManaged accessors for \(target.name)", executable: tool,
-                             arguments: arguments, inputFiles: sources, outputFiles: [output])
+                             arguments: arguments, inputFiles: sources + dependencies.compiledModules, outputFiles: [output])
     }
 
     /// The target's model packages, sorted: those SwiftPM lists (resources, unhandled files) and those in its

@@ -7,6 +7,7 @@ enum AccessorsCommand: Command {
     static let summary = "generate the accessors of @NSManaged properties and relationship methods (the build plugin runs it)"
     static let usage = """
         usage: coredata accessors <file.swift>... --module <Name> --output <Accessors.swift> [--swiftc <path>] [--work <dir>]
+                                  [--import-path <dir>]... [--module-map <module.modulemap>]... [--Xcc <flag>]...
 
           <file.swift>  every Swift source of the module (its types are re-declared to ask the compiler)
           --module      the module's name (the symbol names depend on it)
@@ -14,13 +15,20 @@ enum AccessorsCommand: Command {
           --swiftc      the compiler to ask for symbol names (default: $SWIFT_EXEC, else swiftc on PATH); use the
                         one that builds the module
           --work        a folder for the compiler's probe files (default: a temporary folder, removed afterwards)
-        A member that cannot get accessors (a private one, a class of another module, a type from a module other
-        than Foundation and the standard library) is reported as file:line: error:, and nothing is written.
+          --import-path a folder of compiled modules (<Name>.swiftmodule) the module's imports may be found in;
+                        an import found there is imported by the probe, so members may use its types
+          --module-map  a C module map the imported modules need (a system library's module.modulemap)
+          --Xcc         a flag for the C compiler those need (a system library's -I<folder>)
+        A member that cannot get accessors (a private one, a class of another module, a type from a module that is
+        neither Foundation, the standard library nor found in an import path) is reported as file:line: error:, and
+        nothing is written.
         See Docs/Decisions.md, "@NSManaged on Linux".
         """
 
     static func run(_ arguments: [String]) throws {
-        let parsed = try ParsedArguments(arguments, valued: ["--module", "--output", "--swiftc", "--work"])
+        let repeatable: Set = ["--import-path", "--module-map", "--Xcc"]
+        let parsed = try ParsedArguments(arguments, valued: Set(["--module", "--output", "--swiftc", "--work"]).union(repeatable),
+                                         repeatable: repeatable)
         guard !parsed.positional.isEmpty else { throw UsageError("expected the module's Swift files") }
         guard let module = parsed.options["--module"] else { throw UsageError("--module is required") }
         guard let output = parsed.options["--output"] else { throw UsageError("--output is required") }
@@ -29,7 +37,12 @@ enum AccessorsCommand: Command {
         let work = parsed.options["--work"].map { URL(fileURLWithPath: $0) } ?? temporary
         defer { try? FileManager.default.removeItem(at: temporary) }
         let sources = try parsed.positional.map { path in (path: path, text: try String(contentsOfFile: path, encoding: .utf8)) }
-        let generated = try AccessorGenerator(moduleName: module, swiftc: swiftc, workDirectory: work).generate(sources: sources)
+        let dependencies = AccessorProbe.Dependencies(
+            importPaths: parsed.repeated["--import-path", default: []].map { URL(fileURLWithPath: $0, isDirectory: true) },
+            moduleMaps: parsed.repeated["--module-map", default: []].map { URL(fileURLWithPath: $0) },
+            clangFlags: parsed.repeated["--Xcc", default: []])
+        let generator = AccessorGenerator(moduleName: module, swiftc: swiftc, workDirectory: work, dependencies: dependencies)
+        let generated = try generator.generate(sources: sources)
         let target = URL(fileURLWithPath: output)
         let data = Data(generated.utf8)
         if (try? Data(contentsOf: target)) == data { return }

@@ -22,7 +22,8 @@ enum GenerateCommand: Command {
           --style       managed (default): one <Class>.swift per class, with @Managed properties;
                         xcode: Xcode's <Class>+CoreDataClass.swift and <Class>+CoreDataProperties.swift, with
                         @NSManaged properties, NSSet?/NSOrderedSet? relationships and Xcode's relationship
-                        methods (their accessors come from the build plugin, or `coredata accessors`)
+                        methods (their accessors come from the build plugin, or `coredata accessors`). The build
+                        plugin uses xcode, unless the target's coredata.json says {"classStyle": "managed"}
         Files are rewritten only when their text changes.
         """
 

@@ -8,7 +8,10 @@ import Foundation
 /// `<Class>+CoreDataProperties.swift` (`fetchRequest()`, `@NSManaged` properties, the relationship methods),
 /// with Xcode's types (`NSSet?` and `NSOrderedSet?` for to-many relationships, `NSDecimalNumber?`, `NSNumber?`
 /// for numbers without a scalar type), so generated code is the same here and on Apple's platforms. The one
-/// difference: no `@objc(…)` attributes, which need the Objective-C runtime. Building it needs the accessors
+/// difference: no `@objc(…)` attributes, which need the Objective-C runtime; the class is found by its Swift
+/// name instead (the entity's class name with the module of a class of the model already used, or as the model
+/// qualifies it, `Module.Class`). `extension Class : Identifiable {}` is written for classes of root entities
+/// only: a subclass inherits the conformance, and repeating it does not compile. Building it needs the accessors
 /// the build plugin generates for `@NSManaged` members (Docs/Decisions.md, "@NSManaged on Linux").
 struct XcodeClassGenerator {
     let model: NSManagedObjectModel
@@ -28,7 +31,9 @@ struct XcodeClassGenerator {
     private var access: String { accessLevel == "internal" ? "" : accessLevel + " " }
 
     private func header(_ file: String) -> [String] {
-        ["//", "//  \(file)", "//", "//  This file was automatically generated and should not be edited.", "//", "",
+        ["//", "//  \(file)", "//", "//  This file was automatically generated and should not be edited.",
+         "//  As Xcode's, without @objc(…), which Swift on Linux does not have (Docs/Decisions.md, \"@NSManaged on Linux\").",
+         "//", "",
          "import Foundation", "import CoreData", ""]
     }
 
@@ -66,7 +71,7 @@ struct XcodeClassGenerator {
         }
         lines += ["", "}"]
         lines += methods
-        lines += ["", "extension \(name) : Identifiable {", "", "}"]
+        if entity.superentity == nil { lines += ["", "extension \(name) : Identifiable {", "", "}"] }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -5,8 +5,9 @@ import Testing
 /// generate, and `file:line: error:` with what to do for what it cannot. (The generated accessors at work, in
 /// debug and release builds, are tested by `XcodeGeneratedClassTests` and CI's `XcodeGeneratedClassesCheck`.)
 @Suite struct AccessorsCommandTests {
-    /// Runs the tool on `files` (name → text) as module `Sample`; returns the run and the generated text.
-    private func generate(_ files: [String: String]) throws -> (run: ToolProcess.Outcome, output: String?) {
+    /// Runs the tool on `files` (name → text) as module `Sample`, with `extra` arguments; returns the run and the
+    /// generated text.
+    private func generate(_ files: [String: String], _ extra: [String] = []) throws -> (run: ToolProcess.Outcome, output: String?) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("accessors-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -17,7 +18,7 @@ import Testing
             paths.append(url.path)
         }
         let output = folder.appendingPathComponent("Generated.swift")
-        let run = try ToolProcess.run(["accessors"] + paths + ["--module", "Sample", "--output", output.path])
+        let run = try ToolProcess.run(["accessors"] + paths + ["--module", "Sample", "--output", output.path] + extra)
         return (run, try? String(contentsOf: output, encoding: .utf8))
     }
 
@@ -51,6 +52,50 @@ import Testing
         #expect(text.contains("@_silgen_name(\"$s6Sample4BookC10addToPagesyyAC4PageCF\")"))
         #expect(text.contains("self.toManyAccessor(named: \"Pages\").add(argument0)"))
         #expect(!text.contains("trap"), "a declaration inside a string literal was read")
+    }
+
+    /// Members typed with another module's class and type alias: with the folder of that module's
+    /// `.swiftmodule` (what the build plugin passes), the probe imports it and the symbols name the module;
+    /// without it, the compiler's error names the type.
+    @Test func membersMayUseTypesOfImportedModules() throws {
+        let modules = FileManager.default.temporaryDirectory.appendingPathComponent("accessors-modules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: modules) }
+        let library = modules.appendingPathComponent("Geo.swift")
+        try Data("public class Spot {}\npublic typealias Level = Int32\n".utf8).write(to: library)
+        let swiftc = try #require(Self.swiftc(), "no swiftc on PATH")
+        let compile = try Process.run(swiftc, arguments: ["-parse-as-library", "-module-name", "Geo", "-enable-testing", "-emit-module",
+                                                          "-emit-module-path", modules.appendingPathComponent("Geo.swiftmodule").path,
+                                                          library.path])
+        compile.waitUntilExit()
+        try #require(compile.terminationStatus == 0)
+        let source = """
+            import Foundation
+            @testable import Geo
+            public class Visit: NSObject {
+                @NSManaged public var spot: Geo.Spot?
+                @NSManaged var level: Level
+            }
+            """
+        let (run, output) = try generate(["Visit.swift": source], ["--import-path", modules.path])
+        #expect(run.status == 0, "\(run.error)")
+        let text = try #require(output)
+        #expect(text.contains("@_silgen_name(\"$s6Sample5VisitC4spot3Geo4SpotCSgvg\")"), "\(text)")
+        #expect(text.contains("@_silgen_name(\"$s6Sample5VisitC5levels5Int32Vvs\")"), "\(text)")
+
+        let (refused, nothing) = try generate(["Visit.swift": source])
+        #expect(refused.status == 1)
+        #expect(nothing == nil)
+        #expect(refused.error.contains("Visit.swift:4:") && refused.error.contains("Geo"), "\(refused.error)")
+    }
+
+    /// The compiler the tool itself would use: `SWIFT_EXEC`, else `swiftc` on `PATH`.
+    static func swiftc() -> URL? {
+        let environment = ProcessInfo.processInfo.environment
+        if let exec = environment["SWIFT_EXEC"], !exec.isEmpty { return URL(fileURLWithPath: exec) }
+        return (environment["PATH"] ?? "").split(separator: ":")
+            .map { URL(fileURLWithPath: String($0)).appendingPathComponent("swiftc") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
     @Test func aModuleWithoutManagedMembersGetsAnEmptyFile() throws {

@@ -6,9 +6,11 @@ import Foundation
 /// Swift on Linux declares an `@NSManaged` member's accessors (the getter and setter of a property, the method
 /// itself) and never defines them. The probe compiles a small module with the target's module name that
 /// re-declares the target's types (empty, same names, kinds, nesting and generic parameters), its type aliases
-/// and its `@NSManaged` members, with `import Foundation` only, and reads the compiler's SIL: each class's vtable
-/// names the symbol of every accessor, in declaration order, and the declaration of each symbol gives its SIL
-/// function type. Mangled names depend only on names, kinds and nesting, which the re-declarations keep.
+/// and its `@NSManaged` members, importing Foundation and those of the target's imports whose compiled modules
+/// (`<Name>.swiftmodule`) are in `dependencies.importPaths` (the target's dependencies, built before it), and
+/// reads the compiler's SIL: each class's vtable names the symbol of every accessor, in declaration order, and
+/// the declaration of each symbol gives its SIL function type. Mangled names depend only on names, kinds, nesting
+/// and the modules that declare the types, which the re-declarations and the imports keep.
 ///
 /// The probe then compiles the generated accessors' signatures against the same declarations and checks that
 /// every one has exactly the SIL function type of the accessor it defines; any difference stops generation.
@@ -26,13 +28,35 @@ struct AccessorProbe {
         case method(Accessor)
     }
 
+    /// Where the probe finds the target's dependency modules.
+    struct Dependencies {
+        /// Folders holding the dependencies' compiled Swift modules (SwiftPM's `Modules` folder).
+        var importPaths: [URL] = []
+        /// Module maps of the C modules the dependencies import (system library targets).
+        var moduleMaps: [URL] = []
+        /// Further flags for the C compiler (a system library's `pkg-config` include folders).
+        var clangFlags: [String] = []
+    }
+
     let swiftc: URL
     let moduleName: String
     let workDirectory: URL
+    var dependencies = Dependencies()
+
+    /// The modules among `imports` that the probe can import: Foundation and the standard library's are imported
+    /// anyway; of the others, those with a compiled module in an import path. The target itself is left out.
+    func importable(_ imports: [ManagedDeclarations.ImportedModule]) -> [ManagedDeclarations.ImportedModule] {
+        imports.filter { module in
+            module.name != moduleName && !["Foundation", "Swift"].contains(module.name) && dependencies.importPaths.contains { folder in
+                FileManager.default.fileExists(atPath: folder.appendingPathComponent(module.name + ".swiftmodule").path)
+            }
+        }
+    }
 
     /// The accessors of every member, in the order of `declarations.members`.
     func accessors(of declarations: ManagedDeclarations) throws -> [MemberAccessors] {
-        let source = ProbeSource(declarations: declarations).text(includingMembers: true, extensions: "")
+        let source = ProbeSource(declarations: declarations, imports: importable(declarations.imports))
+            .text(includingMembers: true, extensions: "")
         let sil = try compile(source, named: "NSManagedProbe.swift")
         let table = SILListing(sil)
         var overloadsSeen: [String: Int] = [:]
@@ -59,7 +83,8 @@ struct AccessorProbe {
     /// Compiles the generated accessors' signatures (with empty bodies) against the probe's declarations and
     /// returns the SIL type of each symbol they define.
     func definedTypes(declarations: ManagedDeclarations, signatures: String) throws -> [String: String] {
-        let source = ProbeSource(declarations: declarations).text(includingMembers: false, extensions: signatures)
+        let source = ProbeSource(declarations: declarations, imports: importable(declarations.imports))
+            .text(includingMembers: false, extensions: signatures)
         return SILListing(try compile(source, named: "NSManagedAccessorCheck.swift")).definedTypes
     }
 
@@ -77,8 +102,12 @@ struct AccessorProbe {
         try Data(source.utf8).write(to: input, options: .atomic)
         let process = Process()
         process.executableURL = swiftc
-        process.arguments = ["-parse-as-library", "-module-name", moduleName, "-package-name", "CoreDataAccessorProbe",
-                             "-swift-version", "5", "-suppress-warnings", "-emit-sil", "-o", output.path, input.path]
+        var arguments = ["-parse-as-library", "-module-name", moduleName, "-package-name", "CoreDataAccessorProbe",
+                         "-swift-version", "5", "-suppress-warnings", "-emit-sil", "-o", output.path]
+        arguments += dependencies.importPaths.flatMap { ["-I", $0.path] }
+        arguments += dependencies.moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=" + $0.path] }
+        arguments += dependencies.clangFlags.flatMap { ["-Xcc", $0] }
+        process.arguments = arguments + [input.path]
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let errorHandle = try FileHandle(forWritingTo: errors)
         defer { try? errorHandle.close() }
@@ -107,7 +136,8 @@ struct AccessorProbe {
     }
 
     /// The compiler refused the probe: usually a type of an `@NSManaged` member that is declared neither in the
-    /// target nor in Foundation or the standard library.
+    /// target nor in Foundation, the standard library or a dependency whose compiled module the probe was given
+    /// (a binary-only module, say).
     struct ProbeFailure: SourceDiagnostic {
         let messages: String
 
@@ -115,21 +145,28 @@ struct AccessorProbe {
             let errors = messages.split(separator: "\n").filter { $0.contains(": error: ") }.map(String.init)
             return (errors.isEmpty ? [messages] : errors).joined(separator: "\n") + """
 
-                note: @NSManaged accessors are generated from the target's own declarations, the standard library and \
-                Foundation; a member whose type comes from another module cannot get them. Declare such a property \
-                with ➕ @Managed instead (see Docs/Decisions.md, "@NSManaged on Linux").
+                note: @NSManaged accessors are generated from the target's own declarations, the standard library, \
+                Foundation and the modules the target imports that are built in the same package graph (their \
+                .swiftmodule is found in the build's Modules folder); a member whose type comes from another module \
+                (a binary-only one, say) cannot get them. Declare such a property with ➕ @Managed instead (see \
+                Docs/Decisions.md, "@NSManaged on Linux").
                 """
         }
     }
 }
 
-/// The probe module's source: the target's types re-declared empty, with its type aliases, and either its
-/// `@NSManaged` members (inside their classes, in the target's order) or the generated accessors' signatures.
+/// The probe module's source: the target's importable imports, its types re-declared empty, with its type
+/// aliases, and either its `@NSManaged` members (inside their classes, in the target's order) or the generated
+/// accessors' signatures.
 struct ProbeSource {
     let declarations: ManagedDeclarations
+    /// The target's imports the probe imports too (their types keep their module in mangled names).
+    var imports: [ManagedDeclarations.ImportedModule] = []
 
     func text(includingMembers: Bool, extensions: String) -> String {
-        var lines = ["import Foundation", ""]
+        var lines = ["import Foundation"]
+        lines += imports.map { ($0.isTestable ? "@testable " : "") + "import \($0.name)" }
+        lines.append("")
         lines += aliases(at: [])
         for type in declarations.types where type.path.count == 1 {
             lines += stub(type, includingMembers: includingMembers)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads the declarations the accessor generator needs from Swift source files: `@NSManaged` properties and
 /// methods (in class bodies and in extensions, as Xcode writes them), every type the files declare (with its
-/// nesting, kind and generic parameter names) and every type alias.
+/// nesting, kind and generic parameter names), every type alias and every imported module.
 ///
 /// It reads declarations, not expressions: bodies of functions, computed properties and closures are skipped
 /// whole. Both branches of `#if` are read. A file it cannot follow (unbalanced braces, say) yields what it
@@ -115,6 +115,8 @@ struct ManagedDeclarationScanner {
                 readManagedMethod(in: typePath, into: &declarations)
             } else if word == "typealias" {
                 readTypeAlias(in: typePath, into: &declarations)
+            } else if word == "import", typePath.isEmpty {
+                readImport(into: &declarations)
             } else if ["var", "let", "func", "init", "deinit", "subscript", "case", "import", "associatedtype", "operator",
                        "precedencegroup", "macro"].contains(word) {
                 resetPending()
@@ -159,6 +161,19 @@ struct ManagedDeclarationScanner {
             scopes.append(.declarations(path))
             resetPending()
             index = brace + 1
+        }
+
+        /// `import Module`, `import Module.Submodule` or `import struct Module.Name` (after any attributes and
+        /// modifiers: `@testable`, `@_exported`, `internal`): records the module.
+        private mutating func readImport(into declarations: inout ManagedDeclarations) {
+            let testable = attributes["testable"] != nil
+            resetPending()
+            index += 1
+            let kinds: Set<String> = ["typealias", "struct", "class", "enum", "protocol", "let", "var", "func"]
+            if index < tokens.count, kinds.contains(tokens[index].text) { index += 1 }
+            guard index < tokens.count, tokens[index].kind == .identifier else { return }
+            declarations.noteImport(of: tokens[index].text.trimmingBackticks, testable: testable)
+            index += 1
         }
 
         /// `var name: Type`, after `@NSManaged` and modifiers.

@@ -1,6 +1,7 @@
-/// What the `@NSManaged` scanner reads off a target's sources: the `@NSManaged` members, and the types and type
+/// What the `@NSManaged` scanner reads off a target's sources: the `@NSManaged` members, the types and type
 /// aliases the target declares (the probe compile re-declares them, so the compiler can name the members'
-/// accessors without the target's dependencies).
+/// accessors without compiling the target itself), and the modules the sources import (the probe imports those
+/// whose compiled modules it is given, so members may use their types).
 struct ManagedDeclarations {
     /// A class, structure, enumeration, actor or protocol the target declares, at its place among nested types.
     struct DeclaredType {
@@ -88,9 +89,28 @@ struct ManagedDeclarations {
         static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
     }
 
+    /// A module a source file imports (`import PlaceKit`, `@testable import PlaceKit`, `import struct PlaceKit.Place`).
+    struct ImportedModule: Hashable {
+        /// The module's name (the first component of the import path).
+        let name: String
+        /// Whether it is imported `@testable` (its internal declarations are then visible).
+        let isTestable: Bool
+    }
+
     var types: [DeclaredType] = []
     var typeAliases: [TypeAlias] = []
     var members: [Member] = []
+    /// Every module the sources import, in the order first seen, once each (testable if any file says so).
+    var imports: [ImportedModule] = []
+
+    /// Records an import of `name`, once; a testable import wins over a plain one.
+    mutating func noteImport(of name: String, testable: Bool) {
+        if let index = imports.firstIndex(where: { $0.name == name }) {
+            if testable && !imports[index].isTestable { imports[index] = ImportedModule(name: name, isTestable: true) }
+        } else {
+            imports.append(ImportedModule(name: name, isTestable: testable))
+        }
+    }
 
     /// The declared type at `path`, if the target declares it.
     func type(at path: [String]) -> DeclaredType? {
