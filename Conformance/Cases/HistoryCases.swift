@@ -5,7 +5,8 @@ import CoreData
 /// transactions): one transaction per save with its author and context name, one change per object, fetching
 /// after a token, a transaction or a date, and deleting before a token or a date.
 enum HistoryCases {
-    static let tracking: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true as NSNumber]
+    /// The option that turns history recording on.
+    static var tracking: [AnyHashable: Any] { [NSPersistentHistoryTrackingKey: true as NSNumber] }
 
     /// The transactions (with their changes) that `request` fetches.
     static func transactions(_ context: NSManagedObjectContext, _ request: NSPersistentHistoryChangeRequest) throws -> [NSPersistentHistoryTransaction] {

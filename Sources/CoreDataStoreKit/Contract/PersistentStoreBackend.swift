@@ -32,8 +32,7 @@ public protocol PersistentStoreBackend: AnyObject {
     ///
     /// - Throws: 134000 (`NSPersistentStoreInvalidTypeError`) or 259 (`NSFileReadCorruptFileError`) for a
     ///   file that is not a store of this type or is damaged; 134100
-    ///   (`NSPersistentStoreIncompatibleVersionHashError`) for a store saved with an incompatible model; the
-    ///   file system's error (such as 513) when the store cannot be created.
+    ///   (`NSPersistentStoreIncompatibleVersionHashError`) for a store saved with an incompatible model.
     init(_ request: StoreOpenRequest) throws
 
     /// The metadata of the store at `url`, read without adding the store
@@ -100,7 +99,7 @@ public protocol PersistentStoreBackend: AnyObject {
     /// hierarchy).
     ///
     /// The store guarantees: a key is never given out twice in this store, also after the object with the
-    /// highest key was deleted and the store reopened, and also when the keys were never saved.
+    /// highest key was deleted and the store reopened.
     ///
     /// - Throws: 259 when a key or high-water mark in the file is above `StoreNumberLimits.largestStoredNumber`
     ///   (damage); 134030 (`NSPersistentStoreSaveError`) when the keys run out.
