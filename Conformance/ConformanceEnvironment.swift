@@ -12,8 +12,10 @@ public final class ConformanceEnvironment {
     /// A folder of the case's own, for other stores' files (removed with it): the store URL's folder, or a new
     /// temporary one when the store URL is `/dev/null` (an in-memory SQLite store; its folder is not ours).
     let directory: URL
-    /// What the store under test can do.
+    /// The facts the store under test states about where its data lives.
     let capabilities: StoreCapabilities
+    /// The refinement protocols the store type's registered class adopts (every one when none is registered).
+    let refinements: Set<ContractRefinement>
     private var coordinators: [NSPersistentStoreCoordinator] = []
     /// Store URLs made with `newStoreURL()`.
     private var extraURLs: [URL] = []
@@ -25,6 +27,7 @@ public final class ConformanceEnvironment {
         self.url = configuration.makeURL()
         self.directory = Self.ownFolder(of: url) ?? Self.newTemporaryFolder()
         capabilities = try Self.capabilities(of: configuration, model: model)
+        refinements = ContractRefinement.adopted(byStoreType: configuration.storeType) ?? Set(ContractRefinement.allCases)
     }
 
     /// What stores of the configuration can do, found by adding a probe store at a fresh URL.

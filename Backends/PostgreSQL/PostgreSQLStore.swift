@@ -19,13 +19,13 @@ import CoreDataStoreKit
 /// - A store saved with another model is migrated in one transaction when the options ask for it
 ///   (`PostgreSQLStore+Migration.swift`): a failure leaves it as it was.
 /// - Values are always parameters; identifiers come from the model (see `SQLSchema.quote`).
-public final class PostgreSQLStore: PersistentStoreBackend {
+public final class PostgreSQLStore: PersistentStoreBackend, BatchUpdating, BatchInserting, LightweightMigrating {
     /// The store type name the coordinator registers (`NSPersistentStore.StoreType.postgreSQL`).
     public static let storeType = NSPostgreSQLStoreType
 
     public internal(set) var metadata: [String: Any]
     public var capabilities: StoreCapabilities {
-        [.persistent, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration]
+        [.persistent, .sharedBetweenCoordinators]
     }
 
     let url: URL?

@@ -15,13 +15,12 @@ import CoreDataStoreKit
 /// - Values are always bound as parameters; identifiers come from the model and are quoted when needed.
 /// - A new store is created whole: built under a temporary name and moved into place, so a crash leaves no
 ///   store or a complete one; an open that may write removes the temporary files such a crash left.
-public final class SQLiteStore: PersistentStoreBackend, SQLRowSource {
+public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInserting, LightweightMigrating, SQLRowSource {
     /// The request the store was opened with.
     public let openRequest: StoreOpenRequest
     public internal(set) var metadata: [String: Any]
     public var capabilities: StoreCapabilities {
-        isInMemoryDatabase ? [.batchUpdate, .batchInsert]
-            : [.persistsToFile, .persistent, .sharedBetweenCoordinators, .batchUpdate, .batchInsert, .lightweightMigration]
+        isInMemoryDatabase ? [] : [.persistsToFile, .persistent, .sharedBetweenCoordinators]
     }
     /// Whether the store's URL is `/dev/null`: the database then lives in memory, private to this store, and
     /// nothing is written to any file (Apple's convention for in-memory SQLite stores in tests and previews).

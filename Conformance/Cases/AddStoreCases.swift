@@ -157,7 +157,7 @@ enum AddStoreCases {
                 try coordinator.addPersistentStore(ofType: "NoSuchStoreType", configurationName: nil, at: env.url, options: nil)
             }
         },
-        ConformanceCase("add-store/lightweight-migration", requires: [.persistent, .lightweightMigration]) { env in
+        ConformanceCase("add-store/lightweight-migration", requires: .persistent, adopting: [.lightweightMigrating]) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
             let uri = try context.performAndWait {

@@ -17,7 +17,7 @@ enum BatchRequestCases {
     }
 
     static let update: [ConformanceCase] = [
-        ConformanceCase("batch-update/predicate", requires: .batchUpdate) { env in
+        ConformanceCase("batch-update/predicate", adopting: [.batchUpdating]) { env in
             let context = try FetchCases.populated(env)
             try context.performAndWait {
                 let request = NSBatchUpdateRequest(entityName: "Item")
@@ -46,7 +46,7 @@ enum BatchRequestCases {
                 try env.expectEqual(try count(reopened, "Item"), 11, "no rows added or lost")
             }
         },
-        ConformanceCase("batch-update/result-types", requires: .batchUpdate) { env in
+        ConformanceCase("batch-update/result-types", adopting: [.batchUpdating]) { env in
             let context = try FetchCases.populated(env)
             try context.performAndWait {
                 let status = NSBatchUpdateRequest(entityName: "Item")
@@ -86,7 +86,7 @@ enum BatchRequestCases {
                 try env.expectEqual(try fresh.count(for: set), 8, "flags after both updates")
             }
         },
-        ConformanceCase("batch-update/subentities", requires: .batchUpdate) { env in
+        ConformanceCase("batch-update/subentities", adopting: [.batchUpdating]) { env in
             let context = try FetchCases.populated(env)
             try context.performAndWait {
                 let only = NSBatchUpdateRequest(entityName: "Item")
@@ -116,7 +116,7 @@ enum BatchRequestCases {
                 try env.expectEqual((items["item 8"]?.value(forKey: "int16") as? NSNumber), nil, "item 8 untouched")
             }
         },
-        ConformanceCase("batch-update/merge-refreshes-objects", requires: .batchUpdate) { env in
+        ConformanceCase("batch-update/merge-refreshes-objects", adopting: [.batchUpdating]) { env in
             let context = try FetchCases.populated(env)
             try context.performAndWait {
                 let items = try Fixtures.byName(context, "Item")
@@ -147,7 +147,7 @@ enum BatchRequestCases {
                 try env.expectError([NSManagedObjectMergeError], "saving an object the batch update changed underneath") { try other.save() }
             }
         },
-        ConformanceCase("batch-update/bad-input", requires: .batchUpdate) { env in
+        ConformanceCase("batch-update/bad-input", adopting: [.batchUpdating]) { env in
             let context = try FetchCases.populated(env)
             try context.performAndWait {
                 func attempt(_ codes: Set<Int>, _ what: String, entity: String = "Item", _ values: [AnyHashable: Any]) throws {
@@ -174,7 +174,7 @@ enum BatchRequestCases {
     ]
 
     static let insert: [ConformanceCase] = [
-        ConformanceCase("batch-insert/dictionaries", requires: .batchInsert) { env in
+        ConformanceCase("batch-insert/dictionaries", adopting: [.batchInserting]) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
             try context.performAndWait {
@@ -195,7 +195,7 @@ enum BatchRequestCases {
                 try env.expectEqual(try ranks(reopened), ["batch 0": 0, "batch 1": 1, "batch 2": 2, "batch 3": 3, "batch 4": 4], "rows after a reopen")
             }
         },
-        ConformanceCase("batch-insert/handlers", requires: .batchInsert) { env in
+        ConformanceCase("batch-insert/handlers", adopting: [.batchInserting]) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
             try context.performAndWait {
@@ -229,7 +229,7 @@ enum BatchRequestCases {
                                                           "object 0": 10, "object 1": 11, "object 2": 12], "rows after a reopen")
             }
         },
-        ConformanceCase("batch-insert/value-types", requires: .batchInsert) { env in
+        ConformanceCase("batch-insert/value-types", adopting: [.batchInserting]) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
             let samples = AttributeSamples(big: Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
@@ -256,7 +256,7 @@ enum BatchRequestCases {
                 try env.expect(AttributeSamples.same(converted?.value(forKey: "decimal"), Decimal(string: "1.25")!), "a decimal string")
             }
         },
-        ConformanceCase("batch-insert/keys-stay-unique", requires: .batchInsert) { env in
+        ConformanceCase("batch-insert/keys-stay-unique", adopting: [.batchInserting]) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
             var ids = try context.performAndWait {
@@ -278,7 +278,7 @@ enum BatchRequestCases {
                 try env.expectEqual(Set(try Fixtures.byName(reopened, "Item").keys), ["a", "b", "c", "d", "e", "f"], "every row is there")
             }
         },
-        ConformanceCase("batch-insert/bad-input", requires: .batchInsert) { env in
+        ConformanceCase("batch-insert/bad-input", adopting: [.batchInserting]) { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
             try context.performAndWait {
@@ -310,7 +310,7 @@ enum BatchRequestCases {
         },
     ]
 
-    static let readOnly = ConformanceCase("batch-update/read-only", requires: [.batchUpdate, .batchInsert, .persistent]) { env in
+    static let readOnly = ConformanceCase("batch-update/read-only", requires: .persistent, adopting: [.batchUpdating, .batchInserting]) { env in
         let writer = try env.openCoordinator()
         let context = env.context(writer)
         try context.performAndWait {

@@ -141,7 +141,7 @@ enum CompositeAttributeCases {
             }
         },
 
-        ConformanceCase("composite/lightweight-migration-adds-a-composite-and-an-element", requires: [.lightweightMigration]) { env in
+        ConformanceCase("composite/lightweight-migration-adds-a-composite-and-an-element", requires: .persistent, adopting: [.lightweightMigrating]) { env in
             let migrating: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
             let first = try env.openCoordinator(model: model(withLocation: false))
             let writer = env.context(first)

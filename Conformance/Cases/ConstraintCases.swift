@@ -220,7 +220,7 @@ enum ConstraintCases {
         }
     }
 
-    static let batchInsert = ConformanceCase("batch-insert/uniqueness-constraint", requires: .batchInsert) { env in
+    static let batchInsert = ConformanceCase("batch-insert/uniqueness-constraint", adopting: [.batchInserting]) { env in
         let coordinator = try env.openCoordinator()
         let context = env.context(coordinator)
         try context.performAndWait {
@@ -253,7 +253,7 @@ enum ConstraintCases {
         }
     }
 
-    static let batchUpdate = ConformanceCase("batch-update/uniqueness-constraint", requires: .batchUpdate) { env in
+    static let batchUpdate = ConformanceCase("batch-update/uniqueness-constraint", adopting: [.batchUpdating]) { env in
         let coordinator = try env.openCoordinator()
         let context = env.context(coordinator)
         try context.performAndWait {

@@ -64,7 +64,7 @@ enum MigrationCases {
     }
 
     static let all: [ConformanceCase] = [
-        ConformanceCase("migration/renaming-chain", requires: [.persistent, .lightweightMigration]) { env in
+        ConformanceCase("migration/renaming-chain", requires: .persistent, adopting: [.lightweightMigrating]) { env in
             try writeVersion1(env)
             let second = try env.openCoordinator(options: migrating, model: version2())
             try checkRenamed(env, second, "v1 → v2")
@@ -76,7 +76,7 @@ enum MigrationCases {
                 try env.expectEqual(owners["Ann"]?.value(forKey: "grade") as? Int64, 7, "v2 → v3: a new required attribute takes its default")
             }
         },
-        ConformanceCase("migration/skipping-a-version", requires: [.persistent, .lightweightMigration]) { env in
+        ConformanceCase("migration/skipping-a-version", requires: .persistent, adopting: [.lightweightMigrating]) { env in
             try writeVersion1(env)
             let third = try env.openCoordinator(options: migrating, model: version3())
             try checkRenamed(env, third, "v1 → v3")
@@ -84,7 +84,7 @@ enum MigrationCases {
                 try env.expectEqual(try Fixtures.byName(context, "Owner")["Ann"]?.value(forKey: "grade") as? Int64, 7, "v1 → v3: default value")
             }
         },
-        ConformanceCase("migration/refusals-leave-the-store", requires: [.persistent, .lightweightMigration]) { env in
+        ConformanceCase("migration/refusals-leave-the-store", requires: .persistent, adopting: [.lightweightMigrating]) { env in
             try writeVersion1(env)
             let before = env.fileBytes()
             let required = ConformanceModel.make()

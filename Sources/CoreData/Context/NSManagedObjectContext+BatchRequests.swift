@@ -39,7 +39,7 @@ extension NSManagedObjectContext {
                                       predicate: request.predicate, result: .keys)
         let storeRequest = try StoreBatchUpdateRequest(fetch: fetch, propertiesToUpdate: try constantValues(request.propertiesToUpdate ?? [:]))
         let stores = try coordinator.batchStores(holding: entity, among: request.affectedStores,
-                                                 needing: .batchUpdate, what: "batch updates")
+                                                 supports: coordinator.runsBatchUpdates, what: "batch updates")
         var updated: [NSManagedObjectID] = []
         var count = 0
         for (store, keys) in try coordinator.batchUpdate(storeRequest, in: stores) {
@@ -63,7 +63,7 @@ extension NSManagedObjectContext {
         let entity = try batchEntity(request.entity, named: request.entityName, in: coordinator)
         // Apple inserts into the first store that holds the entity, as a context's insert does.
         guard let store = try coordinator.batchStores(holding: entity, among: request.affectedStores,
-                                                      needing: .batchInsert, what: "batch inserts").first else {
+                                                      supports: coordinator.runsBatchInserts, what: "batch inserts").first else {
             throw CoreDataError.operation("No persistent store holds entity \(entity.name ?? "") for the batch insert.")
         }
         let storeRequest = try StoreBatchInsertRequest(entity: entity, objects: try batchObjects(of: request, entity: entity))

@@ -75,8 +75,8 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The store's UUID (`NSStoreUUID`), used in object ID URIs.
     open var identifier: String! { identity.identifier }
 
-    /// What the store's backend can do beyond the contract's core (an addition to Apple's API, used by the
-    /// conformance suite).
+    /// The facts the store's backend states about where its data lives (an addition to Apple's API, used by the
+    /// conformance suite); what it can do beyond the contract's core is the refinement protocols it adopts.
     public var capabilities: StoreCapabilities { backend.capabilities }
 
     /// Whether saving to the store is refused.

@@ -43,6 +43,12 @@ extension NSPersistentStoreCoordinator {
     /// Whether `store` computes aggregates itself (its backend adopts `AggregatingBackend`).
     func computesAggregates(_ store: NSPersistentStore) -> Bool { store.backend is AggregatingBackend }
 
+    /// Whether `store` runs batch updates (its backend adopts `BatchUpdating`).
+    func runsBatchUpdates(_ store: NSPersistentStore) -> Bool { store.backend is BatchUpdating }
+
+    /// Whether `store` runs batch inserts (its backend adopts `BatchInserting`).
+    func runsBatchInserts(_ store: NSPersistentStore) -> Bool { store.backend is BatchInserting }
+
     /// Whether `store` keeps persistent history (its backend adopts `PersistentHistoryBackend`).
     func keepsHistory(_ store: NSPersistentStore) -> Bool { store.backend is PersistentHistoryBackend }
 
@@ -181,30 +187,35 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// The stores a batch update or insert of `entity` goes to (those holding it, among `affected`), each
-    /// checked for `capability` and for being writable before any is changed.
-    /// - Throws: 134091 naming `what` for a store without the capability; 134030 for a read-only store.
+    /// checked for the feature (`supports`: `runsBatchUpdates` or `runsBatchInserts`) and for being writable
+    /// before any is changed.
+    /// - Throws: 134091 naming `what` for a store without the feature; 134030 for a read-only store.
     func batchStores(holding entity: NSEntityDescription, among affected: [NSPersistentStore]?,
-                     needing capability: StoreCapabilities, what: String) throws -> [NSPersistentStore] {
+                     supports: (NSPersistentStore) -> Bool, what: String) throws -> [NSPersistentStore] {
         let stores = stores(holding: entity, among: affected)
         for store in stores {
-            guard store.capabilities.contains(capability) else { throw CoreDataError.unsupported("\(what) in \(store.type) stores") }
+            guard supports(store) else { throw CoreDataError.unsupported("\(what) in \(store.type) stores") }
             try requireWritable([store])
         }
         return stores
     }
 
     /// Runs a batch update in each of `stores` and returns each store's updated keys, in the given order.
-    /// - Throws: the stores' errors as Apple's `NSError` (134091 from a store without batch updates).
+    /// - Throws: the stores' errors as Apple's `NSError`; 134091 for a store whose backend does not adopt
+    ///   `BatchUpdating`.
     func batchUpdate(_ request: StoreBatchUpdateRequest, in stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, keys: [ObjectKey])] {
         try stores.map { store in
-            (store, try access(store, .write, "batch update") { try store.backend.batchUpdate(request) })
+            guard let backend = store.backend as? BatchUpdating else { throw CoreDataError.unsupported("batch updates in \(store.type) stores") }
+            return (store, try access(store, .write, "batch update") { try backend.batchUpdate(request) })
         }
     }
 
     /// Runs a batch insert in `store` and returns the new keys, in the order of the request's objects.
-    /// - Throws: the store's error as Apple's `NSError` (134091 from a store without batch inserts).
+    /// - Throws: the store's error as Apple's `NSError`; 134091 for a store whose backend does not adopt
+    ///   `BatchInserting`.
     func batchInsert(_ request: StoreBatchInsertRequest, into store: NSPersistentStore) throws -> [ObjectKey] {
-        try access(store, .write, "batch insert") { try store.backend.batchInsert(request) }
+        guard let backend = store.backend as? BatchInserting else { throw CoreDataError.unsupported("batch inserts in \(store.type) stores") }
+        return try access(store, .write, "batch insert") { try backend.batchInsert(request) }
     }
 
     // MARK: History

@@ -10,7 +10,7 @@
 /// crash while creating leaves no file or a complete one. Opening a store that is not read-only first removes
 /// the temporary files killed saves left beside it (`AtomicFileReplacement.removeLeftovers(of:)`); a save of
 /// the same file in progress in another coordinator at that moment then fails with 134030 instead of landing.
-open class AtomicStore: PersistentStoreBackend {
+open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, LightweightMigrating {
     /// The store type name written into the metadata (`NSStoreType`). Subclasses override it.
     open class var storeTypeName: String { "Atomic" }
 
@@ -41,8 +41,7 @@ open class AtomicStore: PersistentStoreBackend {
     public let openRequest: StoreOpenRequest
     public private(set) var metadata: [String: Any]
     open var capabilities: StoreCapabilities {
-        openRequest.url == nil ? [.batchUpdate, .batchInsert, .rowsInMemory]
-            : [.persistsToFile, .persistent, .batchUpdate, .batchInsert, .lightweightMigration, .rowsInMemory]
+        openRequest.url == nil ? [.rowsInMemory] : [.persistsToFile, .persistent, .rowsInMemory]
     }
 
     private var records: [ObjectKey: AtomicRecord] = [:]

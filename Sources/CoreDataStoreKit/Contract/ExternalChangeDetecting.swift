@@ -4,9 +4,15 @@
 /// The coordinator polls it for stores added with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`
 /// and posts `NSPersistentStoreRemoteChange` when the number changes. The SQLite store adopts it.
 public protocol ExternalChangeDetecting: PersistentStoreBackend {
-    /// A number that changes whenever another connection commits a change to the store's file, and does not
-    /// change for the store's own saves. Called with the coordinator's lock held.
-    /// - Throws: the store's error when the file cannot be read.
+    /// A number that changes whenever another connection commits a change to the store's data.
+    ///
+    /// The store guarantees: the number changes after another coordinator's or process's save, and does not
+    /// change for the store's own saves, so that the coordinator posts `NSPersistentStoreRemoteChange` (with
+    /// the store's `NSStoreUUIDKey`) for those only. Called with the coordinator's lock held.
+    ///
+    /// - Throws: the store's error when the file cannot be read; the coordinator then posts nothing.
+    ///
+    /// Conformance: `save/remote-change-notification`.
     func externalChangeCount() throws -> Int64
 }
 
@@ -16,6 +22,14 @@ public protocol ExternalChangeDetecting: PersistentStoreBackend {
 public protocol ExternalChangeListing: ExternalChangeDetecting {
     /// What other connections changed since the last call (called with the coordinator's lock held, after
     /// `externalChangeCount()` reported a change).
+    ///
+    /// The store guarantees: every object another connection inserted, updated or deleted since the last call,
+    /// or `isIncomplete` when it cannot list them all.
+    ///
+    /// - Throws: the store's error; the coordinator then posts the notification without object IDs.
+    ///
+    /// Conformance: `save/remote-change-notification` (the notification); the lists are proven by the
+    /// PostgreSQL store's tests (`PostgreSQLManyServersTests`), not yet by a conformance case.
     func takeExternalChanges() throws -> ExternalChanges
 }
 

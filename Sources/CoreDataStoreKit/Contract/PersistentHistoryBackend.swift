@@ -1,21 +1,48 @@
 import Foundation
 
-/// What a store that records persistent history implements on top of the store contract (Apple records
-/// history in SQLite stores only; so does this package).
+/// A store that records persistent history: an optional refinement of the store contract; adopting it is the
+/// capability (Apple records history in SQLite stores only; so does this package).
 ///
 /// A store records a transaction for each save that changes rows when it was added with
 /// `NSPersistentHistoryTrackingKey` (and reads the history a file already holds either way): its number
 /// (increasing), time, the `StoreTransactionInfo` of the change set, and one change per inserted, updated and
-/// deleted row, with the slots an update changed.
+/// deleted row, with the slots an update changed. History outlives the store's coordinator as its rows do.
+///
+/// For a store whose type does not adopt it, `NSPersistentHistoryChangeRequest` finds no transactions and
+/// deletes none, and `currentPersistentHistoryToken(fromStores:)` is nil.
 public protocol PersistentHistoryBackend: PersistentStoreBackend {
-    /// Whether saves are recorded.
+    /// Whether saves are recorded: true when the store was added with `NSPersistentHistoryTrackingKey`.
     var recordsHistory: Bool { get }
-    /// The number of the newest recorded transaction, or nil when there is none.
+
+    /// The number of the newest recorded transaction, or nil when there is none; the history token after a save
+    /// (`currentPersistentHistoryToken(fromStores:)`) holds it.
+    ///
+    /// - Throws: the store's read error (134070 when not an `NSCocoaErrorDomain` error).
+    ///
+    /// Conformance: `history/fetch-after-a-token-a-transaction-or-a-date`.
     func newestHistoryTransactionNumber() throws -> Int64?
+
     /// The transactions after `position`, oldest first, with their changes.
+    ///
+    /// The store guarantees: one transaction per recorded save, with a number greater than every earlier one's,
+    /// a timestamp, the saving context's `transactionAuthor` and `name`; one change per inserted, updated and
+    /// deleted row, with a change number greater than every earlier one's and, for an update, the slots that
+    /// changed. After `.transaction(n)`: the transactions numbered above `n`; after `.date(d)`: those recorded
+    /// after `d`; after `.start`: every one.
+    ///
+    /// - Throws: the store's read error (134070 when not an `NSCocoaErrorDomain` error).
+    ///
+    /// Conformance: `history/transactions-and-changes-per-save`, `history/fetch-after-a-token-a-transaction-or-a-date`.
     func historyTransactions(after position: StoreHistoryPosition) throws -> [StoreHistoryTransaction]
-    /// Deletes the transactions before `position` (a transaction position: up to and including it) and their
-    /// changes; returns how many transactions went.
+
+    /// Deletes the transactions before `position`, and their changes, and returns how many transactions went.
+    ///
+    /// The store guarantees: `.transaction(n)` deletes the transactions numbered up to and including `n`;
+    /// `.date(d)` those recorded before `d`; nothing else (no row of the store) changes; all at once or nothing.
+    ///
+    /// - Throws: 134030 when the history cannot be written (a read-only store).
+    ///
+    /// Conformance: `history/delete-before-a-token-or-a-date`.
     func deleteHistory(before position: StoreHistoryPosition) throws -> Int
 }
 

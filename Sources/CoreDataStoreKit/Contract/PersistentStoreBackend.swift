@@ -3,95 +3,180 @@
 /// A backend knows rows, keys and versions, never contexts or managed objects. The coordinator calls a
 /// backend from one thread at a time (it holds its own lock), so a backend needs no locking of its own
 /// unless it shares state between instances. Every failure is a thrown `NSError` in `NSCocoaErrorDomain`
-/// with Apple's code (build them with `CoreDataError`); nothing a file or a user supplies may trap.
+/// with Apple's code (build them with `CoreDataError`); nothing a file or a user supplies may trap. An error
+/// of another domain reaches users as 134030 (writes) or 134070 (reads), with the store's error under
+/// `NSUnderlyingErrorKey`.
 ///
-/// Register a backend with `NSPersistentStoreCoordinator.registerStoreClass(_:type:)`, then check it with the
-/// conformance suite (`CoreDataConformance`), which names the case that proves each guarantee below.
+/// Each requirement below states what the store guarantees, what it throws, and the conformance cases
+/// (`CoreDataConformance`) that prove it. Optional features are refinement protocols, and adopting one is the
+/// capability: `BatchUpdating`, `BatchInserting`, `LightweightMigrating`, `AggregatingBackend`,
+/// `PersistentHistoryBackend`, `ExternalChangeDetecting` (and `ExternalChangeListing`), `StoreMetadataWriting`,
+/// `StoreFileMoving` and `StoreReplacing`. `capabilities` states only facts about where the data lives.
+///
+/// Register a backend with `NSPersistentStoreCoordinator.registerStoreClass(_:type:)`, then run the
+/// conformance suite on it (`ConformancePlan`).
 public protocol PersistentStoreBackend: AnyObject {
-    /// Opens the store described by `request`, creating it (and its missing parent directories) when no
-    /// file exists. A file that is not a store of this type, or is damaged, makes it throw 134000 or 259
-    /// and stays byte-for-byte as it was; a store saved with an incompatible model throws 134100 unless the
-    /// options allow lightweight migration and the store can migrate. A read-only store is never written.
-    /// Conformance: `add-store/*` (migration: `add-store/lightweight-migration`).
+    /// Opens the store described by `request`, creating it when nothing exists at its URL.
+    ///
+    /// The store guarantees:
+    /// - A new store is empty, its missing parent directories are created, and its metadata is written
+    ///   (`add-store/new-store`, `add-store/missing-directory`).
+    /// - A store of `request.model` opens with the rows saved before, also in a new coordinator
+    ///   (`add-store/reopen`).
+    /// - A file that is not a store of this type, or is damaged, is left byte for byte as it was
+    ///   (`add-store/garbage-file`, `add-store/other-type-file`).
+    /// - A read-only store (`NSReadOnlyPersistentStoreOption`) is never written, not even to create or migrate it
+    ///   (`add-store/read-only`).
+    /// - A store saved with a model of other version hashes is refused, unless the type adopts
+    ///   `LightweightMigrating` and the options ask for migration (`add-store/incompatible-model`).
+    ///
+    /// - Throws: 134000 (`NSPersistentStoreInvalidTypeError`) or 259 (`NSFileReadCorruptFileError`) for a
+    ///   file that is not a store of this type or is damaged; 134100
+    ///   (`NSPersistentStoreIncompatibleVersionHashError`) for a store saved with an incompatible model.
     init(_ request: StoreOpenRequest) throws
 
-    /// The metadata of the store file at `url` without adding the store: at least `NSStoreType` and
-    /// `NSStoreUUID`. Throws 260 (no such file), 134000 or 259 as `init` does. Conformance: `add-store/metadata`.
+    /// The metadata of the store at `url`, read without adding the store
+    /// (`NSPersistentStoreCoordinator.metadataForPersistentStore(ofType:at:options:)`).
+    ///
+    /// The store guarantees: at least `NSStoreType` and `NSStoreUUID`, equal to those of the store once added,
+    /// and every key saved with `StoreChangeSet.metadata`.
+    ///
+    /// - Throws: 260 (`NSFileReadNoSuchFileError`) when there is no store at `url`; 134000 or 259 as
+    ///   `init(_:)` does.
+    ///
+    /// Conformance: `add-store/metadata`, `add-store/metadata-of-a-missing-store`.
     static func metadataForStore(at url: URL, options: [AnyHashable: Any]?) throws -> [String: Any]
 
-    /// The store's metadata: `NSStoreType`, `NSStoreUUID` (fixed at creation, the same after every reopen),
-    /// the model's version hashes, and every key saved with `StoreChangeSet.metadata`.
+    /// The store's metadata.
+    ///
+    /// The store guarantees: `NSStoreType`; `NSStoreUUID`, fixed when the store is created and the same after
+    /// every reopen; `NSStoreModelVersionHashes` with each entity's version hash; and every key saved with
+    /// `StoreChangeSet.metadata`, kept across reopens.
+    ///
+    /// Conformance: `add-store/metadata`, `add-store/metadata-hashes`.
     var metadata: [String: Any] { get }
 
-    /// What the store can do beyond the core.
+    /// Facts about where the store's data lives: `persistsToFile`, `persistent`, `sharedBetweenCoordinators`,
+    /// `rowsInMemory` (see `StoreCapabilities`). What the store can do beyond the core is told by the refinement
+    /// protocols it adopts, not here.
+    ///
+    /// Conformance: the suite runs the cases that need a fact only on stores that state it (`add-store/reopen`
+    /// needs `persistent`, `save/shared-file` needs `sharedBetweenCoordinators`, …).
     var capabilities: StoreCapabilities { get }
 
-    /// The rows, keys, count or dictionaries that `request` selects: rows of the entity (and, with
-    /// `includesSubentities`, of its subentities) that the predicate matches, in the order of the sort
-    /// descriptors (nil sorts first in ascending order), after skipping `fetchOffset` and keeping at most
-    /// `fetchLimit`. Conformance: `fetch/*`.
+    /// The rows, keys, count or dictionaries that `request` selects.
+    ///
+    /// The store guarantees: the rows of the entity (and, with `includesSubentities`, of its subentities) that
+    /// the predicate matches, as `NSPredicate.evaluate(with:)` would match them (`fetch/predicates`,
+    /// `fetch/predicates-agree-with-evaluate`, `fetch/key-paths-through-relationships`); in the order of the
+    /// sort descriptors, nil first in ascending order; after skipping `fetchOffset` and keeping at most
+    /// `fetchLimit` (`fetch/sort-limit-offset`); in the form `request.result` asks for (`fetch/result-types`).
+    /// Rows it cannot select in its own query language it selects by evaluating the predicate in memory.
+    ///
+    /// - Throws: 134060 (`NSCoreDataError`) or 2048 for a predicate naming keys the entity lacks; it never traps,
+    ///   whatever the predicate (`fetch/malformed-predicate`, `fetch/mutated-predicates-never-trap`).
     func fetch(_ request: StoreFetchRequest) throws -> StoreFetchResult
 
-    /// The current rows of these keys, in any order; keys the store does not have are left out. Contexts ask
-    /// for one row when a fault fires, and for a whole batch (up to `fetchBatchSize` keys) at once.
+    /// The current rows of `keys`, in any order, to fire faults.
+    ///
+    /// The store guarantees: each row's values and version as last saved (by any coordinator, for a shared
+    /// store); keys the store does not have are left out, without an error, so that the context can report the
+    /// missing object. Contexts ask for one row when a fault fires, and for up to `fetchBatchSize` keys at once.
+    ///
     /// Conformance: `add-store/reopen`, `fetch/missing-object`, `faults/batched-fetch`,
-    /// `faults/batched-array-reflects-the-store-at-the-fetch`.
+    /// `faults/batched-array-reflects-the-store-at-the-fetch`, `faults/fault-fired-after-its-row-was-deleted`.
     func rows(for keys: [ObjectKey]) throws -> [StoreRow]
 
-    /// The keys of the destinations of a to-many relationship of one object, in order when it is ordered.
+    /// The keys of the destinations of a to-many relationship of one object.
+    ///
+    /// The store guarantees: the destinations as last saved, from either side of the relationship (the inverse
+    /// to-one, or a many-to-many's join), in the saved order when the relationship is ordered.
+    ///
     /// Conformance: `save/to-one-and-to-many`, `save/ordered`, `save/many-to-many`.
     func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription) throws -> [ObjectKey]
 
-    /// Hands out `count` new primary keys for the hierarchy of `entity` (one sequence per hierarchy), never
-    /// given out before in this store, also after the object with the highest key was deleted and the store
-    /// reopened. A key or high-water mark in a file above `StoreNumberLimits.largestStoredNumber` is damage
-    /// (259); running out of keys throws 134030. Conformance: `save/permanent-ids`, `save/keys-not-reused`.
+    /// Hands out `count` new primary keys for the inheritance hierarchy of `entity` (one sequence per
+    /// hierarchy).
+    ///
+    /// The store guarantees: a key is never given out twice in this store, also after the object with the
+    /// highest key was deleted and the store reopened.
+    ///
+    /// - Throws: 259 when a key or high-water mark in the file is above `StoreNumberLimits.largestStoredNumber`
+    ///   (damage); 134030 (`NSPersistentStoreSaveError`) when the keys run out.
+    ///
+    /// Conformance: `save/permanent-ids`, `save/keys-not-reused`, `batch-insert/keys-stay-unique`.
     func allocatePrimaryKeys(for entity: NSEntityDescription, count: Int) throws -> [Int64]
 
-    /// Writes a change set all at once, or nothing: when any update or deletion's expected version differs
-    /// from the stored one, or an update's row is gone (even with no expected version), throws
-    /// `StoreVersionConflict` with every stale object and writes nothing. An update may write only its
-    /// `changedSlots` (see `StoreRowUpdate`). A read-only store throws 134030. Returns the versions described
-    /// by `StoreSaveResult`. Conformance: `save/*`, notably `save/conflict-writes-nothing`,
-    /// `save/update-deleted-row`, `save/repeated-updates`.
+    /// Writes a change set: inserts, updates, deletions, to-many lists and metadata.
+    ///
+    /// The store guarantees:
+    /// - All at once or nothing: after any error, the store holds what it held before (`save/conflict-writes-nothing`).
+    /// - Optimistic locking: when an update's or deletion's expected version differs from the stored one, or an
+    ///   update's row is gone (even with no expected version), it throws `StoreVersionConflict` listing every
+    ///   stale object with its current row, and writes nothing. The coordinator hands the conflict to the
+    ///   context's merge policy, or reports 133020 (`NSManagedObjectMergeError`) with one `NSMergeConflict` per
+    ///   object (`save/conflict`, `save/conflict-merges-to-many`, `save/update-deleted-row`).
+    /// - Versions: an inserted row gets version 1, a checked update its expected version plus one; an update
+    ///   may write only its `changedSlots` (see `StoreRowUpdate`) (`save/repeated-updates`).
+    /// - Every attribute type and relationship kind reads back as written, also after a reopen
+    ///   (`save/insert-update-delete`, `save/attribute-round-trip`, `save/to-one-and-to-many`, `save/many-to-many`,
+    ///   `save/ordered`, `save/one-to-one`, `save/inheritance`, `save/delete-rules`).
+    /// - Uniqueness constraints: contexts find conflicts among the objects they save before calling the store;
+    ///   the store still refuses a change set that leaves two rows of one inheritance tree with the same non-nil
+    ///   values of a constraint, and accepts one that swaps or frees values within the save
+    ///   (`save/uniqueness-constraint`, `save/uniqueness-swap`, `save/uniqueness-merge-policies`,
+    ///   `composite/uniqueness-constraint-on-elements`).
+    /// - A shared store (`sharedBetweenCoordinators`) takes saves from several coordinators, each all or nothing
+    ///   (`save/shared-file`, `save/concurrent-conflicting-saves`).
+    ///
+    /// - Throws: `StoreVersionConflict` as above; 133021 (`NSManagedObjectConstraintMergeError`) for a broken
+    ///   uniqueness constraint; 134030 (`NSPersistentStoreSaveError`) for a read-only store (`add-store/read-only`)
+    ///   or a write that fails.
+    /// - Returns: the versions described by `StoreSaveResult`.
     func save(_ changes: StoreChangeSet) throws -> StoreSaveResult
 
-    /// Deletes rows without loading them, applying delete rules in the store (nullify clears references to
-    /// deleted rows, cascade deletes destinations, deny throws 1600 and deletes nothing), and returns the keys
-    /// of every row deleted. Deny is checked against every row the request deletes, cascades included: a
-    /// destination deleted by the same request does not deny. Conformance: `batch-delete/*`.
+    /// Deletes the rows `request` selects without loading them into contexts (`NSBatchDeleteRequest`).
+    ///
+    /// The store guarantees: delete rules are applied in the store (nullify clears references to deleted rows,
+    /// cascade deletes destinations, deny refuses); deny is checked against every row the request deletes,
+    /// cascades included, so a destination deleted by the same request does not deny; all at once or nothing;
+    /// the keys of every row deleted (cascades included) are returned.
+    ///
+    /// - Throws: 1600 (`NSValidationRelationshipDeniedDeleteError`) from a deny rule, deleting nothing; 134030
+    ///   for a read-only store (`add-store/read-only`) or a write that fails.
+    ///
+    /// Conformance: `batch-delete/predicate`, `batch-delete/all-and-status`, `batch-delete/object-ids`,
+    /// `batch-delete/relationships-stay-consistent`, `batch-delete/deny-rule`.
     func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey]
 
-    /// Deletes exactly as `batchDelete(_:)` does and returns how many rows were deleted, for callers that need
-    /// no keys (Apple's status-only and count result types). The default calls `batchDelete(_:)` and counts its
-    /// keys; a store may skip collecting them. Conformance: `batch-delete/*`.
+    /// Deletes exactly as `batchDelete(_:)` does and returns how many rows were deleted, for Apple's
+    /// status-only and count result types. The default calls `batchDelete(_:)` and counts its keys; a store
+    /// may skip collecting them.
+    ///
+    /// - Throws: as `batchDelete(_:)`.
+    ///
+    /// Conformance: `batch-delete/all-and-status`.
     func batchDeleteCount(_ request: StoreBatchDeleteRequest) throws -> Int
 
-    /// Sets the request's attributes on every row its fetch matches, without loading them, all at once or
-    /// not at all: each updated row's version goes up by one, rows that do not match are left as they were,
-    /// and the keys of the updated rows are returned. A read-only store throws 134030. A store that cannot
-    /// do it keeps the default, which throws 134091, and leaves `.batchUpdate` out of its capabilities.
-    /// Conformance: `batch-update/*`.
-    func batchUpdate(_ request: StoreBatchUpdateRequest) throws -> [ObjectKey]
-
-    /// Inserts the request's rows, all at once or not at all, with new keys allocated as for a save's inserts
-    /// (never reused, also across reopens) and version 1, and returns the keys in the order of the rows. A
-    /// read-only store throws 134030. A store that cannot do it keeps the default, which throws 134091, and
-    /// leaves `.batchInsert` out of its capabilities. Conformance: `batch-insert/*`.
-    func batchInsert(_ request: StoreBatchInsertRequest) throws -> [ObjectKey]
-
-    /// Releases files and connections; the store is not used afterwards.
+    /// Releases files and connections; the store is not used afterwards, and its files can be removed,
+    /// replaced or opened again (`add-store/destroy`, `add-store/replace`).
     func close()
 
     /// Every file a store at `url` consists of (the store file and its companions, which may not exist), so
-    /// that the coordinator can destroy or replace a store as a whole. The default is `[url]`.
+    /// that the coordinator can destroy, replace or migrate a store as a whole. The default is `[url]`.
+    ///
+    /// Conformance: `add-store/destroy`, `add-store/replace`, `add-store/migrate`.
     static func storeFiles(at url: URL) -> [URL]
 
     /// Destroys the store at `url` (`destroyPersistentStore(at:type:options:)`), which no coordinator of the
-    /// process has open: afterwards adding a store at `url` makes a new, empty one. The default deletes every
-    /// file `storeFiles(at:)` lists; destroying a store that does not exist does nothing. The SQLite store
-    /// truncates its database file to zero bytes instead of deleting it, as Apple's does.
-    /// - Throws: `NSFileWriteUnknownError` (512) naming the file that could not be deleted or truncated.
+    /// process has open.
+    ///
+    /// The store guarantees: afterwards adding a store at `url` makes a new, empty one; destroying a store that
+    /// does not exist does nothing. The default deletes every file `storeFiles(at:)` lists. (The SQLite store
+    /// truncates its database file to zero bytes instead of deleting it, as Apple's does.)
+    ///
+    /// - Throws: 512 (`NSFileWriteUnknownError`) naming the file that could not be deleted or truncated.
+    ///
     /// Conformance: `add-store/destroy`.
     static func destroyStore(at url: URL) throws
 }
@@ -115,15 +200,5 @@ extension PersistentStoreBackend {
     /// The default: the number of keys `batchDelete(_:)` returns.
     public func batchDeleteCount(_ request: StoreBatchDeleteRequest) throws -> Int {
         try batchDelete(request).count
-    }
-
-    /// The default: batch updates are not supported (134091).
-    public func batchUpdate(_ request: StoreBatchUpdateRequest) throws -> [ObjectKey] {
-        throw CoreDataError.unsupported("batch updates in a \(type(of: self)) store")
-    }
-
-    /// The default: batch inserts are not supported (134091).
-    public func batchInsert(_ request: StoreBatchInsertRequest) throws -> [ObjectKey] {
-        throw CoreDataError.unsupported("batch inserts in a \(type(of: self)) store")
     }
 }

@@ -1,0 +1,112 @@
+import CoreData
+
+/// Persistent history (`NSPersistentHistoryTrackingKey`), for stores whose type adopts
+/// `PersistentHistoryBackend` (a store that does not records nothing, and history requests find no
+/// transactions): one transaction per save with its author and context name, one change per object, fetching
+/// after a token, a transaction or a date, and deleting before a token or a date.
+enum HistoryCases {
+    /// The option that turns history recording on.
+    static var tracking: [AnyHashable: Any] { [NSPersistentHistoryTrackingKey: true as NSNumber] }
+
+    /// The transactions (with their changes) that `request` fetches.
+    static func transactions(_ context: NSManagedObjectContext, _ request: NSPersistentHistoryChangeRequest) throws -> [NSPersistentHistoryTransaction] {
+        request.resultType = .transactionsAndChanges
+        return (try context.execute(request) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction] ?? []
+    }
+
+    /// The number `request` reports (a deletion's count of transactions).
+    static func count(_ context: NSManagedObjectContext, _ request: NSPersistentHistoryChangeRequest) throws -> Int? {
+        request.resultType = .count
+        return ((try context.execute(request) as? NSPersistentHistoryResult)?.result as? NSNumber)?.intValue
+    }
+
+    /// Three saves by the "editor" context as author "importer": two owners inserted, one renamed, one deleted.
+    /// Returns the URIs of the two owners, and the history token after the first save.
+    static func threeSaves(_ env: ConformanceEnvironment, _ coordinator: NSPersistentStoreCoordinator) throws -> (ann: String, bob: String, afterFirst: NSPersistentHistoryToken?) {
+        let context = env.context(coordinator)
+        return try context.performAndWait {
+            context.name = "editor"
+            context.transactionAuthor = "importer"
+            let ann = Fixtures.owner(context, "Ann"), bob = Fixtures.owner(context, "Bob")
+            try context.save()
+            let afterFirst = coordinator.currentPersistentHistoryToken(fromStores: nil)
+            ann.setValue("Anne", forKey: "name")
+            try context.save()
+            context.delete(bob)
+            try context.save()
+            return (ann.objectID.uriRepresentation().absoluteString, bob.objectID.uriRepresentation().absoluteString, afterFirst)
+        }
+    }
+
+    /// A context on the case's store with history tracking: on a new coordinator when the store keeps its data.
+    static func reader(_ env: ConformanceEnvironment, _ writer: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
+        guard env.capabilities.contains(.persistent) else { return env.context(writer) }
+        for store in writer.persistentStores { try writer.remove(store) }
+        return env.context(try env.openCoordinator(options: tracking))
+    }
+
+    static let all: [ConformanceCase] = [
+        ConformanceCase("history/transactions-and-changes-per-save", adopting: [.persistentHistory]) { env in
+            let writer = try env.openCoordinator(options: tracking)
+            let saved = try threeSaves(env, writer)
+            let context = try reader(env, writer)
+            try context.performAndWait {
+                let all = try transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+                try env.expectEqual(all.count, 3, "one transaction per save, also after a reopen")
+                let numbers = all.map(\.transactionNumber)
+                try env.expectEqual(numbers, numbers.sorted(), "transactions oldest first")
+                try env.expectEqual(Set(numbers).count, 3, "distinct transaction numbers")
+                try env.expect(all.allSatisfy { $0.author == "importer" }, "each transaction's author: \(all.map(\.author))")
+                try env.expect(all.allSatisfy { $0.contextName == "editor" }, "each transaction's context name: \(all.map(\.contextName))")
+                try env.expect(zip(all, all.dropFirst()).allSatisfy { $0.timestamp <= $1.timestamp }, "timestamps in order")
+                let changes = all.map { ($0.changes ?? []).map { change in
+                    "\(change.changeType.rawValue) \(change.changedObjectID.uriRepresentation().absoluteString)"
+                }.sorted() }
+                let insert = NSPersistentHistoryChangeType.insert.rawValue, update = NSPersistentHistoryChangeType.update.rawValue
+                let delete = NSPersistentHistoryChangeType.delete.rawValue
+                try env.expectEqual(changes, [["\(insert) \(saved.ann)", "\(insert) \(saved.bob)"].sorted(), ["\(update) \(saved.ann)"], ["\(delete) \(saved.bob)"]],
+                                    "one change per object and save, with its type and object ID")
+                let renamed = try env.require(all[1].changes?.first, "the update's change")
+                try env.expectEqual(renamed.updatedProperties?.map(\.name), ["name"], "the update's changed properties")
+                let changeIDs = all.flatMap { ($0.changes ?? []).map(\.changeID) }
+                try env.expectEqual(Set(changeIDs).count, 4, "distinct change IDs")
+            }
+        },
+        ConformanceCase("history/fetch-after-a-token-a-transaction-or-a-date", adopting: [.persistentHistory]) { env in
+            let writer = try env.openCoordinator(options: tracking)
+            let saved = try threeSaves(env, writer)
+            let afterFirst = try env.require(saved.afterFirst, "the history token after the first save")
+            let context = try reader(env, writer)
+            try context.performAndWait {
+                let later = try transactions(context, .fetchHistory(after: afterFirst))
+                try env.expectEqual(later.map { $0.changes?.first?.changeType.rawValue }, [NSPersistentHistoryChangeType.update.rawValue, NSPersistentHistoryChangeType.delete.rawValue],
+                                    "the transactions after the token")
+                let last = try transactions(context, .fetchHistory(after: try env.require(later.first, "the second transaction")))
+                try env.expectEqual(last.map(\.transactionNumber), later.dropFirst().map(\.transactionNumber), "the transactions after a transaction")
+                let newest = try env.require(later.last, "the third transaction")
+                try env.expectEqual(try transactions(context, .fetchHistory(after: newest.token)).count, 0, "nothing after the newest token")
+                let all = try transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+                let beforeAll = try env.require(all.first, "the first transaction").timestamp.addingTimeInterval(-60)
+                try env.expectEqual(try transactions(context, .fetchHistory(after: beforeAll)).count, 3, "every transaction after an earlier date")
+                try env.expectEqual(try transactions(context, .fetchHistory(after: Date().addingTimeInterval(60))).count, 0, "none after a later date")
+                try env.expectEqual(try count(context, .fetchHistory(after: afterFirst)), 2, "the count result type")
+            }
+        },
+        ConformanceCase("history/delete-before-a-token-or-a-date", adopting: [.persistentHistory]) { env in
+            let writer = try env.openCoordinator(options: tracking)
+            let saved = try threeSaves(env, writer)
+            let afterFirst = try env.require(saved.afterFirst, "the history token after the first save")
+            let context = try reader(env, writer)
+            try context.performAndWait {
+                try env.expectEqual(try count(context, .deleteHistory(before: afterFirst)), 1, "deleting up to and including the token's transaction")
+                let left = try transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+                try env.expectEqual(left.map { $0.changes?.first?.changeType.rawValue }, [NSPersistentHistoryChangeType.update.rawValue, NSPersistentHistoryChangeType.delete.rawValue],
+                                    "the later transactions are kept")
+                try env.expectEqual(try count(context, .deleteHistory(before: Date().addingTimeInterval(-3600))), 0, "nothing is older than an hour ago")
+                try env.expectEqual(try count(context, .deleteHistory(before: Date().addingTimeInterval(60))), 2, "deleting before a later date")
+                try env.expectEqual(try transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).count, 0, "no history is left")
+                try env.expectEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")), 1, "deleting history deletes no objects")
+            }
+        },
+    ]
+}
