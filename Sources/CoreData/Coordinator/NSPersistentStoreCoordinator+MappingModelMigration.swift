@@ -28,12 +28,12 @@ extension NSPersistentStoreCoordinator {
               !storeOptionIsSet(options, NSIgnorePersistentStoreVersioningOption),
               url.isFileURL, let file = backend.storeFiles(at: url).first,
               FileManager.default.fileExists(atPath: file.path),
-              storeMetadataNeedingMigration(backend: backend, configuration: configuration, url: url, options: options) != nil
+              storeMetadataNeedingMigration(type: type, backend: backend, configuration: configuration, url: url, options: options) != nil
         else { return }
         let lock = try StoreFileLock(exclusivelyLocking: file)
         defer { lock.unlock() }
         // Decided again under the lock: another process may have migrated the store while this one waited.
-        guard let metadata = storeMetadataNeedingMigration(backend: backend, configuration: configuration, url: url, options: options) else { return }
+        guard let metadata = storeMetadataNeedingMigration(type: type, backend: backend, configuration: configuration, url: url, options: options) else { return }
         let infers = storeOptionIsSet(options, NSInferMappingModelAutomaticallyOption)
         let destination = Self.describe(managedObjectModel)
         if let configuration, configuration != "PF_DEFAULT_CONFIGURATION_NAME" {
@@ -67,10 +67,11 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// The metadata of the store at `url` when it records a model other than the coordinator's (for the store's
-    /// entities); nil when it matches, or cannot be read (opening the store then reports why).
-    private func storeMetadataNeedingMigration(backend: PersistentStoreBackend.Type, configuration: String?, url: URL,
+    /// entities); nil when it matches, or cannot be read or is another type's (opening the store then reports why).
+    private func storeMetadataNeedingMigration(type: String, backend: PersistentStoreBackend.Type, configuration: String?, url: URL,
                                                options: [AnyHashable: Any]) -> [String: Any]? {
-        guard let metadata = try? backend.metadataForStore(at: url, options: options) else { return nil }
+        guard let metadata = try? backend.metadataForStore(at: url, options: options),
+              (metadata[NSStoreTypeKey] as? String).map({ $0 == type }) ?? true else { return nil }
         let entities = managedObjectModel.entities(forConfigurationName: configuration) ?? managedObjectModel.entities
         guard case .different = ModelCompatibility.compare(metadata: metadata, entities: entities) else { return nil }
         return metadata
