@@ -78,7 +78,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         try addStore(type: storeType, configuration: configuration, url: storeURL, options: options)
     }
 
-    private func addStore(type: String, configuration: String?, url: URL?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
+    /// Adds a store as `addPersistentStore` does; with `usesMappingModels` false, a store added with the migration
+    /// options is only ever migrated by inference (a staged migration's lightweight step).
+    func addStore(type: String, configuration: String?, url: URL?, options: [AnyHashable: Any]?,
+                  usesMappingModels: Bool = true) throws -> NSPersistentStore {
         let backendType = try StoreRegistry.shared.backendType(for: type)
         try managedObjectModel.checkCompositeAttributes()
         if let configuration, configuration != "PF_DEFAULT_CONFIGURATION_NAME",
@@ -89,7 +92,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         if let url, let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
             try staged.migrateStore(at: url, type: type, options: options ?? [:], to: managedObjectModel)
         }
-        if let url {
+        if let url, usesMappingModels {
             try migrateWithMappingModelIfNeeded(type: type, backend: backendType, configuration: configuration, url: url, options: options ?? [:])
         }
         lock.lock()
