@@ -169,6 +169,45 @@ enum FetchCases {
                 }
             }
         },
+        ConformanceCase("fetch/unknown-key-in-predicate-throws") { env in
+            // Apple raises NSInvalidArgumentException "keypath X not found in entity Y"; here every store throws one
+            // NSError for it (2048, the key path under PredicateFormatError.keyKey, the key path and entity named), for
+            // every result type, before any row is read: never an empty result.
+            let context = try populated(env)
+            try context.performAndWait {
+                let cases: [(entity: String, format: String, predicate: NSPredicate, keyPath: String, named: String)] = [
+                    ("Item", "nmae == 'item 1'", NSPredicate(format: "nmae == %@", "item 1"), "nmae", "Item"),
+                    ("Item", "%K == 'item 1' with nmae", NSPredicate(format: "%K == %@", "nmae", "item 1"), "nmae", "Item"),
+                    ("Item", "owner.nmae == 'Ann'", NSPredicate(format: "owner.nmae == %@", "Ann"), "owner.nmae", "Owner"),
+                    ("Owner", "ANY items.rnak > 3", NSPredicate(format: "ANY items.rnak > 3"), "items.rnak", "Item"),
+                    ("Owner", "SUBQUERY(items, $item, $item.rnak > 3).@count > 0",
+                     NSPredicate(format: "SUBQUERY(items, $item, $item.rnak > 3).@count > 0"), "rnak", "Item"),
+                    ("Item", "rank > 3 OR owner.nmae == 'Ann'", NSPredicate(format: "rank > 3 OR owner.nmae == %@", "Ann"), "owner.nmae", "Owner"),
+                    ("Item", "name.nmae == 'x'", NSPredicate(format: "name.nmae == %@", "x"), "name.nmae", "name"),
+                ]
+                let resultTypes: [(NSFetchRequestResultType, String)] = [(.managedObjectResultType, "objects"), (.countResultType, "a count"),
+                                                                         (.dictionaryResultType, "dictionaries"), (.managedObjectIDResultType, "object IDs")]
+                for (entity, format, predicate, keyPath, named) in cases {
+                    for (resultType, what) in resultTypes {
+                        let request = NSFetchRequest<NSFetchRequestResult>(entityName: entity)
+                        request.predicate = predicate
+                        request.resultType = resultType
+                        let error = try env.expectError([2048], "fetching \(what) of \(entity) with \(format)") { _ = try context.fetch(request) }
+                        try env.expectEqual(error.userInfo[PredicateFormatError.keyKey] as? String, keyPath, "the key path the error names for \(format)")
+                        try env.expect(error.localizedDescription.contains("\"\(keyPath)\"") && error.localizedDescription.contains(named),
+                                       "the message names the key path \(keyPath) and \(named): \(error.localizedDescription)")
+                    }
+                    let request = NSFetchRequest<NSFetchRequestResult>(entityName: entity)
+                    request.predicate = predicate
+                    _ = try env.expectError([2048], "counting \(entity) with \(format)") { _ = try context.count(for: request) }
+                }
+                // The keys spelled right fetch what they name, so the errors above are about the keys alone.
+                let right = NSFetchRequest<NSManagedObject>(entityName: "Item")
+                right.predicate = NSPredicate(format: "rank > 3 OR owner.name == %@", "Ann")
+                try env.expectEqual(Set(names(try context.fetch(right))),
+                                    ["item 0", "item 2", "item 4", "item 5", "item 6", "nil", "item 8", "item 9", "special"], "rank > 3 OR owner.name == Ann")
+            }
+        },
         ConformanceCase("fetch/expressions-and-grouping") { env in
             let context = try populated(env)
             try context.performAndWait {

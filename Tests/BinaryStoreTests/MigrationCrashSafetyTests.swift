@@ -39,11 +39,12 @@ import StoreTestSupport
     // MARK: Killed migrations
 
     /// Kills a process while it migrates a store, in place, with automatic lightweight migration
-    /// ("lightweight") or with `NSMigrationManager` and the inferred mapping ("manager"), at random moments
+    /// ("lightweight"), with `NSMigrationManager` and the inferred mapping ("manager"), or when added with
+    /// `NSMigratePersistentStoresAutomaticallyOption` alone and a mapping model beside the model ("mapping"), at random moments
     /// spread over the time one migration takes. After each kill the store must open with version 1 or
     /// version 2 of the model (never neither), and an open with version 2 and the migration options must find
     /// every object, migrated, and leave no temporary file beside the store.
-    @Test(arguments: [NSSQLiteStoreType, NSXMLStoreType, NSBinaryStoreType], ["lightweight", "manager"])
+    @Test(arguments: [NSSQLiteStoreType, NSXMLStoreType, NSBinaryStoreType], ["lightweight", "manager", "mapping"])
     func killedMigrationsLeaveTheOldStoreOrTheNew(_ typeName: String, _ mode: String) throws {
         let type = NSPersistentStore.StoreType(rawValue: typeName)
         let directory = TemporaryDirectory(prefix: "crash-migration")
@@ -79,8 +80,8 @@ import StoreTestSupport
     /// Starts two processes that open the same old store with version 2 and the migration options at the
     /// same moment. Both must succeed and see the same file afterwards (a second migration would have moved
     /// a new file into place: a different inode), and the store must hold every object, migrated.
-    @Test(arguments: [NSSQLiteStoreType, NSXMLStoreType, NSBinaryStoreType])
-    func twoProcessesOpeningAnOldStoreMigrateItOnce(_ typeName: String) throws {
+    @Test(arguments: [NSSQLiteStoreType, NSXMLStoreType, NSBinaryStoreType], ["lightweight", "mapping"])
+    func twoProcessesOpeningAnOldStoreMigrateItOnce(_ typeName: String, _ mode: String) throws {
         let type = NSPersistentStore.StoreType(rawValue: typeName)
         let directory = TemporaryDirectory(prefix: "concurrent-migration")
         let template = try Self.makeVersion1(type, in: directory)
@@ -89,7 +90,7 @@ import StoreTestSupport
             let url = directory.file("store-\(round)")
             try Self.copyStore(template, to: url)
             let go = directory.file("go-\(round)")
-            let environment = [Self.storeVariable: url.path, Self.typeVariable: typeName, Self.modeVariable: "lightweight", Self.goVariable: go.path]
+            let environment = [Self.storeVariable: url.path, Self.typeVariable: typeName, Self.modeVariable: mode, Self.goVariable: go.path]
             let children = try (0..<2).map { _ in try ChildProcess(executable, test: "MigrationCrashSafetyTests/migrationChild", environment: environment) }
             for child in children { try child.read(until: Self.readyMarker) }
             FileManager.default.createFile(atPath: go.path, contents: Data())
@@ -130,6 +131,12 @@ import StoreTestSupport
             let manager = NSMigrationManager(sourceModel: everyTypeModel(), destinationModel: version2())
             let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: everyTypeModel(), destinationModel: version2())
             try manager.migrateStore(from: url, type: type, mapping: mapping, to: url, type: type)
+        } else if mode == "mapping" {
+            // Without the inference option: only the mapping model beside the package can migrate it.
+            let model = try NSManagedObjectModel.load(contentsOf: url.deletingLastPathComponent().appendingPathComponent("Every.momd"))
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            let store = try coordinator.addPersistentStore(type: type, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true])
+            try coordinator.remove(store)
         } else {
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: version2())
             let store = try coordinator.addPersistentStore(type: type, at: url, options: migrating)
@@ -140,8 +147,19 @@ import StoreTestSupport
         return UInt64(status.st_ino)
     }
 
-    /// A version-1 store of `itemCount` items, closed.
+    /// A version-1 store of `itemCount` items, closed; beside it `Every.momd` (versions 1 and 2, the second current)
+    /// and `EveryV1toV2.cdm` (the inferred mapping), which "mapping" migrations find.
     static func makeVersion1(_ type: NSPersistentStore.StoreType, in directory: TemporaryDirectory) throws -> URL {
+        let package = directory.file("Every.momd")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        for (name, model) in [("Every1", everyTypeModel()), ("Every2", version2())] {
+            let file = package.appendingPathComponent(name + ".mom")
+            try MOMArchiveWriter.archive(model, file: file).write(to: file)
+        }
+        let info: [String: Any] = ["NSManagedObjectModel_CurrentVersionName": "Every2", "NSManagedObjectModel_VersionHashes": [String: Any]()]
+        try PropertyListSerialization.data(fromPropertyList: info, format: .binary, options: 0).write(to: package.appendingPathComponent("VersionInfo.plist"))
+        try NSMappingModel.inferredMappingModel(forSourceModel: everyTypeModel(), destinationModel: version2())
+            .write(to: directory.file("EveryV1toV2.cdm"))
         let url = directory.file("template")
         let context = try openStore(type, at: url, model: everyTypeModel())
         try populate(context, items: itemCount)

@@ -54,9 +54,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// Adds a store of `type` at `url`, creating it when no file exists there.
     ///
+    /// With `NSMigratePersistentStoresAutomaticallyOption`, a file store saved with another model is first migrated
+    /// with a mapping model found in the bundles, as Apple's is, and only when none is found with the store type's
+    /// inferred (lightweight) migration, if `NSInferMappingModelAutomaticallyOption` is set too (see
+    /// Migration.md, "Automatic migration when a store is added").
+    ///
     /// - Throws: 134000 for a type nobody registered or a file of another type, 259 for a damaged file,
     ///   134100 when the store was saved with an incompatible model, 134070 when a store at `url` is
-    ///   already added. A file that fails to open is left as it was.
+    ///   already added; with the migration option but not the inference option, 134130 when the model the store
+    ///   was saved with is not found and 134140 when no mapping model is; a migration's errors (134110, 134190).
+    ///   A file that fails to open or migrate is left as it was.
     @discardableResult
     open func addPersistentStore(type: NSPersistentStore.StoreType, configuration: String? = nil, at url: URL,
                                  options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
@@ -71,7 +78,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         try addStore(type: storeType, configuration: configuration, url: storeURL, options: options)
     }
 
-    private func addStore(type: String, configuration: String?, url: URL?, options: [AnyHashable: Any]?) throws -> NSPersistentStore {
+    /// Adds a store as `addPersistentStore` does; with `usesMappingModels` false, a store added with the migration
+    /// options is only ever migrated by inference (a staged migration's lightweight step).
+    func addStore(type: String, configuration: String?, url: URL?, options: [AnyHashable: Any]?,
+                  usesMappingModels: Bool = true) throws -> NSPersistentStore {
         let backendType = try StoreRegistry.shared.backendType(for: type)
         try managedObjectModel.checkCompositeAttributes()
         if let configuration, configuration != "PF_DEFAULT_CONFIGURATION_NAME",
@@ -81,6 +91,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         if let url, let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
             try staged.migrateStore(at: url, type: type, options: options ?? [:], to: managedObjectModel)
+        }
+        if let url, usesMappingModels {
+            try migrateWithMappingModelIfNeeded(type: type, backend: backendType, configuration: configuration, url: url, options: options ?? [:])
         }
         lock.lock()
         defer { lock.unlock() }

@@ -23,13 +23,21 @@ extension NSMappingModel {
     /// cannot be read are skipped.
     public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?,
                              destinationModel: NSManagedObjectModel?) {
-        guard let sourceModel, let destinationModel else { return nil }
-        for url in Self.candidateFiles(in: bundles ?? [Bundle.main]) {
-            guard let model = try? Self.mappingModel(contentsOf: url),
-                  model.matches(sourceModel: sourceModel, destinationModel: destinationModel) else { continue }
-            self.init()
-            entityMappings = model.entityMappings
-            return
+        guard let sourceModel, let destinationModel,
+              let found = Self.firstMatching(among: Self.candidateFiles(in: bundles ?? [Bundle.main]),
+                                             sourceModel: sourceModel, destinationModel: destinationModel) else { return nil }
+        self.init()
+        entityMappings = found.entityMappings
+    }
+
+    /// The mapping model of the first of `files` that reads and goes from `sourceModel` to `destinationModel`
+    /// (`matches(sourceModel:destinationModel:)`); nil when none does.
+    static func firstMatching(among files: [URL], sourceModel: NSManagedObjectModel,
+                              destinationModel: NSManagedObjectModel) -> NSMappingModel? {
+        for url in files {
+            if let model = try? mappingModel(contentsOf: url), model.matches(sourceModel: sourceModel, destinationModel: destinationModel) {
+                return model
+            }
         }
         return nil
     }
@@ -68,17 +76,21 @@ extension NSMappingModel {
     /// Every `.cdm` file and `.xcmappingmodel` package in the bundles' folders (and, for SwiftPM resource
     /// bundles, their `Resources` folder), searched at most four folders deep, sorted by path.
     static func candidateFiles(in bundles: [Bundle]) -> [URL] {
+        candidateFiles(inFolders: bundles.flatMap { [$0.resourceURL, $0.bundleURL].compactMap { $0 } }, depth: 4)
+    }
+
+    /// Every `.cdm` file and `.xcmappingmodel` package in `folders`, searched at most `depth` folders below them
+    /// (0: only their tops), sorted by path. Model packages are not entered.
+    static func candidateFiles(inFolders folders: [URL], depth: Int) -> [URL] {
         var found = Set<URL>()
-        for bundle in bundles {
-            for root in Set([bundle.resourceURL, bundle.bundleURL].compactMap { $0?.standardizedFileURL }) {
-                collect(in: root, depth: 0, into: &found)
-            }
+        for root in Set(folders.map(\.standardizedFileURL)) {
+            collect(in: root, depth: 0, maximumDepth: depth, into: &found)
         }
         return found.sorted { $0.path < $1.path }
     }
 
-    private static func collect(in folder: URL, depth: Int, into found: inout Set<URL>) {
-        guard depth <= 4, let items = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) else { return }
+    private static func collect(in folder: URL, depth: Int, maximumDepth: Int, into found: inout Set<URL>) {
+        guard depth <= maximumDepth, let items = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil) else { return }
         for item in items {
             switch item.pathExtension {
             case "cdm", "xcmappingmodel": found.insert(item.standardizedFileURL)
@@ -86,7 +98,7 @@ extension NSMappingModel {
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: item.path, isDirectory: &isDirectory), isDirectory.boolValue,
                    !["xcdatamodeld", "xcdatamodel", "momd"].contains(item.pathExtension) {
-                    collect(in: item, depth: depth + 1, into: &found)
+                    collect(in: item, depth: depth + 1, maximumDepth: maximumDepth, into: &found)
                 }
             }
         }

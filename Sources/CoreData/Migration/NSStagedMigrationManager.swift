@@ -107,13 +107,14 @@ open class NSStagedMigrationManager: NSObject {
         return byChecksum
     }
 
-    /// The store type's own lightweight migration of the store to `model`.
+    /// The store type's own lightweight migration of the store to `model` (never a mapping model from the bundles:
+    /// the stage says lightweight).
     private func migrateLightweight(url: URL, type: String, options: [AnyHashable: Any], to model: NSManagedObjectModel) throws {
         var migrating = options
         migrating[NSMigratePersistentStoresAutomaticallyOption] = true
         migrating[NSInferMappingModelAutomaticallyOption] = true
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: migrating)
+        let store = try coordinator.addStore(type: type, configuration: nil, url: url, options: migrating, usesMappingModels: false)
         try coordinator.remove(store)
     }
 
