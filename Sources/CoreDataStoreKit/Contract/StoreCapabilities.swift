@@ -22,4 +22,7 @@ public struct StoreCapabilities: OptionSet, Sendable {
     /// The store holds every row in memory (atomic stores do), so reading all rows of an entity once is
     /// cheaper than many predicate queries; the context's uniqueness check reads such a store that way.
     public static let rowsInMemory = StoreCapabilities(rawValue: 1 << 5)
+    /// The store computes derived attributes (`NSDerivedAttributeDescription`) when it saves, and reports the
+    /// values it computed in `StoreSaveResult.derivedValues`; a store without it refuses a model that has any.
+    public static let derivedAttributes = StoreCapabilities(rawValue: 1 << 7)
 }
