@@ -41,11 +41,14 @@ open class AtomicStore: PersistentStoreBackend {
     public let openRequest: StoreOpenRequest
     public private(set) var metadata: [String: Any]
     open var capabilities: StoreCapabilities {
-        openRequest.url == nil ? [.batchUpdate, .batchInsert, .rowsInMemory]
-            : [.persistsToFile, .persistent, .batchUpdate, .batchInsert, .lightweightMigration, .rowsInMemory]
+        openRequest.url == nil ? [.batchUpdate, .batchInsert, .rowsInMemory, .derivedAttributes]
+            : [.persistsToFile, .persistent, .batchUpdate, .batchInsert, .lightweightMigration, .rowsInMemory, .derivedAttributes]
     }
 
-    private var records: [ObjectKey: AtomicRecord] = [:]
+    private(set) var records: [ObjectKey: AtomicRecord] = [:]
+    /// The derived attributes of the store's entities, computed at each save (`AtomicStore+DerivedAttributes.swift`).
+    lazy var derivations: [(attribute: NSDerivedAttributeDescription, derivation: DerivedAttributeDerivation)] =
+        (try? DerivedAttributeDerivation.derivations(in: openRequest.entities)) ?? []
     private var keysByEntity: [Int32: Set<Int64>] = [:]
     private var highWater: [Int32: Int64] = [:]
 
@@ -81,6 +84,8 @@ open class AtomicStore: PersistentStoreBackend {
             let migration = AtomicLightweightMigration(entities: request.entities)
             try load(migrating ? migration.renamed(snapshot) : snapshot, migrating: migrating, url: url)
             if migrating { try migration.completeRequiredValues(Array(records.values)) }
+            // A file written elsewhere, or by a model without these derivations, gets them computed now.
+            _ = computeDerivedValues(written: [], savedAt: Date(), remember: { _ in })
             metadata = ModelCompatibility.upgradingLegacy(metadata, storeType: typeName, entities: request.entities, model: request.model)
             if migrating {
                 metadata = ModelCompatibility.metadata(storeType: typeName, uuid: uuid, entities: request.entities,
@@ -283,7 +288,7 @@ open class AtomicStore: PersistentStoreBackend {
     }
 
     /// The records of `entity`, and of its subentities when asked, in no particular order.
-    private func records(of entity: NSEntityDescription, includingSubentities: Bool) -> [AtomicRecord] {
+    func records(of entity: NSEntityDescription, includingSubentities: Bool) -> [AtomicRecord] {
         var numbers = [entity.entityNumber]
         if includingSubentities {
             var stack = entity.subentities
@@ -426,6 +431,8 @@ open class AtomicStore: PersistentStoreBackend {
             metadata[NSStoreTypeKey] = Self.storeTypeName
             metadata[NSStoreUUIDKey] = oldMetadata[NSStoreUUIDKey]
         }
+        let written = Set(changes.inserted.map(\.key) + changes.updated.map(\.row.key))
+        let derivedValues = computeDerivedValues(written: written, savedAt: Date(), remember: remember)
         do {
             // Checked on the final state, after the deletions: a value a deleted object gives up is free.
             let changed = changes.inserted.compactMap { records[$0.key] } + changes.updated.compactMap { records[$0.row.key] }
@@ -439,7 +446,7 @@ open class AtomicStore: PersistentStoreBackend {
             metadata = oldMetadata
             throw error
         }
-        return StoreSaveResult(versions: versions)
+        return StoreSaveResult(versions: versions, derivedValues: derivedValues)
     }
 
     /// Checks the changed records, already holding their new values, against the uniqueness constraints of
