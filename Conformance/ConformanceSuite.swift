@@ -20,7 +20,7 @@ public enum ConformanceSuite {
     /// Every case, in a stable order.
     public static let cases: [ConformanceCase] =
         AddStoreCases.all + SaveCases.all + FetchCases.all + FaultingCases.all + RegistrationCases.all + PredicateCases.all + BatchDeleteCases.all + BatchRequestCases.all + ConstraintCases.all
-        + NestedContextCases.all + StoreFileCases.all + ConcurrentSaveCases.all + MigrationCases.all + UndoCases.all + CompositeAttributeCases.all
+        + NestedContextCases.all + StoreFileCases.all + ConcurrentSaveCases.all + MigrationCases.all + UndoCases.all + CompositeAttributeCases.all + DerivedAttributeCases.all
 }
 
 /// How to make stores of the type under test.
@@ -109,6 +109,7 @@ extension StoreCapabilities {
     var names: [String] {
         var result: [String] = []
         if contains(.persistsToFile) { result.append("persistsToFile") }
+        if contains(.derivedAttributes) { result.append("derivedAttributes") }
         if contains(.persistent) { result.append("persistent") }
         if contains(.sharedBetweenCoordinators) { result.append("sharedBetweenCoordinators") }
         if contains(.batchUpdate) { result.append("batchUpdate") }
