@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataSQLite
 import Foundation
 import Testing
 
@@ -19,10 +20,38 @@ import Testing
 
     /// The model Apple's store caches (`Z_MODELCACHE`), whose `Book.pagesCount` is derived (`count:(pages)`).
     static func cachedModel(_ url: URL) throws -> NSManagedObjectModel {
+        for name in ["CoverTransformer", "ContentTransformer"] {  // the app's transformers: data kept as it is
+            ValueTransformer.setValueTransformer(FixtureStoreTests.PassThroughTransformer(), forName: NSValueTransformerName(name))
+        }
         let model = try #require(try SQLiteStore.cachedModel(at: url))
         let pagesCount = try #require(model.entitiesByName["Book"]?.attributesByName["pagesCount"] as? NSDerivedAttributeDescription)
         #expect(pagesCount.derivationExpressionFormat != nil)
         return model
+    }
+
+    /// A new object of `entity` with every required attribute and to-one set (SampleModel2 requires most).
+    @discardableResult
+    static func insert(_ entity: String, into context: NSManagedObjectContext, _ values: [String: Any] = [:]) -> NSManagedObject {
+        let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+        for (name, value) in values { object.setValue(value, forKey: name) }
+        for (name, attribute) in object.entity.attributesByName where !attribute.isOptional && !(attribute is NSDerivedAttributeDescription) && values[name] == nil {
+            let value: Any
+            switch attribute.attributeType {
+            case .stringAttributeType: value = "\(name) \(UUID().uuidString)"
+            case .binaryDataAttributeType, .transformableAttributeType: value = Data([1, 2, 3])
+            case .decimalAttributeType: value = Decimal(1)
+            case .dateAttributeType: value = Date()
+            case .UUIDAttributeType: value = UUID()
+            case .booleanAttributeType: value = false
+            case .doubleAttributeType, .floatAttributeType: value = 1.0
+            default: value = 1
+            }
+            object.setValue(value, forKey: name)
+        }
+        for (name, relationship) in object.entity.relationshipsByName where !relationship.isOptional && !relationship.isToMany && values[name] == nil {
+            if let destination = relationship.destinationEntity?.name { object.setValue(insert(destination, into: context), forKey: name) }
+        }
+        return object
     }
 
     @Test func aNewStoreHasApplesTriggersForTheSameModel() throws {
@@ -51,9 +80,7 @@ import Testing
             let sorted = pages.sorted { ($0.value(forKey: "number") as? Int64 ?? 0) < ($1.value(forKey: "number") as? Int64 ?? 0) }
             sorted[0].setValue(other, forKey: "book")
             stack.context.delete(sorted[1])
-            let page = NSEntityDescription.insertNewObject(forEntityName: "Page", into: stack.context)
-            page.setValue(Int64(999), forKey: "number")
-            page.setValue(book, forKey: "book")
+            Self.insert("Page", into: stack.context, ["number": Int64(999), "book": book])
             try stack.context.save()
             #expect((book.value(forKey: "pagesCount") as? NSNumber)?.int64Value == count - 1, "the saving context sees the store's count")
             return (book.objectID, other.objectID, count - 1)
@@ -71,12 +98,9 @@ import Testing
         let url = TemporaryStore.url()
         let stack = try Stack(model: model, url: url)
         try stack.context.performAndWait {
-            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: stack.context)
-            book.setValue(UUID(), forKey: "uniqueID")
+            let book = Self.insert("Book", into: stack.context)
             for number in 1...3 {
-                let page = NSEntityDescription.insertNewObject(forEntityName: "Page", into: stack.context)
-                page.setValue(Int64(number), forKey: "number")
-                page.setValue(book, forKey: "book")
+                Self.insert("Page", into: stack.context, ["number": Int64(number), "book": book])
             }
             try stack.context.save()
             #expect((book.value(forKey: "pagesCount") as? NSNumber)?.int64Value == 3)
@@ -90,10 +114,8 @@ import Testing
         let url = TemporaryStore.url()
         let stack = try Stack(model: model, url: url)
         try stack.context.performAndWait {
-            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: stack.context)
-            book.setValue(UUID(), forKey: "uniqueID")
-            let page = NSEntityDescription.insertNewObject(forEntityName: "Page", into: stack.context)
-            page.setValue(book, forKey: "book")
+            let book = Self.insert("Book", into: stack.context)
+            Self.insert("Page", into: stack.context, ["book": book])
             try stack.context.save()
         }
         try stack.close()
@@ -114,11 +136,9 @@ import Testing
         let url = TemporaryStore.url()
         let stack = try Stack(model: model, url: url)
         try stack.context.performAndWait {
-            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: stack.context)
-            book.setValue(UUID(), forKey: "uniqueID")
+            let book = Self.insert("Book", into: stack.context)
             for _ in 0..<2 {
-                let page = NSEntityDescription.insertNewObject(forEntityName: "Page", into: stack.context)
-                page.setValue(book, forKey: "book")
+                Self.insert("Page", into: stack.context, ["book": book])
             }
             try stack.context.save()
         }
