@@ -17,12 +17,26 @@
 public enum DerivedAttributeDerivation: Equatable, Sendable {
     /// The string functions a derivation may apply to a key path.
     public enum StringFunction: String, Sendable {
-        case lowercase, uppercase, canonical
+        /// `lowercase:`: the text in lower case.
+        case lowercase
+        /// `uppercase:`: the text in upper case.
+        case uppercase
+        /// `canonical:`: the text case- and diacritic-folded, as `[cd]` comparisons fold it.
+        case canonical
     }
 
     /// The aggregates a derivation may compute over a to-many relationship.
     public enum Aggregate: String, Sendable {
-        case count, sum, min, max, average
+        /// `@count`: how many destinations.
+        case count
+        /// `@sum`: the sum of an attribute of the destinations (0 for none).
+        case sum
+        /// `@min`: the smallest value of an attribute of the destinations.
+        case min
+        /// `@max`: the largest value of an attribute of the destinations.
+        case max
+        /// `@avg`: the mean of an attribute of the destinations.
+        case average
     }
 
     /// The value at `path` (one attribute name, or a to-one relationship and its destination's attribute).
