@@ -431,8 +431,8 @@ open class AtomicStore: PersistentStoreBackend {
             metadata[NSStoreTypeKey] = Self.storeTypeName
             metadata[NSStoreUUIDKey] = oldMetadata[NSStoreUUIDKey]
         }
-        let written = Set(changes.inserted.map(\.key) + changes.updated.map(\.row.key))
-        let derivedValues = computeDerivedValues(written: written, savedAt: Date(), remember: remember)
+        let derivedValues = derivations.isEmpty ? [:]
+            : computeDerivedValues(written: Set(changes.inserted.map(\.key) + changes.updated.map(\.row.key)), savedAt: Date(), remember: remember)
         do {
             // Checked on the final state, after the deletions: a value a deleted object gives up is free.
             let changed = changes.inserted.compactMap { records[$0.key] } + changes.updated.compactMap { records[$0.row.key] }
