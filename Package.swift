@@ -10,7 +10,8 @@ let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 ///
 /// Layout (see Docs/Architecture.md): the store contract lives in `CoreDataStoreKit`, each built-in store
 /// in `Backends/<Name>` (the SQL stores share the schema and predicate compiler in `Backends/SQL`), Apple's
-/// public classes in `CoreData`, and the shared conformance suite in `Conformance/`.
+/// public classes in `CoreData`, the model compiler and code generation (used by the `coredata` tool and so the
+/// plugin; `CoreData` re-exports them) in `CoreDataModelTools`, and the shared conformance suite in `Conformance/`.
 let package = Package(
     name: "swift-coredata",
     platforms: [.macOS(.v13)],
@@ -23,6 +24,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CoreDataStoreKit", path: "Sources/CoreDataStoreKit", swiftSettings: swift6),
+        .target(name: "CoreDataModelTools", dependencies: ["CoreDataStoreKit"], path: "Sources/CoreDataModelTools", swiftSettings: swift6),
         .target(name: "CoreDataInMemory", dependencies: ["CoreDataStoreKit"], path: "Backends/InMemory", swiftSettings: swift6),
         .systemLibrary(name: "CSQLite", path: "Backends/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CoreDataSQL", dependencies: ["CoreDataStoreKit"], path: "Backends/SQL", swiftSettings: swift6),
@@ -32,11 +34,11 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", path: "Backends/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "CoreDataXML", dependencies: ["CoreDataStoreKit", "CLibXML2"], path: "Backends/XML", swiftSettings: swift6),
         .target(name: "CoreDataBinary", dependencies: ["CoreDataStoreKit"], path: "Backends/Binary", swiftSettings: swift6),
-        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataInMemory", "CoreDataSQLite", "CoreDataXML", "CoreDataBinary", "CoreDataPostgreSQL"], path: "Sources/CoreData", swiftSettings: swift6),
+        .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataModelTools", "CoreDataInMemory", "CoreDataSQLite", "CoreDataXML", "CoreDataBinary", "CoreDataPostgreSQL"], path: "Sources/CoreData", swiftSettings: swift6),
         .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance", swiftSettings: swift6),
-        .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataStoreKit", "CoreDataSQLite", "CoreDataBinary", "CSQLite"], path: "Sources/coredata", swiftSettings: swift6),
+        .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataModelTools", "CoreDataStoreKit", "CoreDataSQLite", "CoreDataBinary", "CSQLite"], path: "Sources/coredata", swiftSettings: swift6),
         .plugin(name: "CoreDataModelPlugin", capability: .buildTool(), dependencies: ["coredata"], path: "Plugins/CoreDataModelPlugin"),
-        .executableTarget(name: "ModelResourceExample", dependencies: ["CoreData", "CoreDataStoreKit"],
+        .executableTarget(name: "ModelResourceExample", dependencies: ["CoreData", "CoreDataModelTools", "CoreDataStoreKit"],
                           path: "Examples/ModelResourceExample", resources: [.copy("Library.xcdatamodeld")]),
         .target(name: "GeneratedModelExample", dependencies: ["CoreData"], path: "Examples/GeneratedModel",
                 exclude: ["Company.xcdatamodeld"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
@@ -52,8 +54,8 @@ let package = Package(
         // A migrator that finds its compiled mapping model (the plugin's NotesV1toV2.cdm) in its bundle.
         .target(name: "MappingModelExample", dependencies: ["CoreData"], path: "Examples/MappingModelExample",
                 exclude: ["Notes.xcdatamodeld", "NotesV1toV2.xcmappingmodel"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
-        .target(name: "StoreTestSupport", dependencies: ["CoreData"], path: "Tests/StoreTestSupport"),
-        .testTarget(name: "GeneratedModelTests", dependencies: ["GeneratedModelExample", "CoreData"]),
+        .target(name: "StoreTestSupport", dependencies: ["CoreData", "CoreDataStoreKit"], path: "Tests/StoreTestSupport"),
+        .testTarget(name: "GeneratedModelTests", dependencies: ["GeneratedModelExample", "CoreData", "StoreTestSupport"]),
         .testTarget(name: "XcodeGeneratedClassTests", dependencies: ["XcodeGeneratedClasses", "CoreData"]),
         .testTarget(name: "AppleStyleJournalTests", dependencies: ["AppleStyleJournal", "CoreData"]),
         .testTarget(name: "MappingModelExampleTests", dependencies: ["MappingModelExample", "CoreData"]),
@@ -64,9 +66,9 @@ let package = Package(
         .executableTarget(name: "ConcurrencyProbe", dependencies: ["CoreData"], path: "Tests/ConcurrencyProbe",
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "ConcurrencyTests", dependencies: ["ConcurrencyProbe", "CoreData"]),
-        .testTarget(name: "CoreDataToolTests", dependencies: ["coredata", "CoreData"]),
+        .testTarget(name: "CoreDataToolTests", dependencies: ["coredata", "CoreData", "StoreTestSupport"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataInMemory", "CoreDataConformance"]),
-        .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit"]),
+        .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit", "CoreDataModelTools", "StoreTestSupport"]),
         .testTarget(name: "PostgreSQLStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["CoreData", "CoreDataConformance", "CoreDataSQL", "CSQLite", "StoreTestSupport"]),
         .executableTarget(name: "coredata-benchmark", dependencies: ["CoreData", "CoreDataSQLite", "CSQLite", "CoreDataPostgreSQL", "CLibPQ"], path: "Benchmarks"),

@@ -1,2 +1,3 @@
+@_exported import CoreDataModelTools
 @_exported import CoreDataStoreKit
 @_exported import Foundation

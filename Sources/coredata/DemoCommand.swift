@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelTools
 import Foundation
 
 /// `coredata demo`: the flow of the seed documents on a real SQLite store, then this tool on that store.

@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelTools
 import CoreDataStoreKit
 import Foundation
 

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import StoreTestSupport
 import Testing
 @testable import coredata
 

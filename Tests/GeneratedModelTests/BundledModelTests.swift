@@ -1,6 +1,7 @@
 import CoreData
 import Foundation
 import GeneratedModelExample
+import StoreTestSupport
 import Testing
 
 /// The plugin's compiled model is bundled with the example target and equals the source model.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CoreDataModelTools
 @testable import CoreDataStoreKit
 
 /// `EntityClassGenerator` on the example model the build plugin uses (`Examples/GeneratedModel`): which

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import CoreDataModelTools
 @testable import CoreDataStoreKit
+import StoreTestSupport
 
 /// `ModelCompiler` output loads back equal to its source; `EntityClassGenerator` writes the expected Swift.
 @Suite(.enabled(if: Fixtures.available, "fixtures folder not found"))

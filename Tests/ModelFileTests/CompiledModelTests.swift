@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CoreDataStoreKit
+import StoreTestSupport
 
 /// Apple's compiled models (`.momd`, `.mom`, a store's `Z_MODELCACHE`) load, and equal their sources.
 @Suite(.enabled(if: Fixtures.available, "fixtures folder not found"))

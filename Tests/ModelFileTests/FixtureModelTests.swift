@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CoreDataStoreKit
+import StoreTestSupport
 
 /// The 21 current-format models and the Xcode 3 ones in the fixtures load with the expected shape; a damaged
 /// Xcode 3 archive gives an error naming it.

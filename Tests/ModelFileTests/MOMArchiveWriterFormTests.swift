@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CoreDataStoreKit
+import StoreTestSupport
 
 /// What the `.mom` writer writes beyond the fixtures: every predicate and expression form of the format
 /// language, derived attributes of every kind, decimals of any precision, and Apple's property flags; and

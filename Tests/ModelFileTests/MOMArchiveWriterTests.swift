@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CoreDataStoreKit
+import StoreTestSupport
 
 /// The `.mom` writer's round trip: every fixture model (Apple's `.mom` files, the models cached in stores, the
 /// source packages) written in Apple's compiled form and read back has no differences and the same version

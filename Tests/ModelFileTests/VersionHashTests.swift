@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CoreDataModelTools
 @testable import CoreDataStoreKit
 
 /// Our version hashes are Apple's: every entity hash and model checksum in the fixtures' compiled models

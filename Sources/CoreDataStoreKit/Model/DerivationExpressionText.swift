@@ -7,12 +7,12 @@
 /// confirmed against Apple's own hashes; the other collection operators follow the same rule. Text that is
 /// neither form (a key path such as `author.name`, a call without arguments such as `now()`) is already
 /// printed as Apple prints it and is returned unchanged.
-enum DerivationExpressionText {
+package enum DerivationExpressionText {
     /// The collection operators a model file writes after `@`, and the `NSExpression` functions they stand for.
     private static let operatorFunctions = ["count": "count:", "sum": "sum:", "avg": "average:", "min": "min:", "max": "max:"]
 
     /// `format` as Apple prints the expression.
-    static func appleDescription(of format: String) -> String {
+    package static func appleDescription(of format: String) -> String {
         let text = format.trimmingCharacters(in: .whitespacesAndNewlines)
         if let at = text.range(of: ".@", options: .backwards) {
             let path = String(text[..<at.lowerBound])

@@ -3,7 +3,7 @@
 /// (`NSEntities`, `NSProperties`, `NSAttributeType`, …). A store's `Z_MODELCACHE` holds this, deflated, and
 /// `coredata compile` writes it as the `.mom` files of a `.momd`.
 ///
-/// Guarantees: reading the result back gives a model with no `ModelComparison` differences and the same
+/// Guarantees: reading the result back gives a model with no differences (the tests' `ModelComparison`) and the same
 /// version hashes (every fixture `.mom`, `MOMArchiveWriterTests`). Like a `.mom`, each entity lists only its
 /// own properties. Derived attributes carry their expression (`MOMArchiveWriter+Derivation.swift`); predicates
 /// (validation, templates, fetched properties) are archived as Apple's `NSPredicate`/`NSExpression` objects

@@ -43,9 +43,9 @@ public enum ModelFileLoader {
         }
     }
 
-    enum Kind { case sourcePackage, sourceVersion, compiledPackage, compiledFile }
+    package enum Kind { case sourcePackage, sourceVersion, compiledPackage, compiledFile }
 
-    static func kind(of url: URL) throws -> Kind {
+    package static func kind(of url: URL) throws -> Kind {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw CoreDataError.modelFileMissing(.init(file: url))

@@ -1,8 +1,8 @@
 /// Finds the current version inside a versioned model package: a `.xcdatamodeld` (Xcode's source) or a
 /// `.momd` (Apple's compiled form, or ours).
-enum ModelPackageVersions {
+package enum ModelPackageVersions {
     /// The `.xcdatamodel` folders of a `.xcdatamodeld`, sorted by name.
-    static func sourceVersions(in package: URL) -> [URL] {
+    package static func sourceVersions(in package: URL) -> [URL] {
         children(of: package).filter { $0.pathExtension == "xcdatamodel" }
     }
 
@@ -10,7 +10,7 @@ enum ModelPackageVersions {
     /// else the last by name.
     /// - Throws: `invalidModelFile` (259) naming `.xccurrentversion` when it is unreadable or names a version
     ///   that is not in the package; `modelFileMissing` (260) for a package with no versions.
-    static func currentSourceVersion(of package: URL) throws -> URL {
+    package static func currentSourceVersion(of package: URL) throws -> URL {
         let versions = sourceVersions(in: package)
         let marker = package.appendingPathComponent(".xccurrentversion")
         if FileManager.default.fileExists(atPath: marker.path) {

@@ -1,5 +1,5 @@
 /// Converts attribute values to and from the text Xcode writes in `defaultValueString`.
-enum ModelValueText {
+package enum ModelValueText {
     /// The value `text` denotes for an attribute of `type`, in the attribute's Swift storage type; nil when
     /// the text is not a valid value of that type, or the type has no text form (binary, transformable).
     static func value(_ text: String, type: NSAttributeType) -> Any? {
@@ -44,7 +44,7 @@ enum ModelValueText {
     }
 
     /// `text` as a double-quoted predicate string literal.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var out = "\""
         for character in text {
             switch character {

@@ -1,4 +1,4 @@
-import CoreDataStoreKit
+import CoreDataSQLite
 import Foundation
 import Testing
 

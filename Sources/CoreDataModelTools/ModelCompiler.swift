@@ -1,3 +1,6 @@
+import CoreDataStoreKit
+import Foundation
+
 /// An addition to Apple's API: compiles a source model (`.xcdatamodeld` or `.xcdatamodel`) into a `.momd`
 /// folder as Apple's `momc` does, so that `NSManagedObjectModel(contentsOf:)` loads it here and on iOS and macOS.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import CoreDataStoreKit
+import CoreDataSQLite
 
 /// `RawDeflate.inflate` on small hand-made streams. The expected bytes were made with Python's zlib
 /// (`compressobj(level, DEFLATED, -15)`) and checked against `zlib.decompress(data, -15)`; the damaged streams

@@ -1,4 +1,7 @@
-/// An addition to Apple's API: compares two models field by field, ignoring declaration order and the
+import CoreDataStoreKit
+import Foundation
+
+/// Compares two models field by field, ignoring declaration order and the
 /// spelling of predicates and derivations, and lists every difference in words. Two models with no
 /// differences store and validate data alike: a model loaded from a `.momd` and from its source
 /// `.xcdatamodeld` compare equal.
@@ -48,8 +51,8 @@ public enum ModelComparison {
     /// A predicate as its parsed tree prints it, so that spellings of one predicate compare equal (a model
     /// file's `a = 1 AND b` is a `.mom`'s `(a == 1) AND (b)`); text that does not parse as it is.
     /// `NONE` is `NOT ANY`, as in Apple's parser (and in a `.mom`).
-    static func predicateText(_ format: String) -> String {
-        guard let node = try? PredicateFormatParser.parse(format, arguments: []) else { return format }
+    public static func predicateText(_ format: String) -> String {
+        guard let node = try? NSPredicate.parse(format: format).validatedExpression() else { return format }
         return withoutNone(node).format
     }
 

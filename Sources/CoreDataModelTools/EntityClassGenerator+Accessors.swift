@@ -1,3 +1,6 @@
+import CoreDataStoreKit
+import Foundation
+
 /// The to-many accessors `EntityClassGenerator` writes, named as in Xcode's generated code
 /// (`addToPets(_:)`, `insertIntoSteps(_:at:)`, …). Each element starts with an empty line.
 extension EntityClassGenerator {

@@ -1,3 +1,6 @@
+import CoreDataStoreKit
+import Foundation
+
 /// An addition to Apple's API: writes Swift source for a model's entity classes, as Xcode's "Class
 /// Definition" code generation does, using this package's `@Managed` property wrapper.
 ///

@@ -1,3 +1,6 @@
+import CoreDataStoreKit
+import Foundation
+
 /// An addition to Apple's API: a readable, deterministic summary of a model (what `coredata model` prints).
 public enum ModelSummary {
     /// One line per entity and per property, then configurations and fetch request templates.

@@ -1,3 +1,6 @@
+import CoreDataStoreKit
+import Foundation
+
 extension RawDeflate {
     /// `data` as a raw DEFLATE stream (RFC 1951, no header) of stored blocks: uncompressed, at most 65,535 bytes
     /// each, the last one marked final. Stored blocks are valid DEFLATE, which every inflater reads (zlib with

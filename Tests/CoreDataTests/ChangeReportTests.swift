@@ -1,8 +1,8 @@
 import CoreData
 import Testing
 
-/// Regressions found by reviewing the change notifications and the fetched results controller: reports that
-/// describe the new results exactly, objects moving between contexts, and `awakeFromFetch` leaving no changes.
+/// Change reports a user relies on: the fetched results controller's reports describe the new results exactly,
+/// an object moving between contexts is reported, and values set in `awakeFromFetch` leave no changes.
 
 // MARK: Helpers
 
@@ -80,13 +80,13 @@ final class AwakeCachingObject: NSManagedObject {
     }
 }
 
-struct ChangeReportRegressionTests {
+struct ChangeReportTests {
     // MARK: NSFetchedResultsController
 
     /// Sections by a to-one relationship's attribute: renaming the author moves the author's books to another
-    /// section, but nothing reports it; the next change event regroups them silently, so the reported section and
-    /// object changes no longer turn the old results into the new ones (a table view raises on such a batch).
-    @Test func frcReportsDoNotAccountForObjectsRegroupedSilently() throws {
+    /// section; the reported section and object changes still turn the old results into the new ones (a table
+    /// view raises on a batch that does not), with no book regrouped silently.
+    @Test func frcReportsAccountForBooksRegroupedByTheirAuthorsRename() throws {
         let context = try inMemoryContext()
         let (ann, dune) = context.performAndWait { () -> (Author, Book) in
             let ann = Author(context: context); ann.name = "Ann"
@@ -118,10 +118,9 @@ struct ChangeReportRegressionTests {
 
     // MARK: Objects-did-change notification
 
-    /// An unsaved object deleted in one context and inserted into another within one block: its pending-change
-    /// flags are still set from the first context, so the second context never lists it and never reports the
-    /// insertion (and the first reports nothing either).
-    @Test func insertIntoSecondContextIsNotReportedWhileFlagsFromFirstArePending() throws {
+    /// An unsaved object deleted in one context and inserted into another within one block: the second context
+    /// lists it and reports the insertion (no pending-change flag left from the first context hides it).
+    @Test func objectMovedUnsavedToAnotherContextIsReportedInserted() throws {
         let first = try inMemoryContext()
         let second = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         second.persistentStoreCoordinator = first.persistentStoreCoordinator
@@ -144,9 +143,8 @@ struct ChangeReportRegressionTests {
     }
 
     /// Apple: change processing is disabled around awakeFromFetch, so setting values there (a transient cache)
-    /// does not dirty the object or its context. Here the fetch leaves the object updated and the context with
-    /// changes, and the objects-did-change notification reports it as updated.
-    @Test func awakeFromFetchDirtiesTheObjectAndContext() throws {
+    /// does not dirty the object or its context.
+    @Test func valuesSetInAwakeFromFetchLeaveNoChanges() throws {
         let entity = NSEntityDescription(name: "Cached")
         entity.managedObjectClassName = NSStringFromClass(AwakeCachingObject.self)
         let cache = NSAttributeDescription(name: "cache", type: .string)

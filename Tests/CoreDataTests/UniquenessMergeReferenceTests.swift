@@ -2,43 +2,8 @@ import Foundation
 import CoreData
 import Testing
 
-/// Regressions found by reviewing nested contexts, computed dictionary fetches and uniqueness-constraint
-/// merging: each test states the expected (Apple-documented or data-preserving) behaviour.
-struct NestingAndMergeRegressionTests {
-    // MARK: Nested contexts
-
-    /// The editor pattern: a child inserts, child and parent save, the user keeps editing in the same child.
-    /// The child's second save succeeds, but pushes an "update" of a temporary ID the parent no longer has:
-    /// the edit is lost and the parent can never save again (every later save throws 134030).
-    @Test func childEditAfterParentSavedTheChildsInsert() throws {
-        let root = try inMemoryContext()
-        let child = childContext(of: root)
-        let author = try child.performAndWait {
-            let author = Author(context: child)
-            author.name = "Ann"
-            try child.save()
-            return author
-        }
-        try root.performAndWait { try root.save() }
-        try child.performAndWait {
-            author.name = "Anne"
-            try child.save()
-        }
-        root.performAndWait {
-            #expect(throws: Never.self) { try root.save() }
-            let other = Author(context: root)
-            other.name = "Bob"
-            #expect(throws: Never.self, "an unrelated later save of the parent") { try root.save() }
-            let request = NSFetchRequest<NSDictionary>(entityName: "Author")
-            request.resultType = .dictionaryResultType
-            request.propertiesToFetch = ["name"]
-            let names = (try? root.fetch(request))?.compactMap { $0["name"] as? String }.sorted()
-            #expect(names == ["Anne", "Bob"])
-        }
-    }
-
-    // MARK: Uniqueness constraints
-
+/// Merging uniqueness-constraint duplicates keeps every reference to them valid and every inverse in step.
+struct UniquenessMergeReferenceTests {
     /// Author (unique handle); Note —> Author with no inverse (allowed; Apple only warns).
     static func noInverseModel() -> NSManagedObjectModel {
         let author = NSEntityDescription(name: "Author"), note = NSEntityDescription(name: "Note")
@@ -50,8 +15,8 @@ struct NestingAndMergeRegressionTests {
     }
 
     /// Two new duplicates, each referenced by a new object through a relationship without an inverse: the
-    /// merged duplicate leaves the context while a Note still points at it.
-    @Test func mergedDuplicateStillReferencedWithoutInverse() throws {
+    /// Note of the merged duplicate points at the survivor afterwards (never at an object gone from the context).
+    @Test func noteOfMergedDuplicatePointsAtTheSurvivor() throws {
         let context = try inMemoryContext(model: Self.noInverseModel())
         context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
         try context.performAndWait {
@@ -67,8 +32,9 @@ struct NestingAndMergeRegressionTests {
         }
     }
 
-    /// Same, when the duplicate of a saved row is referenced and the context already holds the row.
-    @Test func duplicateOfHeldRowStillReferencedWithoutInverse() throws {
+    /// Same, when the duplicate of a saved row is referenced and the context already holds the row: the Note
+    /// points at the held row, which takes the duplicate's values.
+    @Test func noteOfDuplicateOfAHeldRowPointsAtTheRow() throws {
         let context = try inMemoryContext(model: Self.noInverseModel())
         context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
         try context.performAndWait {
@@ -82,8 +48,9 @@ struct NestingAndMergeRegressionTests {
         }
     }
 
-    /// Person with two single-attribute constraints; merging the first conflict creates a new one on the second.
-    @Test func mergeCreatesASecondConflict() throws {
+    /// Person with two single-attribute constraints; merging the first conflict creates a new one on the second,
+    /// which the policy resolves too, so the save goes through.
+    @Test func conflictCreatedByResolvingAnotherIsResolvedToo() throws {
         let person = NSEntityDescription(name: "Person")
         person.properties = [NSAttributeDescription(name: "email", type: .string), NSAttributeDescription(name: "phone", type: .string)]
         person.uniquenessConstraints = [["email"], ["phone"]]
@@ -97,9 +64,9 @@ struct NestingAndMergeRegressionTests {
         }
     }
 
-    /// NSOverwriteMergePolicy, duplicate of a row the context already holds: Decisions.md says the merged
-    /// object's to-many relationships replace the row's; they are only added to.
-    @Test func overwriteReplacesToManyOfHeldRow() throws {
+    /// NSOverwriteMergePolicy, duplicate of a row the context already holds: the merged object's to-many
+    /// relationships replace the row's (Decisions.md), rather than being added to them.
+    @Test func overwriteReplacesTheHeldRowsToMany() throws {
         let context = try inMemoryContext(model: UniquenessMergeTests.model())
         context.mergePolicy = NSOverwriteMergePolicy
         try context.performAndWait {
@@ -115,8 +82,8 @@ struct NestingAndMergeRegressionTests {
     }
 
     /// NSOverwriteMergePolicy, duplicate of a row the context does not hold (the new object takes the row
-    /// over): the row's old posts leave `posts` but keep pointing at the author — inverse out of step.
-    @Test func overwriteTakeOverLeavesInverseOutOfStep() throws {
+    /// over): relationship and inverse stay in step — every post naming the author is among its `posts`.
+    @Test func overwriteTakeOverKeepsInversesInStep() throws {
         let model = UniquenessMergeTests.model()
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .inMemory, at: URL(fileURLWithPath: "/dev/null"))
@@ -146,33 +113,6 @@ struct NestingAndMergeRegressionTests {
             let author = one.value(forKey: "author") as? NSManagedObject
             let posts = (author?.value(forKey: "posts") as? Set<NSManagedObject>) ?? []
             #expect(author == nil || posts.contains(one), "post one names an author whose posts do not contain it")
-        }
-    }
-
-    // MARK: Computed dictionary fetches
-
-    /// `count:` of a to-many key path per group: Apple joins (books per author); here each author row counts as 1.
-    @Test func countOfToManyPerGroup() throws {
-        let context = try inMemoryContext()
-        try context.performAndWait {
-            let ann = Author(context: context)
-            ann.name = "Ann"
-            for title in ["A", "B", "C"] {
-                let book = Book(context: context)
-                book.title = title
-                book.author = ann
-            }
-            try context.save()
-            let count = NSExpressionDescription()
-            count.name = "books"
-            count.expression = NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "books")])
-            count.expressionResultType = .integer64AttributeType
-            let request = NSFetchRequest<NSDictionary>(entityName: "Author")
-            request.resultType = .dictionaryResultType
-            request.propertiesToFetch = ["name", count]
-            request.propertiesToGroupBy = ["name"]
-            let rows = try context.fetch(request)
-            #expect((rows.first?["books"] as? NSNumber)?.intValue == 3)
         }
     }
 }

@@ -1,3 +1,4 @@
+import CoreDataStoreKit
 import Foundation
 
 /// A decompressor for raw DEFLATE data (RFC 1951, no zlib or gzip header): the format of a SQLite store's
