@@ -15,6 +15,8 @@ public enum ContractRefinement: String, CaseIterable, Sendable, Comparable {
     case externalChangeDetecting = "ExternalChangeDetecting"
     /// `StoreMetadataWriting`: the store type writes a store's metadata without the store being added.
     case metadataWriting = "StoreMetadataWriting"
+    /// `DerivedAttributeComputing`: the store computes derived attributes when it saves.
+    case derivedAttributeComputing = "DerivedAttributeComputing"
 
     /// Whether the backend type `type` adopts the protocol.
     public func isAdopted(by type: PersistentStoreBackend.Type) -> Bool {
@@ -25,6 +27,7 @@ public enum ContractRefinement: String, CaseIterable, Sendable, Comparable {
         case .persistentHistory: return type is PersistentHistoryBackend.Type
         case .metadataWriting: return type is StoreMetadataWriting.Type
         case .externalChangeDetecting: return type is ExternalChangeDetecting.Type
+        case .derivedAttributeComputing: return type is DerivedAttributeComputing.Type
         }
     }
 

@@ -12,6 +12,9 @@ final class SQLiteConnection {
     /// The path the connection was opened with.
     let path: String
     private var statements: [String: SQLiteStatement] = [:]
+    /// The objects whose derived attributes the `Z_DA_…` triggers changed since it was last emptied
+    /// (`SQLiteFunctions` fills it).
+    let derivedChanges = SQLiteDerivedChanges()
 
     /// Opens `path` (a file path, or a `file:` URI when `uri` is true) with SQLite open flags.
     /// - Throws: 134180 when SQLite cannot open it.

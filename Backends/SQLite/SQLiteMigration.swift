@@ -62,6 +62,7 @@ enum SQLiteMigration {
         let connection = try SQLiteConnection(path: temporary.standardizedFileURL.absoluteString,
                                               flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, uri: true)
         defer { connection.close() }
+        SQLiteFunctions.register(on: connection)  // the derived attributes' triggers call them
         try connection.execute("PRAGMA page_size = 4096")
         try connection.execute("PRAGMA auto_vacuum = 2")
         try connection.execute("PRAGMA secure_delete = OFF")
@@ -82,6 +83,9 @@ enum SQLiteMigration {
                 let missing = try connection.query(check.statement.sql, check.statement.bindings, cached: false) { $0.int64(at: 0) }.first ?? 0
                 if missing > 0 { throw CoreDataError.missingRequiredValue(entity: check.entity, property: check.property, count: missing) }
             }
+            // Created once the rows are in, then every derived value computed from them (as Apple's migration
+            // runs its triggers' data statements).
+            try SQLiteStore.createDerivedAttributeTriggers(on: connection, schema: schema, entities: request.entities, refreshing: true)
             for (entity, largest) in plan.largestKeys {
                 try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(largest), .integer(Int64(entity))], cached: false)
             }

@@ -49,6 +49,13 @@ final class SQLiteRowPlan {
     let fieldBySlot: [Int: Field]
     /// Whether the fields are one attribute per slot, in slot order (a row is then read by appending).
     let attributesFillEverySlot: Bool
+    /// Whether each slot holds a derived attribute, which the store's triggers write, never a save.
+    private let derivedSlots: [Bool]
+    /// Whether the entity has derived attributes.
+    let hasDerivedAttributes: Bool
+
+    /// Whether `slot` holds a derived attribute.
+    func isDerivedSlot(_ slot: Int) -> Bool { slot < derivedSlots.count && derivedSlots[slot] }
 
     init(entity: NSEntityDescription, table: SQLSchema.Table, schema: SQLSchema, alias: String = "t0") {
         self.entity = entity
@@ -57,6 +64,8 @@ final class SQLiteRowPlan {
         storedEntityNumber = schema.storedNumber(of: entity)
         let layout = entity.layout
         slotCount = layout.slotCount
+        derivedSlots = layout.allProperties.map { $0 is NSDerivedAttributeDescription }
+        hasDerivedAttributes = derivedSlots.contains(true)
         var fields: [Field] = []
         for slot in layout.storedSlots {
             let property = layout.allProperties[slot]

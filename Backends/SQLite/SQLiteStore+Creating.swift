@@ -47,6 +47,7 @@ extension SQLiteStore {
                                                    entities: request.entities, model: request.model)
         try connection.transaction {
             try createSchema(on: connection, schema: schema, model: request.model, metadata: metadata)
+            try createDerivedAttributeTriggers(on: connection, schema: schema, entities: request.entities, refreshing: false)
         }
     }
 

@@ -23,7 +23,9 @@ extension SQLiteStore {
         try checkWritable()
         guard !changes.isEmpty else { return StoreSaveResult() }
         var newMetadata: [String: Any]?
+        var derivedValues: [ObjectKey: [String: Any?]] = [:]
         let versions: [ObjectKey: Int64] = try connection.transaction {
+            connection.derivedChanges.removeAll()
             var versions: [ObjectKey: Int64] = [:]
             var conflicts: [StoreVersionConflict.Conflict] = []
             var lastUpdate: PreparedUpdate?
@@ -51,8 +53,10 @@ extension SQLiteStore {
                 conflicts.append(.init(key: stale.row.key, expectedVersion: stale.expectedVersion ?? 0, current: try rows(for: [stale.row.key]).first))
             }
             guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
-            for update in changes.updated {
+            for var update in changes.updated {
                 guard let plan = plan(for: update.row.key.entityNumber) else { continue }
+                // Derived values are the triggers' to write: an object's copy may be stale.
+                if plan.hasDerivedAttributes { update.changedSlots = update.changedSlots.filter { !plan.isDerivedSlot($0) } }
                 if let version = try applyUpdate(update, plan: plan, last: &lastUpdate) {
                     if update.expectedVersion == nil { versions[update.row.key] = version }
                 } else {
@@ -81,7 +85,8 @@ extension SQLiteStore {
                 statement.bind(1, at: 3)
                 var index: Int32 = 4
                 for field in plan.fields {
-                    index = try plan.bind(field, value: field.slot < row.values.count ? row.values[field.slot] : nil, to: statement, at: index)
+                    let value = field.slot < row.values.count && !plan.isDerivedSlot(field.slot) ? row.values[field.slot] : nil
+                    index = try plan.bind(field, value: value, to: statement, at: index)
                 }
                 do {
                     while try statement.step() {}
@@ -90,6 +95,7 @@ extension SQLiteStore {
                 }
             }
             for change in changes.toManyChanges { try applyToMany(change) }
+            derivedValues = try readDerivedChanges()
             try recordHistory(of: changes)
             if let replacement = changes.metadata {
                 var metadata = ModelCompatibility.keepingModelKeys(of: self.metadata, in: replacement)
@@ -101,7 +107,29 @@ extension SQLiteStore {
             return versions
         }
         if let newMetadata { metadata = newMetadata }
-        return StoreSaveResult(versions: versions)
+        return StoreSaveResult(versions: versions, derivedValues: derivedValues)
+    }
+
+    /// The derived values the triggers reported since `derivedChanges` was emptied, read back from their rows
+    /// (inside the save's transaction, so they are the values it commits), by object and attribute name.
+    private func readDerivedChanges() throws -> [ObjectKey: [String: Any?]] {
+        let reported = connection.derivedChanges.changes
+        connection.derivedChanges.removeAll()
+        guard !reported.isEmpty else { return [:] }
+        var names: [ObjectKey: [String]] = [:]
+        for change in reported {
+            let key = ObjectKey(entityNumber: schema.modelNumber(forStored: change.storedEntity), primaryKey: change.primaryKey)
+            names[key, default: []].append(change.attribute)
+        }
+        var values: [ObjectKey: [String: Any?]] = [:]
+        for row in try rows(for: Array(names.keys)) {
+            guard let layout = model.entity(withNumber: row.key.entityNumber)?.layout else { continue }
+            for name in names[row.key] ?? [] {
+                guard let slot = layout.slotByName[name], slot < row.values.count else { continue }
+                values[row.key, default: [:]][name] = .some(row.values[slot])
+            }
+        }
+        return values
     }
 
     /// Sets to NULL, in their rows, the columns of uniqueness constraints that `updates` change (NULLs never

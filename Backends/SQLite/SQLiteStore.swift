@@ -15,7 +15,7 @@ import CoreDataStoreKit
 /// - Values are always bound as parameters; identifiers come from the model and are quoted when needed.
 /// - A new store is created whole: built under a temporary name and moved into place, so a crash leaves no
 ///   store or a complete one; an open that may write removes the temporary files such a crash left.
-public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInserting, LightweightMigrating, SQLRowSource {
+public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInserting, LightweightMigrating, DerivedAttributeComputing, SQLRowSource {
     /// The request the store was opened with.
     public let openRequest: StoreOpenRequest
     public internal(set) var metadata: [String: Any]
@@ -91,6 +91,7 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
         for entity in model.entitiesInStoreOrder {
             if let table = schema.table(for: entity) { plans[entity.entityNumber] = SQLiteRowPlan(entity: entity, table: table, schema: schema) }
         }
+        if !isReadOnly, size != nil { try addMissingDerivedAttributeTriggers() }
         fileHasHistory = (try? connection.tableExists("ATRANSACTION")) ?? false
         if recordsHistory { try createHistoryTablesIfNeeded() }
     }
@@ -254,7 +255,36 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
     private func createSchema() throws {
         try connection.transaction {
             try Self.createSchema(on: connection, schema: schema, model: model, metadata: metadata)
+            try Self.createDerivedAttributeTriggers(on: connection, schema: schema, entities: openRequest.entities, refreshing: false)
         }
+    }
+
+    /// Gives a store made before its model's derived attributes had triggers (by an older version of this
+    /// package) the triggers it lacks, and computes every derived value once. A store with them all (every store
+    /// Apple's Core Data or this package made) is left alone.
+    private func addMissingDerivedAttributeTriggers() throws {
+        let derived = try SQLiteDerivedAttributeTriggers(schema: schema, entities: openRequest.entities)
+        guard !derived.triggers.isEmpty else { return }
+        let existing = Set(try connection.query("SELECT name FROM sqlite_master WHERE type = 'trigger'", cached: false) { $0.string(at: 0) ?? "" })
+        guard derived.triggers.contains(where: { !existing.contains($0.name) }) else { return }
+        try connection.transaction {
+            try Self.createDerivedAttributeTriggers(on: connection, schema: schema, entities: openRequest.entities, refreshing: true)
+        }
+    }
+
+    /// Creates the `Z_DA_…` triggers of the entities' derived attributes (`SQLiteDerivedAttributeTriggers`) that
+    /// the database lacks, inside the caller's transaction, and with `refreshing` then sets every derived value
+    /// from the rows already there (after a migration has copied them). The connection must have the store's
+    /// SQL functions (`SQLiteFunctions`).
+    /// - Throws: 134091 for a derivation Core Data does not support; SQLite errors (134180).
+    static func createDerivedAttributeTriggers(on connection: SQLiteConnection, schema: SQLSchema, entities: [NSEntityDescription],
+                                               refreshing: Bool) throws {
+        let derived = try SQLiteDerivedAttributeTriggers(schema: schema, entities: entities)
+        for trigger in derived.triggers { try connection.execute(trigger.sql) }
+        if refreshing {
+            for statement in derived.refreshStatements { try connection.execute(statement) }
+        }
+        connection.derivedChanges.removeAll()
     }
 
     /// Creates Core Data's tables, the schema's tables and indexes, one `Z_PRIMARYKEY` row per entity and the

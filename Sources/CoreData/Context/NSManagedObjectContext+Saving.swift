@@ -113,8 +113,17 @@ extension NSManagedObjectContext {
             for (object, values) in plan.rows { object.committed = values }
             for object in plan.committedInPlace { object.commitChangedSlots() }
         }
+        var derived: [NSManagedObject] = []
+        for plan in orderedPlans where !plan.derivedValues.isEmpty {
+            derived += applyDerivedValues(plan.derivedValues, from: plan.store)
+        }
+        if !derived.isEmpty {
+            // Objects the save wrote are already in the notification.
+            let saved = Set((inserted + updated + deleted).map(ObjectIdentifier.init))
+            derived = derived.filter { !saved.contains(ObjectIdentifier($0)) }
+        }
         // A deletion the rollback policy undid stays in the context.
-        finishSave(inserted: inserted, updated: updated, deleted: deleted.filter(\.deleted))
+        finishSave(inserted: inserted, updated: updated, deleted: deleted.filter(\.deleted), derived: derived)
     }
 
     /// Throws the store's error for a to-many relationship whose saved destinations could not be read, when
@@ -162,6 +171,7 @@ extension NSManagedObjectContext {
             return try transaction(for: plan, metadata: pending)
         }, resolvingConflicts: { try resolveVersionConflict($0, in: plan, policy: policy) })
         plan.store.clearPendingMetadata(written: writtenMetadata)
+        plan.derivedValues = result.derivedValues
         for object in plan.inserted { object.version = object.storedObjectKey.flatMap { result.versions[$0] } ?? 1 }
         for object in plan.updated {
             object.version = object.storedObjectKey.flatMap { result.versions[$0] } ?? object.version + 1
@@ -286,8 +296,10 @@ extension NSManagedObjectContext {
         return key
     }
 
-    /// Marks everything saved, calls `didSave` and posts the save notification.
-    private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+    /// Marks everything saved, calls `didSave` and posts the save notification, whose updated objects include
+    /// `derived`: the objects not saved whose derived attributes the save changed.
+    private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+                            derived: [NSManagedObject] = []) {
         leftChangesSinceSweep += inserted.count + updated.count + deleted.count
         undoRecorder?.savedStateChanged()
         for object in inserted {
@@ -313,10 +325,10 @@ extension NSManagedObjectContext {
         for object in deleted { object.managedObjectContext = nil }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
             NSInsertedObjectsKey: Set(inserted),
-            NSUpdatedObjectsKey: Set(updated),
+            NSUpdatedObjectsKey: Set(updated).union(derived),
             NSDeletedObjectsKey: Set(deleted),
         ])
-        postObjectIDs(Self.didSaveObjectIDsNotification, inserted: inserted.map(\.objectID), updated: updated.map(\.objectID),
+        postObjectIDs(Self.didSaveObjectIDsNotification, inserted: inserted.map(\.objectID), updated: (updated + derived).map(\.objectID),
                       deleted: deleted.map(\.objectID))
     }
 }
@@ -335,6 +347,8 @@ final class StoreSavePlan {
     var committedInPlace: [NSManagedObject] = []
     /// Updated objects the overwrite policy resolved: every attribute and to-one of theirs is written.
     var overwrite = Set<ObjectIdentifier>()
+    /// The derived attribute values the store computed in the save (`StoreSaveResult.derivedValues`).
+    var derivedValues: [ObjectKey: [String: Any?]] = [:]
 
     init(store: NSPersistentStore) {
         self.store = store

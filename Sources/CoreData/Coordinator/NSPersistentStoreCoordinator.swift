@@ -104,6 +104,11 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             throw CoreDataError.operation("The store at \(url.isFileURL ? url.path : url.absoluteString) is already added to this coordinator.")
         }
         let request = StoreOpenRequest(model: managedObjectModel, configurationName: configuration, url: url, options: options ?? [:])
+        // A derivation no store computes, or a store that computes none, fails the add, as Apple's does.
+        let derivations = try DerivedAttributeDerivation.derivations(in: request.entities)
+        if !derivations.isEmpty, !(backendType is DerivedAttributeComputing.Type) {
+            throw CoreDataError.unsupported("the \(type) store does not compute derived attributes, and the model has \(derivations.map { "\($0.attribute.entity?.name ?? "").\($0.attribute.name)" }.joined(separator: ", "))")
+        }
         let backend = try backendType.init(request)
         let store = NSPersistentStore(backend: backend, type: type, configurationName: configuration, url: url, options: options)
         store.persistentStoreCoordinator = self

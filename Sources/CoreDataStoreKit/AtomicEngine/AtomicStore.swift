@@ -10,7 +10,7 @@
 /// crash while creating leaves no file or a complete one. Opening a store that is not read-only first removes
 /// the temporary files killed saves left beside it (`AtomicFileReplacement.removeLeftovers(of:)`); a save of
 /// the same file in progress in another coordinator at that moment then fails with 134030 instead of landing.
-open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, LightweightMigrating {
+open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, LightweightMigrating, DerivedAttributeComputing {
     /// The store type name written into the metadata (`NSStoreType`). Subclasses override it.
     open class var storeTypeName: String { "Atomic" }
 
@@ -44,7 +44,10 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
         openRequest.url == nil ? [.rowsInMemory] : [.persistsToFile, .persistent, .rowsInMemory]
     }
 
-    private var records: [ObjectKey: AtomicRecord] = [:]
+    private(set) var records: [ObjectKey: AtomicRecord] = [:]
+    /// The derived attributes of the store's entities, computed at each save (`AtomicStore+DerivedAttributes.swift`).
+    lazy var derivations: [(attribute: NSDerivedAttributeDescription, derivation: DerivedAttributeDerivation)] =
+        (try? DerivedAttributeDerivation.derivations(in: openRequest.entities)) ?? []
     private var keysByEntity: [Int32: Set<Int64>] = [:]
     private var highWater: [Int32: Int64] = [:]
 
@@ -80,6 +83,8 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
             let migration = AtomicLightweightMigration(entities: request.entities)
             try load(migrating ? migration.renamed(snapshot) : snapshot, migrating: migrating, url: url)
             if migrating { try migration.completeRequiredValues(Array(records.values)) }
+            // A file written elsewhere, or by a model without these derivations, gets them computed now.
+            _ = computeDerivedValues(written: [], savedAt: Date(), remember: { _ in })
             metadata = ModelCompatibility.upgradingLegacy(metadata, storeType: typeName, entities: request.entities, model: request.model)
             if migrating {
                 metadata = ModelCompatibility.metadata(storeType: typeName, uuid: uuid, entities: request.entities,
@@ -282,7 +287,7 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
     }
 
     /// The records of `entity`, and of its subentities when asked, in no particular order.
-    private func records(of entity: NSEntityDescription, includingSubentities: Bool) -> [AtomicRecord] {
+    func records(of entity: NSEntityDescription, includingSubentities: Bool) -> [AtomicRecord] {
         var numbers = [entity.entityNumber]
         if includingSubentities {
             var stack = entity.subentities
@@ -425,6 +430,8 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
             metadata[NSStoreTypeKey] = Self.storeTypeName
             metadata[NSStoreUUIDKey] = oldMetadata[NSStoreUUIDKey]
         }
+        let derivedValues = derivations.isEmpty ? [:]
+            : computeDerivedValues(written: Set(changes.inserted.map(\.key) + changes.updated.map(\.row.key)), savedAt: Date(), remember: remember)
         do {
             // Checked on the final state, after the deletions: a value a deleted object gives up is free.
             let changed = changes.inserted.compactMap { records[$0.key] } + changes.updated.compactMap { records[$0.row.key] }
@@ -438,7 +445,7 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
             metadata = oldMetadata
             throw error
         }
-        return StoreSaveResult(versions: versions)
+        return StoreSaveResult(versions: versions, derivedValues: derivedValues)
     }
 
     /// Checks the changed records, already holding their new values, against the uniqueness constraints of

@@ -91,9 +91,17 @@ public struct ToManyChange {
 public struct StoreSaveResult {
     /// The new version of each object updated without a version check, and of nothing else.
     public var versions: [ObjectKey: Int64]
+    /// The derived attribute values (`NSDerivedAttributeDescription`, by attribute name) the save computed, for
+    /// every object whose derived values it set or changed, saved or not (a book whose page was inserted); a
+    /// name mapped to nil is a value that became nil. The context gives these values to its objects and lists
+    /// the objects as updated in its save notification. Conformance: `derived/…` cases.
+    public var derivedValues: [ObjectKey: [String: Any?]]
 
-    /// A result reporting these versions (by default none: every update was checked).
-    public init(versions: [ObjectKey: Int64] = [:]) { self.versions = versions }
+    /// A result reporting these versions (by default none: every update was checked) and derived values.
+    public init(versions: [ObjectKey: Int64] = [:], derivedValues: [ObjectKey: [String: Any?]] = [:]) {
+        self.versions = versions
+        self.derivedValues = derivedValues
+    }
 }
 
 /// Thrown by a store when a save finds objects changed or deleted since they were read.

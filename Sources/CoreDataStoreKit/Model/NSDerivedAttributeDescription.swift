@@ -1,8 +1,10 @@
 /// An attribute whose value a store computes from other values, e.g. `pages.@count` (Apple's class of the
 /// same name).
 ///
-/// The expression is kept as the model file writes it (`derivationExpressionFormat`); stores here do not
-/// compute derived values yet.
+/// The expression is kept as the model file writes it (`derivationExpressionFormat`). The store computes the
+/// value when it saves (`DerivedAttributeDerivation` lists the derivations supported); after `save()` the
+/// context's objects hold it. Adding a store that does not compute derived attributes, or whose model has a
+/// derivation none supports, fails with 134091.
 ///
 /// `@unchecked Sendable`: the model is frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it
 /// is only read.

@@ -1,0 +1,251 @@
+import CoreDataSQL
+import CoreDataStoreKit
+
+/// The `Z_DA_…` triggers that keep a store's derived attributes up to date, and the statements that compute
+/// every value at once (after the triggers are created on a table that already has rows).
+///
+/// Names are Apple's: `Z_DA_<TABLE>_<Entity>_<attribute>_<ROLE>_<EVENT>`, where the table is the one the
+/// trigger is on, `SOURCE` the derived attribute's own table and `PARAMETER` a table it reads from. Each
+/// trigger updates the column and then selects `NSCoreDataDATriggerUpdatedAffectedObjectValue` (or the
+/// `…InsertUpdated…` variant for a new row) for every row it changed, which is how the store learns which
+/// objects' values changed in a save (`SQLiteFunctions`).
+///
+/// The SQL of `@count` over a one-to-many relationship is byte for byte what Apple's SQLite store writes (the
+/// SampleModel2 fixture); the SQL of to-one key paths, `lowercase:`/`uppercase:`/`canonical:` and `now()`
+/// follows Apple's published format strings. `@sum`, `@min`, `@max`, `@avg`, `@count` over a many-to-many
+/// relationship and a copy of the entity's own attribute are our own triggers in the same naming scheme,
+/// which recompute the value with one subquery (see SQLiteStore.md, "Derived attributes").
+struct SQLiteDerivedAttributeTriggers {
+    /// One trigger: its name and `CREATE TRIGGER` statement.
+    struct Trigger: Equatable {
+        let name: String
+        let sql: String
+    }
+
+    /// Every trigger, in creation order.
+    private(set) var triggers: [Trigger] = []
+    /// Statements that set every derived value from the rows as they are.
+    private(set) var refreshStatements: [String] = []
+
+    /// The triggers of every derived attribute of `entities` in `schema`.
+    /// - Throws: 134091 for a derivation Core Data does not support.
+    init(schema: SQLSchema, entities: [NSEntityDescription]) throws {
+        for (attribute, derivation) in try DerivedAttributeDerivation.derivations(in: entities) {
+            guard let entity = attribute.entity, let table = schema.table(for: entity), let column = table.column(for: attribute) else { continue }
+            let target = Target(table: q(table.name), column: column, name: attribute.name,
+                                prefix: "Z_DA_\(table.name)_\(entity.name ?? "")_\(attribute.name)",
+                                entityRange: entity.superentity == nil ? nil : Self.range(schema.storedNumbers(ofHierarchy: entity)),
+                                entity: entity)
+            switch derivation {
+            case .now: addOwnColumnTriggers(target, watched: "Z_OPT", newValue: "NSCoreDataNow()", refreshValue: "NSCoreDataNow()")
+            case .keyPath(let path) where path.count == 1:
+                guard let source = Self.column(path[0], of: entity, in: schema) else { continue }
+                addOwnColumnTriggers(target, watched: source, newValue: "NEW.\(source)", refreshValue: source)
+            case .string(let function, let path) where path.count == 1:
+                guard let source = Self.column(path[0], of: entity, in: schema) else { continue }
+                let name = Self.sqlFunction(function)
+                addOwnColumnTriggers(target, watched: source, newValue: "\(name)(NEW.\(source))", refreshValue: "\(name)(\(source))")
+            case .keyPath(let path):
+                addToOneTriggers(target, path: path, function: nil, schema: schema)
+            case .string(let function, let path):
+                addToOneTriggers(target, path: path, function: Self.sqlFunction(function), schema: schema)
+            case .aggregate(let aggregate, let relationshipName, let attributeName):
+                guard let relationship = entity.relationshipsByName[relationshipName], let storage = schema.storage(of: relationship) else { continue }
+                switch (aggregate, storage) {
+                case (.count, .inverseForeignKey(let inverse)):
+                    guard let destination = relationship.destinationEntity, let parameterTable = schema.table(for: destination),
+                          let foreignKey = parameterTable.column(for: inverse) else { continue }
+                    addCountTriggers(target, parameterTable: parameterTable.name, foreignKey: foreignKey)
+                default:
+                    try addRecomputingAggregateTriggers(target, aggregate: aggregate, relationship: relationship, storage: storage,
+                                                        attributeName: attributeName, schema: schema)
+                }
+            }
+        }
+    }
+
+    /// The derived attribute a trigger writes.
+    private struct Target {
+        let table: String
+        let column: String
+        let name: String
+        /// `Z_DA_<TABLE>_<Entity>_<attribute>`.
+        let prefix: String
+        /// The `Z_ENT` numbers of the entity and its subentities, when it shares its table with other entities.
+        let entityRange: (low: Int64, high: Int64)?
+        let entity: NSEntityDescription
+
+        /// `SELECT <function>('T', Z_ENT, Z_PK, 'name', C) FROM T WHERE <condition>;`
+        func report(_ function: String, where condition: String) -> String {
+            " SELECT \(function)('\(table)', Z_ENT, Z_PK, '\(name)', \(column)) FROM \(table) WHERE \(condition);"
+        }
+    }
+
+    private static let updated = "NSCoreDataDATriggerUpdatedAffectedObjectValue"
+    private static let insertUpdated = "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"
+
+    private static func range(_ numbers: [Int64]) -> (low: Int64, high: Int64)? {
+        guard let low = numbers.first, let high = numbers.last else { return nil }
+        return (low, high)
+    }
+
+    /// `<low> <= <prefix>Z_ENT AND <prefix>Z_ENT <= <high>`, or `<low> = <prefix>Z_ENT` for one entity (Apple's).
+    private static func entityCondition(_ range: (low: Int64, high: Int64), _ prefix: String) -> String {
+        range.low >= range.high ? "\(range.low) = \(prefix)Z_ENT" : "\(range.low) <= \(prefix)Z_ENT AND \(prefix)Z_ENT <= \(range.high)"
+    }
+
+    private static func column(_ name: String, of entity: NSEntityDescription, in schema: SQLSchema) -> String? {
+        guard let property = entity.propertiesByName[name] else { return nil }
+        return schema.table(for: entity)?.column(for: property)
+    }
+
+    /// The SQL function `SQLiteFunctions` registers for a string function (Apple's names).
+    private static func sqlFunction(_ function: DerivedAttributeDerivation.StringFunction) -> String {
+        switch function {
+        case .lowercase: return "NSCoreDataToLower"
+        case .uppercase: return "NSCoreDataToUpper"
+        case .canonical: return "NSCoreDataCanonical"
+        }
+    }
+
+    private mutating func add(_ name: String, _ body: String) {
+        triggers.append(Trigger(name: name, sql: "CREATE TRIGGER IF NOT EXISTS \(name) \(body)"))
+    }
+
+    // MARK: The entity's own columns (Apple's)
+
+    /// `now()`, a function of an own attribute, or a copy of one: set when a row is inserted with the watched
+    /// column not NULL, and whenever the watched column is updated.
+    private mutating func addOwnColumnTriggers(_ target: Target, watched: String, newValue: String, refreshValue: String) {
+        let t = target.table, c = target.column
+        add("\(target.prefix)_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW WHEN (NEW.\(watched) NOT NULL) BEGIN"
+            + " UPDATE \(t) SET \(c) = \(newValue) WHERE Z_PK = NEW.Z_PK;"
+            + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK") + " END")
+        add("\(target.prefix)_UPDATE", "AFTER UPDATE OF \(watched) ON \(t) FOR EACH ROW BEGIN"
+            + " UPDATE \(t) SET \(c) = \(newValue) WHERE Z_PK = NEW.Z_PK;"
+            + target.report(Self.updated, where: "Z_PK = NEW.Z_PK") + " END")
+        if watched != "Z_OPT" {
+            let condition = target.entityRange.map { " WHERE " + Self.entityCondition($0, "") } ?? ""
+            refreshStatements.append("UPDATE \(t) SET \(c) = \(refreshValue)\(condition)")
+        }
+    }
+
+    // MARK: To-one key paths (Apple's)
+
+    /// `author.name` or `lowercase:(author.name)`: copied when the source row is inserted or points elsewhere,
+    /// and into every source row when the destination row is inserted or its attribute changes.
+    private mutating func addToOneTriggers(_ target: Target, path: [String], function: String?, schema: SQLSchema) {
+        guard let relationship = target.entity.relationshipsByName[path[0]], let destination = relationship.destinationEntity,
+              let destinationTable = schema.table(for: destination), let foreignKey = schema.table(for: target.entity)?.column(for: relationship),
+              let attribute = destination.propertiesByName[path[1]], let value = destinationTable.column(for: attribute) else { return }
+        let t = target.table, c = target.column, d = q(destinationTable.name)
+        let selected = function.map { "\($0)(\(value))" } ?? value
+        let copied = function.map { "\($0)(NEW.\(value))" } ?? "NEW.\(value)"
+        let sourceAnd = target.entityRange.map { " AND " + Self.entityCondition($0, "NEW.") } ?? ""
+        let sourceWhen = target.entityRange.map { " WHEN " + Self.entityCondition($0, "NEW.") } ?? ""
+        let parameterAnd = target.entityRange.map { " AND " + Self.entityCondition($0, "") } ?? ""
+        add("\(target.prefix)_SOURCE_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW BEGIN"
+            + " UPDATE \(t) SET \(c) = (SELECT \(selected) FROM \(d) WHERE Z_PK = NEW.\(foreignKey)) WHERE Z_PK = NEW.Z_PK\(sourceAnd);"
+            + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK\(sourceAnd)") + " END")
+        add("\(target.prefix)_SOURCE_UPDATE", "AFTER UPDATE OF \(foreignKey) ON \(t) FOR EACH ROW\(sourceWhen) BEGIN"
+            + " UPDATE \(t) SET \(c) = (SELECT \(selected) FROM \(d) WHERE Z_PK = NEW.\(foreignKey)) WHERE Z_PK = NEW.Z_PK;"
+            + target.report(Self.updated, where: "Z_PK = NEW.Z_PK") + " END")
+        let parameterPrefix = "Z_DA_\(destinationTable.name)_\(target.entity.name ?? "")_\(target.name)_PARAMETER"
+        add("\(parameterPrefix)_INSERT", "AFTER INSERT ON \(d) FOR EACH ROW BEGIN"
+            + " UPDATE \(t) SET \(c) = \(copied) WHERE \(foreignKey) = NEW.Z_PK\(parameterAnd);"
+            + target.report(Self.insertUpdated, where: "\(foreignKey) = NEW.Z_PK\(parameterAnd)") + " END")
+        add("\(parameterPrefix)_UPDATE", "AFTER UPDATE OF \(value) ON \(d) FOR EACH ROW BEGIN"
+            + " UPDATE \(t) SET \(c) = \(copied) WHERE \(foreignKey) = NEW.Z_PK\(parameterAnd);"
+            + target.report(Self.updated, where: "\(foreignKey) = NEW.Z_PK\(parameterAnd)") + " END")
+        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT \(selected) FROM \(d) WHERE Z_PK = \(t).\(foreignKey))")
+    }
+
+    // MARK: @count of a one-to-many (Apple's, as in the fixtures)
+
+    /// Counted up and down as destination rows are inserted, moved and deleted; counted whole when the source
+    /// row is inserted.
+    private mutating func addCountTriggers(_ target: Target, parameterTable: String, foreignKey: String) {
+        let t = target.table, c = target.column, p = q(parameterTable)
+        let and = target.entityRange.map { " AND " + Self.entityCondition($0, "") } ?? ""
+        let when = target.entityRange.map { " WHEN " + Self.entityCondition($0, "NEW.") } ?? ""
+        let parameter = "Z_DA_\(parameterTable)_\(target.entity.name ?? "")_\(target.name)_PARAMETER"
+        func step(_ row: String, _ change: String) -> String {
+            " BEGIN UPDATE \(t) SET \(c) = \(change) WHERE Z_PK = \(row).\(foreignKey)\(and);"
+                + target.report(Self.updated, where: "Z_PK = \(row).\(foreignKey)\(and)") + " END"
+        }
+        add("\(parameter)_INSERT", "AFTER INSERT ON \(p) FOR EACH ROW WHEN (NEW.\(foreignKey) NOT NULL)" + step("NEW", "IFNULL(\(c), 0) + 1"))
+        add("\(parameter)_UPDATE_INCREMENT", "AFTER UPDATE OF \(foreignKey) ON \(p) FOR EACH ROW WHEN (NEW.\(foreignKey) NOT NULL)" + step("NEW", "\(c) + 1"))
+        add("\(parameter)_UPDATE_DECREMENT", "AFTER UPDATE OF \(foreignKey) ON \(p) FOR EACH ROW WHEN (OLD.\(foreignKey) NOT NULL)" + step("OLD", "\(c) - 1"))
+        add("\(parameter)_DELETE", "AFTER DELETE ON \(p) FOR EACH ROW WHEN (OLD.\(foreignKey) NOT NULL)" + step("OLD", "\(c) - 1"))
+        let count = "(SELECT IFNULL(COUNT(\(foreignKey)), 0) FROM \(p) WHERE \(foreignKey) = NEW.Z_PK)"
+        add("\(target.prefix)_SOURCE_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW\(when) BEGIN UPDATE \(t) SET \(c) = \(count) WHERE Z_PK = NEW.Z_PK;"
+            + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK") + " END")
+        let all = target.entityRange.map { " WHERE " + Self.entityCondition($0, "") } ?? ""
+        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT IFNULL(COUNT(\(foreignKey)), 0) FROM \(p) WHERE \(foreignKey) = \(t).Z_PK)\(all)")
+    }
+
+    // MARK: Other aggregates (ours)
+
+    /// `@sum`, `@min`, `@max`, `@avg` of a one-to-many, and any aggregate of a many-to-many: recomputed whole
+    /// for the source rows a change of the destination table (or join table) touches.
+    private mutating func addRecomputingAggregateTriggers(_ target: Target, aggregate: DerivedAttributeDerivation.Aggregate,
+                                                          relationship: NSRelationshipDescription, storage: SQLSchema.ToManyStorage,
+                                                          attributeName: String?, schema: SQLSchema) throws {
+        guard let destination = relationship.destinationEntity, let destinationTable = schema.table(for: destination) else { return }
+        let t = target.table, c = target.column, d = q(destinationTable.name)
+        var valueColumn = "Z_PK"
+        if let attributeName {
+            guard let attribute = destination.propertiesByName[attributeName], let column = destinationTable.column(for: attribute) else { return }
+            valueColumn = column
+        }
+        func function(_ operand: String) -> String {
+            switch aggregate {
+            case .count: return "IFNULL(COUNT(\(operand)), 0)"
+            case .sum: return "IFNULL(SUM(\(operand)), 0)"
+            case .min: return "MIN(\(operand))"
+            case .max: return "MAX(\(operand))"
+            case .average: return "AVG(\(operand))"
+            }
+        }
+        /// The new value of the source row whose key is `owner`, and the table whose changes move it.
+        let parameterTable: String, ownerColumn: String, watched: [String], value: (String) -> String
+        switch storage {
+        case .inverseForeignKey(let inverse):
+            guard let foreignKey = destinationTable.column(for: inverse) else { return }
+            parameterTable = destinationTable.name
+            ownerColumn = foreignKey
+            watched = valueColumn == "Z_PK" ? [foreignKey] : [foreignKey, valueColumn]
+            value = { owner in "(SELECT \(function(valueColumn)) FROM \(d) WHERE \(foreignKey) = \(owner))" }
+        case .joinTable(let join, let owner, let other, _):
+            parameterTable = join.name
+            ownerColumn = q(owner)
+            watched = [q(owner), q(other)]
+            value = { key in
+                "(SELECT \(function("d.\(valueColumn)")) FROM \(q(join.name)) j JOIN \(d) d ON d.Z_PK = j.\(q(other)) WHERE j.\(q(owner)) = \(key))"
+            }
+            if attributeName != nil {
+                // A destination's value changing moves the aggregate of every owner it belongs to.
+                add("Z_DA_\(destinationTable.name)_\(target.entity.name ?? "")_\(target.name)_PARAMETER_VALUE_UPDATE",
+                    "AFTER UPDATE OF \(valueColumn) ON \(d) FOR EACH ROW BEGIN"
+                    + " UPDATE \(t) SET \(c) = \(value("\(t).Z_PK")) WHERE Z_PK IN (SELECT \(q(owner)) FROM \(q(join.name)) WHERE \(q(other)) = NEW.Z_PK);"
+                    + target.report(Self.updated, where: "Z_PK IN (SELECT \(q(owner)) FROM \(q(join.name)) WHERE \(q(other)) = NEW.Z_PK)") + " END")
+            }
+        }
+        let p = q(parameterTable)
+        let parameter = "Z_DA_\(parameterTable)_\(target.entity.name ?? "")_\(target.name)_PARAMETER"
+        add("\(parameter)_INSERT", "AFTER INSERT ON \(p) FOR EACH ROW WHEN (NEW.\(ownerColumn) NOT NULL) BEGIN"
+            + " UPDATE \(t) SET \(c) = \(value("NEW.\(ownerColumn)")) WHERE Z_PK = NEW.\(ownerColumn);"
+            + target.report(Self.updated, where: "Z_PK = NEW.\(ownerColumn)") + " END")
+        add("\(parameter)_UPDATE", "AFTER UPDATE OF \(watched.joined(separator: ", ")) ON \(p) FOR EACH ROW BEGIN"
+            + " UPDATE \(t) SET \(c) = \(value("\(t).Z_PK")) WHERE Z_PK IN (OLD.\(ownerColumn), NEW.\(ownerColumn));"
+            + target.report(Self.updated, where: "Z_PK IN (OLD.\(ownerColumn), NEW.\(ownerColumn))") + " END")
+        add("\(parameter)_DELETE", "AFTER DELETE ON \(p) FOR EACH ROW WHEN (OLD.\(ownerColumn) NOT NULL) BEGIN"
+            + " UPDATE \(t) SET \(c) = \(value("OLD.\(ownerColumn)")) WHERE Z_PK = OLD.\(ownerColumn);"
+            + target.report(Self.updated, where: "Z_PK = OLD.\(ownerColumn)") + " END")
+        let when = target.entityRange.map { " WHEN " + Self.entityCondition($0, "NEW.") } ?? ""
+        add("\(target.prefix)_SOURCE_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW\(when) BEGIN UPDATE \(t) SET \(c) = \(value("NEW.Z_PK")) WHERE Z_PK = NEW.Z_PK;"
+            + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK") + " END")
+        let all = target.entityRange.map { " WHERE " + Self.entityCondition($0, "") } ?? ""
+        refreshStatements.append("UPDATE \(t) SET \(c) = \(value("\(t).Z_PK"))\(all)")
+    }
+}
