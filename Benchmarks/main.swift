@@ -396,11 +396,15 @@ func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
+/// The sides to run: all three, or those named in `BENCHMARK_SIDES` (a comma-separated list of `api`, `store`
+/// and `raw`), to profile one side alone.
+let sides = Set((ProcessInfo.processInfo.environment["BENCHMARK_SIDES"] ?? "api,store,raw").split(separator: ",").map(String.init))
 print("coredata-benchmark: \(rowCount) rows, \(repetitions) repetitions, SQLite \(String(cString: sqlite3_libversion()))")
 do {
     for repetition in 1...repetitions {
         // Alternate which side runs first, so neither always meets a warm or a cold cache.
-        if repetition % 2 == 1 { try runRaw(); try runBackend(); try runStore() } else { try runStore(); try runBackend(); try runRaw() }
+        let order: [(String, () throws -> Void)] = [("raw", runRaw), ("store", runBackend), ("api", runStore)]
+        for (side, run) in repetition % 2 == 1 ? order : order.reversed() where sides.contains(side) { try run() }
         print("  repetition \(repetition) done")
     }
 } catch {

@@ -56,12 +56,21 @@ extension NSManagedObjectContext {
         var deleted = deletedSet.values.filter { !$0.inserted }
         var updated = updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
 
+        // One pass over each list (each pass over many objects is mostly cache misses): validation, and the
+        // first unread relationship the save depends on, thrown after the validation errors.
         var errors: [NSError] = []
+        var unread: Error?
         for object in inserted { collect(&errors) { try object.validateForInsert() } }
-        for object in updated where object.hasPersistentChangedValues { collect(&errors) { try object.validateForUpdate() } }
-        for object in deleted { collect(&errors) { try object.validateForDelete() } }
+        for object in updated {
+            if object.hasPersistentChangedValues { collect(&errors) { try object.validateForUpdate() } }
+            if unread == nil { unread = unreadRelationshipFailure(of: object, deleted: false) }
+        }
+        for object in deleted {
+            collect(&errors) { try object.validateForDelete() }
+            if unread == nil { unread = unreadRelationshipFailure(of: object, deleted: true) }
+        }
         try throwCombined(errors)
-        try throwUnreadRelationships(updated: updated, deleted: deleted)
+        if let unread { throw unread }
 
         if let parent {
             try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
@@ -70,7 +79,9 @@ extension NSManagedObjectContext {
             return
         }
 
-        if try resolveUniquenessConflicts(policy: NSMergePolicy.resolve(mergePolicy)) {
+        // A model without uniqueness constraints has no conflicts to find: no pass over the changed objects.
+        if coordinator.managedObjectModel.entities.contains(where: \.layout.hasUniquenessConstraints),
+           try resolveUniquenessConflicts(policy: NSMergePolicy.resolve(mergePolicy)) {
             inserted = insertionOrder.filter { $0.inserted }
             deleted = deletedSet.values.filter { !$0.inserted }
             updated = updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
@@ -126,21 +137,14 @@ extension NSManagedObjectContext {
         finishSave(inserted: inserted, updated: updated, deleted: deleted.filter(\.deleted), derived: derived)
     }
 
-    /// Throws the store's error for a to-many relationship whose saved destinations could not be read, when
-    /// the save would write it (an updated object's changed relationship) or relied on it (a deleted object,
-    /// whose delete rules walked it), before anything is written.
-    private func throwUnreadRelationships(updated: [NSManagedObject], deleted: [NSManagedObject]) throws {
-        func failure(_ object: NSManagedObject, slot: Int) -> Error? { (object.slots[slot] as? ToManyStorage)?.readFailure }
-        for object in updated {
-            for slot in object.layout.toManySlots where object.changedSlots.contains(slot) {
-                if let error = failure(object, slot: slot) { throw error }
-            }
+    /// The store's error for a to-many relationship whose saved destinations could not be read, when the save
+    /// would write it (an updated object's changed relationship) or relied on it (a deleted object, whose
+    /// delete rules walked it): the save throws it before anything is written. Nil when there is none.
+    private func unreadRelationshipFailure(of object: NSManagedObject, deleted: Bool) -> Error? {
+        for slot in object.layout.toManySlots where deleted || object.changedSlots.contains(slot) {
+            if let error = (object.slots[slot] as? ToManyStorage)?.readFailure { return error }
         }
-        for object in deleted {
-            for slot in object.layout.toManySlots {
-                if let error = failure(object, slot: slot) { throw error }
-            }
-        }
+        return nil
     }
 
     private func collect(_ errors: inout [NSError], _ body: () throws -> Void) {
@@ -172,14 +176,20 @@ extension NSManagedObjectContext {
         }, resolvingConflicts: { try resolveVersionConflict($0, in: plan, policy: policy) })
         plan.store.clearPendingMetadata(written: writtenMetadata)
         plan.derivedValues = result.derivedValues
-        for object in plan.inserted { object.version = object.storedObjectKey.flatMap { result.versions[$0] } ?? 1 }
+        for object in plan.inserted {
+            object.version = object.storedObjectKey.flatMap { result.versions[$0] } ?? 1
+            markChangedToManyWritten(object)
+        }
         for object in plan.updated {
             object.version = object.storedObjectKey.flatMap { result.versions[$0] } ?? object.version + 1
+            markChangedToManyWritten(object)
         }
-        for object in plan.inserted + plan.updated {
-            for slot in object.layout.toManySlots where object.changedSlots.contains(slot) {
-                (object.slots[slot] as? ToManyStorage)?.markWritten()
-            }
+    }
+
+    /// Makes the written destinations of the object's changed to-many relationships their new baseline.
+    private func markChangedToManyWritten(_ object: NSManagedObject) {
+        for slot in object.layout.toManySlots where object.changedSlots.contains(slot) {
+            (object.slots[slot] as? ToManyStorage)?.markWritten()
         }
     }
 
@@ -215,6 +225,8 @@ extension NSManagedObjectContext {
             changes.inserted.append(StoreRow(key: key, version: 0, values: values))
             changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: plan.store)
         }
+        // Objects mostly come in runs of one entity changing the same slots: such a run shares one array.
+        var lastChanged: (layout: EntityLayout, slots: SlotSet, stored: [Int])?
         for object in plan.updated {
             guard let key = object.storedObjectKey else { continue }
             let values = try rowValues(object, store: plan.store)
@@ -226,12 +238,20 @@ extension NSManagedObjectContext {
             let row = StoreRow(key: key, version: object.version, values: values)
             // Overwriting writes the whole object, so stores that write only changed slots write every slot.
             let overwriting = !plan.overwrite.isEmpty && plan.overwrite.contains(ObjectIdentifier(object))
-            let changed = overwriting
-                ? object.layout.storedSlots
-                : object.changedSlots.filter { object.layout.isStoredSlot[$0] }
+            let changed: [Int]
+            if overwriting {
+                changed = object.layout.storedSlots
+            } else if let lastChanged, lastChanged.layout === object.layout, lastChanged.slots == object.changedSlots {
+                changed = lastChanged.stored
+            } else {
+                changed = object.changedSlots.filter { object.layout.isStoredSlot[$0] }
+                lastChanged = (object.layout, object.changedSlots, changed)
+            }
             changes.updated.append(StoreRowUpdate(row: row, expectedVersion: object.version, changedSlots: changed))
             let changedToMany = object.layout.toManySlots.filter { object.changedSlots.contains($0) }
-            changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: plan.store)
+            if !changedToMany.isEmpty {
+                changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: plan.store)
+            }
         }
         for object in plan.deleted {
             guard let key = object.storedObjectKey else { continue }
@@ -302,16 +322,28 @@ extension NSManagedObjectContext {
                             derived: [NSManagedObject] = []) {
         leftChangesSinceSweep += inserted.count + updated.count + deleted.count
         undoRecorder?.savedStateChanged()
+        // The IDs for the object-ID notification are collected while marking the objects saved: one pass over
+        // each list instead of two (an object's ID does not change from here on).
+        var insertedIDs: [NSManagedObjectID] = [], updatedIDs: [NSManagedObjectID] = [], deletedIDs: [NSManagedObjectID] = []
+        insertedIDs.reserveCapacity(inserted.count)
+        updatedIDs.reserveCapacity(updated.count)
+        deletedIDs.reserveCapacity(deleted.count)
         for object in inserted {
             object.inserted = false
             object.changedSlots = []
+            // A child context's inserts keep temporary IDs after its save; they are found by them from now on.
+            if object.assignedID?.isTemporaryID == true { registered.insert(object) }
+            insertedIDs.append(object.objectID)
         }
-        for object in updated { object.changedSlots = [] }
-        // A child context's inserts keep temporary IDs after its save; they are found by them from now on.
-        for object in inserted where object.assignedID?.isTemporaryID == true { registered.insert(object) }
+        for object in updated {
+            object.changedSlots = []
+            updatedIDs.append(object.objectID)
+        }
         for object in deleted {
-            registered.remove(object.objectID.identity)
+            let id = object.objectID
+            registered.remove(id.identity)
             object.deleted = false
+            deletedIDs.append(id)
         }
         insertedSet = [:]
         updatedSet = [:]
@@ -328,8 +360,8 @@ extension NSManagedObjectContext {
             NSUpdatedObjectsKey: Set(updated).union(derived),
             NSDeletedObjectsKey: Set(deleted),
         ])
-        postObjectIDs(Self.didSaveObjectIDsNotification, inserted: inserted.map(\.objectID), updated: (updated + derived).map(\.objectID),
-                      deleted: deleted.map(\.objectID))
+        postObjectIDs(Self.didSaveObjectIDsNotification, inserted: insertedIDs, updated: updatedIDs + derived.map(\.objectID),
+                      deleted: deletedIDs)
     }
 }
 

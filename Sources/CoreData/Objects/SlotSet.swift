@@ -59,7 +59,14 @@ struct SlotSet: Sequence, ExpressibleByArrayLiteral, Equatable {
         }
     }
 
-    static func == (lhs: SlotSet, rhs: SlotSet) -> Bool { Array(lhs) == Array(rhs) }
+    /// Equal when the same slots are in both: word by word, without allocating (zero words at the end of
+    /// `high`, left by removals, do not count).
+    static func == (lhs: SlotSet, rhs: SlotSet) -> Bool {
+        guard lhs.low == rhs.low else { return false }
+        let common = Swift.min(lhs.high.count, rhs.high.count)
+        for word in 0..<common where lhs.high[word] != rhs.high[word] { return false }
+        return lhs.high[common...].allSatisfy { $0 == 0 } && rhs.high[common...].allSatisfy { $0 == 0 }
+    }
 }
 
 /// A `SlotSet` in a box, for sets that are rarely not empty (an object's invalid-value marks).
