@@ -51,7 +51,7 @@ struct CoreDataModelPlugin: BuildToolPlugin {
             commands.append(.buildCommand(
                 displayName: "Compiling \(model.lastPathComponent)",
                 executable: tool.url,
-                arguments: ["compile", model.path, "--output", compiled.path],
+                arguments: ["compile", model.path, "--output", compiled.path, "--module", target.moduleName],
                 inputFiles: inputs,
                 outputFiles: [compiled]))
         }

@@ -12,10 +12,18 @@ import Foundation
 /// This package's former compiled format (`CompiledModelFormat`) is still read, no longer written.
 public enum ModelCompiler {
     /// Compiles `source` into the `.momd` folder `output`.
+    ///
+    /// `productModule` is the module the compiled model's classes are built into (momc's `--module`, which Xcode
+    /// passes as the product module): the class of each entity whose Codegen is Class Definition, named without
+    /// a module, is written as `<productModule>.<Class>`. Xcode's generated classes carry `@objc(<Class>)`, which
+    /// lets Apple's runtime find them by the plain name; Swift on Linux has no `@objc`, so the compiled model
+    /// names the module the generated class lives in, and the first object made from the model (an untyped
+    /// `insertNewObject(forEntityName:into:)` included) is of that class. Version hashes do not include class
+    /// names, so the model's hashes are unchanged. Other entities' class names are kept as the file writes them.
     /// - Throws: any error loading a version (naming its file, entity and property); `unsupportedModelFormat`
     ///   (3328, naming the version's file, entity and property) for a model the `.mom` writer does not write
     ///   (see `MOMArchiveWriter`); `modelWriteFailed` (512) when the output cannot be written.
-    public static func compile(_ source: URL, to output: URL) throws {
+    public static func compile(_ source: URL, to output: URL, productModule: String? = nil) throws {
         let versions: [URL]
         let current: URL
         switch try ModelFileLoader.kind(of: source) {
@@ -32,6 +40,7 @@ public enum ModelCompiler {
         for version in versions {
             let model = NSManagedObjectModel()
             try ModelFileLoader.load(version, into: model)
+            if let productModule { try qualifyGeneratedClasses(of: model, from: version, in: productModule) }
             let name = version.deletingPathExtension().lastPathComponent
             encoded.append((name, try MOMArchiveWriter.archive(model, file: version), model.entityVersionHashesByName))
         }
@@ -41,6 +50,22 @@ public enum ModelCompiler {
             // Apple's hashes and checksums, so the VersionInfo.plist equals what Xcode writes for the same model.
             "NSManagedObjectModel_VersionChecksums": Dictionary(uniqueKeysWithValues: encoded.map { ($0.name, VersionHashing.checksum(of: $0.hashes)) }),
         ]
+        try write(encoded, info: info, to: output)
+    }
+
+    /// Names the classes of the Class Definition entities of `model` (read from `version`) with `module`.
+    private static func qualifyGeneratedClasses(of model: NSManagedObjectModel, from version: URL, in module: String) throws {
+        let hints = try ModelFileLoader.codegenHints(contentsOf: version)
+        for entity in model.entities where hints.entities[entity.name ?? ""]?.codeGenerationType == "class" {
+            guard let className = entity.managedObjectClassName, !className.contains("."),
+                  className != "NSManagedObject" else { continue }
+            entity.managedObjectClassName = "\(module).\(className)"
+        }
+    }
+
+    /// Writes the versions and `VersionInfo.plist` into a staging folder beside `output`, then moves it over
+    /// `output` (which is replaced only once the new folder is complete).
+    private static func write(_ encoded: [(name: String, data: Data, hashes: [String: Data])], info: [String: Any], to output: URL) throws {
         let fm = FileManager.default
         let staging = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).\(UUID().uuidString)")
         do {

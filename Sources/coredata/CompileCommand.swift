@@ -9,7 +9,7 @@ enum CompileCommand: Command {
     static let name = "compile"
     static let summary = "compile a .xcdatamodeld into a .momd, or a .xcmappingmodel into a .cdm, as Xcode does"
     static let usage = """
-        usage: coredata compile <model.xcdatamodeld> [--output <Name.momd>]
+        usage: coredata compile <model.xcdatamodeld> [--output <Name.momd>] [--module <Module>]
                coredata compile <mapping.xcmappingmodel> [--output <Name.cdm>]
 
           A model (.xcdatamodeld, or one .xcdatamodel): every version is compiled into Apple's .mom format, with a
@@ -24,19 +24,22 @@ enum CompileCommand: Command {
           destinationModel:) read it here and on iOS and macOS (Docs/Migration.md). An expression the archive
           cannot hold fails with error 3328 naming the mapping and property.
 
+          --module  the module the model's generated classes are built into (as momc's --module): each Class
+                    Definition entity's class is named <Module>.<Class> in the compiled model, so it is found
+                    without @objc (the build plugin passes the target's module).
           --output  where to write; default: the source's name with .momd or .cdm, in the current directory.
                     An existing output is replaced only once the new one is complete.
         """
 
     static func run(_ arguments: [String]) throws {
-        let parsed = try ParsedArguments(arguments, valued: ["--output"])
+        let parsed = try ParsedArguments(arguments, valued: ["--output", "--module"])
         guard parsed.positional.count == 1, let path = parsed.positional.first else { throw UsageError("expected one model or mapping model") }
         let source = URL(fileURLWithPath: path)
         let output = self.output(for: source, given: parsed.options["--output"])
         if isMappingModel(source) {
             try NSMappingModel.compile(source, to: output)
         } else {
-            try ModelCompiler.compile(source, to: output)
+            try ModelCompiler.compile(source, to: output, productModule: parsed.options["--module"])
         }
     }
 

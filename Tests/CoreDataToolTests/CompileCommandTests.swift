@@ -55,6 +55,33 @@ import Testing
         #expect(derived.derivationExpressionFormat == "count(pages)")
     }
 
+    /// `--module` (as momc's): the Class Definition entity's class is named with the module, the others keep the
+    /// name the file writes; the version hashes are the same as without it.
+    @Test func moduleNamesTheClassesOfClassDefinitionEntities() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compile-\(UUID().uuidString)/Shop.xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" sourceLanguage="Swift">
+                <entity name="Order" representedClassName="Order" syncable="YES" codeGenerationType="class">
+                    <attribute name="total" optional="YES" attributeType="Double" usesScalarValueType="YES"/>
+                </entity>
+                <entity name="Note" representedClassName="Note" syncable="YES" codeGenerationType="category"/>
+                <entity name="Clerk" representedClassName="Clerk" syncable="YES"/>
+                <entity name="Stock" representedClassName="Inventory.Stock" syncable="YES" codeGenerationType="class"/>
+            </model>
+            """.utf8).write(to: folder.appendingPathComponent("contents"))
+        let plain = folder.deletingLastPathComponent().appendingPathComponent("Plain.momd")
+        let qualified = folder.deletingLastPathComponent().appendingPathComponent("Shop.momd")
+        #expect(try ToolProcess.run(["compile", folder.path, "--output", plain.path]).status == 0)
+        let run = try ToolProcess.run(["compile", folder.path, "--output", qualified.path, "--module", "ShopApp"])
+        #expect(run.status == 0, "\(run.error)")
+        let model = try NSManagedObjectModel.load(contentsOf: qualified)
+        let names = model.entitiesByName.mapValues { $0.managedObjectClassName ?? "" }
+        #expect(names == ["Order": "ShopApp.Order", "Note": "Note", "Clerk": "Clerk", "Stock": "Inventory.Stock"])
+        #expect(model.entityVersionHashesByName == (try NSManagedObjectModel.load(contentsOf: plain)).entityVersionHashesByName)
+    }
+
     @Test func aModelTheWriterRefusesFailsTheCompile() throws {
         let model = try Self.writeModel(template: "SUBQUERY(pages, $p, $p.number > 1).@count > 0")
         let output = model.deletingLastPathComponent().appendingPathComponent("Library.momd")

@@ -78,4 +78,16 @@ import VisitLog
         let guides: NSFetchRequest<Guide> = Guide.fetchRequest()
         #expect(try reopened.count(for: guides) == 1)
     }
+
+    /// The plugin compiles the model with the target's module (`coredata compile --module`), so an entity whose
+    /// class it generated names `VisitLog.<Class>` and an untyped insert makes that class, with no class of the
+    /// module used before; a hand-written class (Manual/None) keeps the name the model file writes.
+    @Test func untypedInsertMakesTheGeneratedClass() throws {
+        let stack = try VisitLogStack()
+        let entities = stack.container.managedObjectModel.entitiesByName
+        #expect(entities["Guide"]?.managedObjectClassName == "VisitLog.Guide")
+        #expect(entities["Visit"]?.managedObjectClassName == "Visit")
+        let guide = NSEntityDescription.insertNewObject(forEntityName: "Guide", into: stack.context)
+        #expect(guide is Guide)
+    }
 }
