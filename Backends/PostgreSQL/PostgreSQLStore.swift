@@ -46,11 +46,6 @@ public final class PostgreSQLStore: PersistentStoreBackend, BatchUpdating, Batch
     var remoteChanges = RemoteChangeLog()
 
     public init(_ request: StoreOpenRequest) throws {
-        // Refused before the server is touched: the store does not compute derived attributes (PostgreSQLStore.md).
-        let derived = try DerivedAttributeDerivation.derivations(in: request.entities).map { "\($0.attribute.entity?.name ?? "").\($0.attribute.name)" }
-        guard derived.isEmpty else {
-            throw CoreDataError.unsupported("the PostgreSQL store does not compute derived attributes, and the model has \(derived.joined(separator: ", "))")
-        }
         url = request.url
         location = try PostgreSQLLocation(url: request.url, options: request.options)
         model = request.model
