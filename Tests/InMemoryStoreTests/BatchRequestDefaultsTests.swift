@@ -54,4 +54,29 @@ final class CoreOnlyStore: PersistentStoreBackend {
             #expect(error?.code == NSPersistentStoreUnsupportedRequestTypeError)
         }
     }
+
+    /// A store that does not adopt `DerivedAttributeComputing` cannot be added with a model that has derived
+    /// attributes: the add fails with 134091 naming the attribute, before the store is opened, rather than the
+    /// attribute silently staying nil.
+    @Test func aStoreAdoptingNoDerivedAttributeProtocolRefusesAModelWithThem() throws {
+        NSPersistentStoreCoordinator.registerStoreClass(CoreOnlyStore.self, forStoreType: "CoreOnlyTest")
+        let plan = ConformancePlan(ConformanceConfiguration(storeTypeName: "CoreOnlyTest"))
+        #expect(!plan.applicable.contains { $0.name.hasPrefix("derived/count") })
+        let shelf = NSEntityDescription(name: "Shelf")
+        let books = NSAttributeDescription(name: "title", type: .string)
+        let upper = NSDerivedAttributeDescription()
+        upper.name = "upperTitle"
+        upper.attributeType = .stringAttributeType
+        upper.derivationExpression = NSExpression(forFunction: "uppercase:", arguments: [NSExpression(forKeyPath: "title")])
+        shelf.properties = [books, upper]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel(entities: [shelf]))
+        do {
+            _ = try coordinator.addPersistentStore(ofType: "CoreOnlyTest", configurationName: nil, at: nil, options: nil)
+            Issue.record("the add should fail")
+        } catch let error as NSError {
+            #expect(error.code == NSPersistentStoreUnsupportedRequestTypeError)
+            #expect(error.localizedDescription.contains("Shelf.upperTitle"), "\(error.localizedDescription)")
+        }
+        #expect(coordinator.persistentStores.isEmpty)
+    }
 }
