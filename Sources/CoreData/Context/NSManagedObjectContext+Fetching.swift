@@ -113,6 +113,7 @@ extension NSManagedObjectContext {
         let entity = try resolveEntity(request)
         try InMemoryQuery.validate(request.predicate, entity: entity)
         try nameKeyPathSorts(of: request, entity: entity)
+        try validateSortKeys(of: request, entity: entity)
         if request.propertiesToGroupBy != nil || request.havingPredicate != nil, request.resultType != .dictionaryResultType {
             throw CoreDataError.make(NSCoreDataError, "propertiesToGroupBy and havingPredicate need resultType .dictionaryResultType.")
         }
@@ -134,6 +135,22 @@ extension NSManagedObjectContext {
                     + "or with NSSortDescriptor(key:ascending:).")
             }
             return NSSortDescriptor(key: key, ascending: descriptor.ascending)
+        }
+    }
+
+    /// Checks that every sort key names a property of the entity (or of a subentity), crossing to-one
+    /// relationships only, as Apple's fetch does before reading a row (it raises `NSInvalidArgumentException`
+    /// "keypath … not found in entity"). A dictionary fetch may also sort by the name of one of its expression
+    /// descriptions. Descriptors without a key (a comparator alone) are not checked.
+    /// - Throws: 2048 naming the key path and the entity, with the key path under `PredicateFormatError.keyKey`,
+    ///   as for an unknown key in the predicate.
+    private func validateSortKeys<T>(of request: NSFetchRequest<T>, entity: NSEntityDescription) throws {
+        guard let sorts = request.sortDescriptors, !sorts.isEmpty else { return }
+        let expressionNames = request.resultType == .dictionaryResultType
+            ? Set((request.propertiesToFetch ?? []).compactMap { ($0 as? NSExpressionDescription)?.name }) : []
+        for descriptor in sorts {
+            guard let key = descriptor.key, !expressionNames.contains(key) else { continue }
+            try descriptor.validateKey(against: entity)
         }
     }
 
