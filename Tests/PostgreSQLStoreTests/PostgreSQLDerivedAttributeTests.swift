@@ -273,4 +273,41 @@ struct PostgreSQLDerivedAttributeTests {
             #expect(Self.integer(shelf, "pageTotal") == 12 && shelf?.value(forKey: "longestTitle") as? String == "p9", "the migrated store's triggers run")
         }
     }
+
+    @Test func inThePublicSchemaMigrationAndDestroyingReplaceAndRemoveTheFunctions() throws {
+        let database = "t_derived_" + UUID().uuidString.prefix(8).lowercased()
+        _ = try PostgreSQLStoreTests.psql("CREATE DATABASE \(database)")
+        defer { _ = try? PostgreSQLStoreTests.psql("DROP DATABASE \(database) WITH (FORCE)") }
+        let server = try #require(PostgreSQLTestServer.url)
+        var components = try #require(URLComponents(url: server, resolvingAgainstBaseURL: false))
+        components.path = "/" + database
+        let url = try #require(components.url)
+        let functions = "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND lower(p.proname) LIKE 'z\\_da\\_%'"
+        let model = Self.model()
+        let coordinator = try Self.coordinator(url, model: model)
+        let context = Self.context(coordinator)
+        try context.performAndWait {
+            let shelf = Self.insert("Shelf", into: context, ["name": "Public"])
+            Self.insert("Book", into: context, ["title": "one", "pages": Int64(4), "shelf": shelf])
+            try context.save()
+        }
+        try coordinator.persistentStores.forEach { try coordinator.remove($0) }
+        let created = try PostgreSQLStoreTests.psql(functions, server: url)
+        // A migration that drops the derived attribute `lowerName`: its functions go with it.
+        let newer = Self.model()
+        let shelf = try #require(newer.entitiesByName["Shelf"])
+        shelf.properties = shelf.properties.filter { $0.name != "lowerName" }
+        let migrated = NSPersistentStoreCoordinator(managedObjectModel: newer)
+        try migrated.addPersistentStore(type: .postgreSQL, at: url, options: [NSMigratePersistentStoresAutomaticallyOption: true,
+                                                                               NSInferMappingModelAutomaticallyOption: true])
+        let reader = Self.context(migrated)
+        try reader.performAndWait {
+            let found = try Self.shelves(reader)["Public"]
+            #expect(Self.integer(found, "bookCount") == 1 && Self.integer(found, "pageTotal") == 4)
+        }
+        #expect(Int(try PostgreSQLStoreTests.psql(functions, server: url)) == (Int(created) ?? 0) - 2, "lowerName's two triggers are gone")
+        try migrated.persistentStores.forEach { try migrated.remove($0) }
+        try NSPersistentStoreCoordinator(managedObjectModel: newer).destroyPersistentStore(at: url, type: .postgreSQL)
+        #expect(try PostgreSQLStoreTests.psql(functions, server: url) == "0", "destroying the store drops its functions")
+    }
 }
