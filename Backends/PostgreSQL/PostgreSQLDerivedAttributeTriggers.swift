@@ -85,12 +85,14 @@ struct PostgreSQLDerivedAttributeTriggers {
     /// for NULL), which compute what the SQLite store's `NSCoreDataToLower`, `NSCoreDataToUpper` and
     /// `NSCoreDataCanonical` compute (Swift's `lowercased()`, `uppercased()`, and the evaluator's `[cd]` folding):
     /// - lower and upper case with ICU's full root-locale mappings (the collation `icuCollation`, when the server
-    ///   has one; otherwise the database's own), each character on its own, so a final `Σ` becomes `σ` as in
-    ///   Swift (ICU alone would give `ς`);
-    /// - canonical: decomposed (NFD, when the database is UTF-8), the combining marks removed (U+0300–036F,
-    ///   U+1AB0–1AFF, U+1DC0–1DFF, U+20D0–20FF, U+FE20–FE2F), lower-cased, then the full case foldings that
-    ///   lower case lacks (`ß`, `ẞ` → `ss`, `ς` → `σ`, `ſ` → `s`, `µ` → `μ`, the Latin ligatures `ﬀ`–`ﬆ`), and
-    ///   composed again (NFC).
+    ///   has one; otherwise the database's own), a text with `Σ` lower-cased character by character, so a final
+    ///   `Σ` becomes `σ` as in Swift (ICU alone would give `ς`);
+    /// - canonical: ASCII text lower-cased; other text lower-cased, then each character that decomposes (NFD)
+    ///   into one with combining marks of the blocks U+0300–036F, U+1AB0–1AFF, U+1DC0–1DFF, U+20D0–20FF or
+    ///   U+FE20–FE2F loses them (and is composed again), other characters staying as they are, then the full case
+    ///   foldings lower case lacks (`ß`, `ẞ` → `ss`, `ς` → `σ`, `ſ` → `s`, `µ` → `μ`, Greek symbol variants such
+    ///   as `ϐ` → `β`, `ŉ`, `ẚ`, the Latin and Armenian ligatures). Without a UTF-8 database (no `normalize`),
+    ///   marks are kept.
     static func functions(icuCollation: String?, utf8: Bool) -> [String] {
         let collate = icuCollation.map { " COLLATE \"\($0)\"" } ?? ""
         let lowercase = """
@@ -105,16 +107,21 @@ struct PostgreSQLDerivedAttributeTriggers {
             $z_da$
             """
         let marks = "'[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]'"
-        let stripped = utf8 ? "regexp_replace(normalize(value, NFD), \(marks), '', 'g')" : "value"
-        var folded = "lower(\(stripped)\(collate))"
-        for (from, to) in [("ß", "ss"), ("ẞ", "ss"), ("ς", "σ"), ("ſ", "s"), ("µ", "μ"), ("ﬀ", "ff"), ("ﬁ", "fi"), ("ﬂ", "fl"),
-                           ("ﬃ", "ffi"), ("ﬄ", "ffl"), ("ﬅ", "st"), ("ﬆ", "st")] {
+        let lowered = "lower(value\(collate))"
+        let stripped = !utf8 ? lowered : """
+            (SELECT coalesce(string_agg(CASE WHEN stripped = decomposed THEN c ELSE normalize(stripped, NFC) END, '' ORDER BY n), '')
+             FROM (SELECT c, n, normalize(c, NFD) AS decomposed, regexp_replace(normalize(c, NFD), \(marks), '', 'g') AS stripped
+                   FROM regexp_split_to_table(\(lowered), '') WITH ORDINALITY AS s(c, n)) AS characters)
+            """
+        var folded = stripped
+        for (from, to) in [("ß", "ss"), ("ẞ", "ss"), ("ŉ", "ʼn"), ("ẚ", "aʾ"), ("և", "եւ"), ("ﬀ", "ff"), ("ﬁ", "fi"), ("ﬂ", "fl"),
+                           ("ﬃ", "ffi"), ("ﬄ", "ffl"), ("ﬅ", "st"), ("ﬆ", "st"), ("ﬓ", "մն"), ("ﬔ", "մե"), ("ﬕ", "մի"), ("ﬖ", "վն"), ("ﬗ", "մխ")] {
             folded = "replace(\(folded), '\(from)', '\(to)')"
         }
-        if utf8 { folded = "normalize(\(folded), NFC)" }
+        folded = "translate(\(folded), 'ςſµϐϑϕϖϰϱϵ', 'σsμβθφπκρε')"
         let canonical = """
             CREATE OR REPLACE FUNCTION Z_DA_CANONICAL(value text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $z_da$
-            SELECT \(folded)
+            SELECT CASE WHEN octet_length(value) = char_length(value) THEN lower(value) ELSE \(folded) END
             $z_da$
             """
         return [lowercase, uppercase, canonical]

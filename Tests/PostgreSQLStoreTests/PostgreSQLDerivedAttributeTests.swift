@@ -310,4 +310,26 @@ struct PostgreSQLDerivedAttributeTests {
         try NSPersistentStoreCoordinator(managedObjectModel: newer).destroyPersistentStore(at: url, type: .postgreSQL)
         #expect(try PostgreSQLStoreTests.psql(functions, server: url) == "0", "destroying the store drops its functions")
     }
+
+    /// `lowercase:`, `uppercase:` and `canonical:` computed by the server equal Swift's `lowercased()`,
+    /// `uppercased()` and the evaluator's `[cd]` folding (which the SQLite and atomic stores use) for text in
+    /// many scripts.
+    @Test(arguments: [
+        "Tiếng Việt có dấu", "한국어 텍스트", "がぎぐげご パピプペポ", "مَرْحَبًا", "שָׁלוֹם", "हिन्दी क़लम", "ภาษาไทย",
+        "Ελληνικά ΆΈΉ ΐΰ", "ΣΑΣ σας ΟΔΟΣ.", "Русский Ёжик Й", "Ǆemal ǅ ǆ", "Ⅻ Ｆｕｌｌ ﬁne", "İstanbul ı",
+        "Åström Øre Æsir Œuvre Ð þ", "x\u{0308}\u{0301}y", "ﬀ ﬃ ß ẞ ẛ", "ŉ ǰ ΐ ϐϑϕ", "e\u{301}e\u{301}", "Ωhm Ω Å", "plain ASCII", "",
+    ])
+    func stringFunctionsMatchSwiftsInManyScripts(_ text: String) throws {
+        let url = PostgreSQLTestServer.newStoreURL()
+        let model = Self.model()
+        defer { try? NSPersistentStoreCoordinator(managedObjectModel: model).destroyPersistentStore(at: url, type: .postgreSQL) }
+        let context = Self.context(try Self.coordinator(url, model: model))
+        try context.performAndWait {
+            let shelf = Self.insert("Shelf", into: context, ["name": text])
+            try context.save()
+            #expect(shelf.value(forKey: "lowerName") as? String == text.lowercased())
+            #expect(shelf.value(forKey: "upperName") as? String == text.uppercased())
+            #expect(shelf.value(forKey: "canonicalName") as? String == text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
+        }
+    }
 }
