@@ -342,4 +342,38 @@ struct PostgreSQLDerivedAttributeTests {
             #expect(shelf.value(forKey: "canonicalName") as? String == text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
         }
     }
+
+    /// A derived attribute of a subentity, whose table its parent and a sibling share: the triggers touch its
+    /// rows only (Apple's `Z_ENT` conditions).
+    @Test func aSubentitysDerivedAttributesLeaveItsSiblingsRowsAlone() throws {
+        let container = NSEntityDescription(name: "Container")
+        let box = NSEntityDescription(name: "Box"), bag = NSEntityDescription(name: "Bag"), item = NSEntityDescription(name: "Item")
+        container.subentities = [box, bag]
+        let items = NSRelationshipDescription(name: "items", destination: item, toMany: true)
+        let holder = NSRelationshipDescription(name: "box", destination: box, toMany: false)
+        items.inverseRelationship = holder
+        holder.inverseRelationship = items
+        let count = NSDerivedAttributeDescription(), stamp = NSDerivedAttributeDescription()
+        (count.name, count.attributeType, count.derivationExpressionFormat) = ("itemCount", .integer64AttributeType, "items.@count")
+        (stamp.name, stamp.attributeType, stamp.derivationExpressionFormat) = ("stamped", .dateAttributeType, "now()")
+        container.properties = [NSAttributeDescription(name: "label", type: .string)]
+        box.properties = [items, count, stamp]
+        bag.properties = [NSAttributeDescription(name: "size", type: .integer64)]
+        item.properties = [holder]
+        let model = NSManagedObjectModel(entities: [container, box, bag, item])
+        let url = PostgreSQLTestServer.newStoreURL()
+        defer { try? NSPersistentStoreCoordinator(managedObjectModel: model).destroyPersistentStore(at: url, type: .postgreSQL) }
+        let context = Self.context(try Self.coordinator(url, model: model))
+        try context.performAndWait {
+            let boxed = Self.insert("Box", into: context, ["label": "box"])
+            Self.insert("Bag", into: context, ["label": "bag", "size": Int64(3)])
+            for _ in 0..<2 { Self.insert("Item", into: context, ["box": boxed]) }
+            try context.save()
+            #expect(Self.integer(boxed, "itemCount") == 2)
+            #expect(boxed.value(forKey: "stamped") is Date)
+        }
+        let schema = PostgreSQLStoreTests.schema(of: url)
+        #expect(try PostgreSQLStoreTests.psql("SELECT string_agg(zlabel || ':' || coalesce(zitemcount::text, '-') || ':' || (zstamped IS NOT NULL)::text, ',' ORDER BY zlabel) FROM \(schema).zcontainer")
+                == "bag:-:false,box:2:true", "the sibling's row has no count and no time")
+    }
 }
