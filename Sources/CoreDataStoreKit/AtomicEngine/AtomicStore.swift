@@ -160,11 +160,12 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
         let (doomed, order) = try doomedKeys(of: request)
         guard !order.isEmpty else { return [] }
         var undo = AtomicUndoLog()
-        _ = nullifyReferences(to: doomed, undo: &undo)
+        let rowsUpdated = nullifyReferences(to: doomed, undo: &undo)
         for key in order {
             remember(key, in: &undo)
             removeRecord(key)
         }
+        _ = recomputeDerivedValues(written: rowsUpdated, undo: &undo)
         try commit(checkingUniquenessOf: [], undo: undo)
         return order
     }
@@ -178,6 +179,7 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
         guard !selected.isEmpty else { return [] }
         var undo = AtomicUndoLog()
         assign(request.assignments, to: selected, undo: &undo)
+        _ = recomputeDerivedValues(written: Set(selected.map(\.key)), undo: &undo)
         try commit(checkingUniquenessOf: selected, undo: undo)
         return selected.map(\.key)
     }
@@ -193,6 +195,7 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
         guard !request.rows.isEmpty else { return [] }
         var undo = AtomicUndoLog()
         let keys = try insertRows(request.rows, of: entity, undo: &undo)
+        _ = recomputeDerivedValues(written: Set(keys), undo: &undo)
         try commit(checkingUniquenessOf: keys.compactMap { records[$0] }, undo: undo)
         return keys
     }
