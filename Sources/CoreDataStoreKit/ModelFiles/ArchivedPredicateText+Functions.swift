@@ -89,7 +89,7 @@ extension ArchivedPredicateText {
 
     /// Whether an archived expression prints infix (arithmetic, a set operation), so that as an operand of
     /// another infix or postfix form it needs parentheses.
-    private func isInfix(_ value: Any?) -> Bool {
+    func isInfix(_ value: Any?) -> Bool {
         guard let object = archive.object(value) else { return false }
         if object.className == "NSSetExpression" { return true }
         guard object.className == "NSFunctionExpression", let selector = archive.string(object.fields["NSSelectorName"]) else { return false }

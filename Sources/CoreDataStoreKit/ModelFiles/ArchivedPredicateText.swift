@@ -126,7 +126,10 @@ struct ArchivedPredicateText {
         case "NSKeyPathExpression":
             let path = try (archive.elements(object.fields["NSArguments"]) ?? []).map { try expression($0, depth: depth + 1) }.joined(separator: ".")
             let operand = try expression(object.fields["NSOperand"], depth: depth + 1)
-            return operand == "SELF" ? path : operand + "." + path
+            if operand == "SELF" { return path }
+            // An infix operand keeps its parentheses: `({1} UNION tags).@count`.
+            let base = isInfix(object.fields["NSOperand"]) || operand.hasPrefix("-") ? "(" + operand + ")" : operand
+            return base + "." + path
         case "NSFunctionExpression":
             return try function(object, depth: depth)
         case "NSFetchRequestExpression":
