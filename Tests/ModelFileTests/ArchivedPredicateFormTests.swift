@@ -50,10 +50,10 @@ import Testing
                                                   ("NSArguments", arguments)])
         }
 
-        mutating func member(_ path: String, of base: Value) -> Value {
+        mutating func member(_ path: String, of base: Value, className: String = "NSKeyPathExpression") -> Value {
             let specifier = object("NSKeyPathSpecifierExpression", [("NSExpressionType", .integer(10)), ("NSKeyPath", string(path))])
             let arguments = object("NSArray", [("NS.objects", .array([specifier]))])
-            return object("NSKeyPathExpression", [("NSExpressionType", .integer(4)), ("NSOperand", base),
+            return object(className, [("NSExpressionType", .integer(4)), ("NSOperand", base),
                                                   ("NSSelectorName", string("valueForKeyPath:")), ("NSArguments", arguments)])
         }
 
@@ -121,6 +121,14 @@ import Testing
             return c.comparison(c.member("@count", of: subquery), 2, c.constant(.integer(0)))
         }
         #expect(text == "SUBQUERY(pages, $p, $p.number > 1).@count > 0")
+        // The same key path held by an NSFunctionExpression (its superclass) reads the same.
+        let asFunction = try Self.rendered { c in
+            let condition = c.comparison(c.member("number", of: c.variable("p"), className: "NSFunctionExpression"), 2, c.constant(.integer(1)))
+            let subquery = c.object("NSSubqueryExpression", [("NSExpressionType", .integer(13)), ("NSExpression", c.keyPath("pages")),
+                                                             ("NSVariable", c.string("p")), ("NSSubpredicate", condition)])
+            return c.comparison(c.member("@count", of: subquery, className: "NSFunctionExpression"), 2, c.constant(.integer(0)))
+        }
+        #expect(asFunction == text)
     }
 
     @Test func ternaryAnyKeyAndSetsInApplesForm() throws {

@@ -124,12 +124,10 @@ struct ArchivedPredicateText {
         case "NSConstantValueExpression":
             return constant(object.fields["NSConstantValue"])
         case "NSKeyPathExpression":
-            let path = try (archive.elements(object.fields["NSArguments"]) ?? []).map { try expression($0, depth: depth + 1) }.joined(separator: ".")
-            let operand = try expression(object.fields["NSOperand"], depth: depth + 1)
-            if operand == "SELF" { return path }
-            // An infix operand keeps its parentheses: `({1} UNION tags).@count`.
-            let base = isInfix(object.fields["NSOperand"]) || operand.hasPrefix("-") ? "(" + operand + ")" : operand
-            return base + "." + path
+            return try keyPath(object, depth: depth)
+        case "NSFunctionExpression" where isKeyPathFunction(object):
+            // `valueForKey:`/`valueForKeyPath:` of a key path specifier is a key path, whichever class holds it.
+            return try keyPath(object, depth: depth)
         case "NSFunctionExpression":
             return try function(object, depth: depth)
         case "NSFetchRequestExpression":
@@ -164,6 +162,24 @@ struct ArchivedPredicateText {
         default:
             throw KeyedArchive.ArchiveError("unsupported expression class \(object.className)")
         }
+    }
+
+    /// A key path expression: its `NSKeyPathSpecifierExpression` arguments joined, after its operand unless
+    /// that is `SELF`.
+    private func keyPath(_ object: KeyedArchive.Object, depth: Int) throws -> String {
+        let path = try (archive.elements(object.fields["NSArguments"]) ?? []).map { try expression($0, depth: depth + 1) }.joined(separator: ".")
+        let operand = try expression(object.fields["NSOperand"], depth: depth + 1)
+        if operand == "SELF" { return path }
+        // An infix operand keeps its parentheses: `({1} UNION tags).@count`.
+        let base = isInfix(object.fields["NSOperand"]) || operand.hasPrefix("-") ? "(" + operand + ")" : operand
+        return base + "." + path
+    }
+
+    /// Whether a function expression is `valueForKey:` or `valueForKeyPath:` of one key path specifier.
+    private func isKeyPathFunction(_ object: KeyedArchive.Object) -> Bool {
+        guard let selector = archive.string(object.fields["NSSelectorName"]), selector == "valueForKey:" || selector == "valueForKeyPath:",
+              let arguments = archive.elements(object.fields["NSArguments"]), arguments.count == 1 else { return false }
+        return archive.object(arguments[0])?.className == "NSKeyPathSpecifierExpression"
     }
 
     /// `SUBQUERY(collection, $variable, predicate)`, from Apple's keys `NSExpression` (the collection),
