@@ -277,6 +277,8 @@ let predicateCases: [PredicateCase] = [
     .init("onesComplement:(0) == -1", true),
     .init("now() > CAST(0, \"NSDate\")", true),
     .init("sqrt:(16) == 4", true),
+    .init("age BETWEEN {numbers.@count, 40}", true),
+    .init("age BETWEEN {numbers.@count, count:(books)}", false),
     // Arithmetic and number literals.
     .init("age + 5 == 35", true),
     .init("age - 5 * 2 == 20", true),

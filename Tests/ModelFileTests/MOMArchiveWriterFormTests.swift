@@ -80,7 +80,7 @@ import StoreTestSupport
         "SUBQUERY(pages, $p, SUBQUERY($p.book.pages, $q, $q.number == $p.number).@count > 1).@count > 0",
         "TERNARY(number > 1, title, 'none') == 'x'", "TERNARY(title BEGINSWITH 'a', number, -1) > 0", "ANYKEY == 'x'",
         "number IN {1, 2} UNION {3}", "number IN pages.number INTERSECT {1, 2}", "number IN {1, 2, 3} MINUS {2}",
-        "number IN {1} UNION ({2} MINUS {3})", "({1, 2} UNION pages.number).@count > 1",
+        "number IN {1} UNION ({2} MINUS {3})", "number BETWEEN {1, pages.@count}", "({1, 2} UNION pages.number).@count > 1",
         "CAST(number, 'NSString') == '1'", "CAST(title, 'NSNumber') > 1", "pages[FIRST].number == 1", "pages[LAST].number == 1",
         "pages[SIZE] == 2", "pages[0].number == 1", "count:(pages) > 1", "modulus:by:(number, 2) == 0", "now() > CAST(0, 'NSDate')",
         "lowercase:(title) == 'a'", "bitwiseAnd:with:(number, 3) == 1", "sum:(pages.number) > average:(pages.number)",
