@@ -182,6 +182,8 @@ extension SQLPredicateCompiler {
         case .arithmetic(_, let a, let b): return isClosed(a) && isClosed(b)
         case .negate(let inner), .cast(let inner, _), .aggregate(_, let inner), .index(let inner, _): return isClosed(inner)
         case .evaluatedObject, .keyPath, .member, .variable, .subquery, .function, .fetch: return false
+        // Evaluated in memory: a store's SQL has no form for them (see `Docs/Decisions.md`).
+        case .builtInFunction, .ternary, .anyKey, .setOperation: return false
         }
     }
 

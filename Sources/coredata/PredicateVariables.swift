@@ -50,6 +50,16 @@ enum PredicateVariables {
         case .fetch(let request, let context, _):
             collect(request, bound: bound, into: &names)
             collect(context, bound: bound, into: &names)
+        case .anyKey: break
+        case .builtInFunction(_, let arguments):
+            for argument in arguments { collect(argument, bound: bound, into: &names) }
+        case .ternary(let predicate, let whenTrue, let whenFalse):
+            collect(predicate, bound: bound, into: &names)
+            collect(whenTrue, bound: bound, into: &names)
+            collect(whenFalse, bound: bound, into: &names)
+        case .setOperation(_, let left, let right):
+            collect(left, bound: bound, into: &names)
+            collect(right, bound: bound, into: &names)
         }
     }
 

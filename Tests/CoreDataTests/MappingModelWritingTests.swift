@@ -68,15 +68,20 @@ import Testing
         try Data("previous".utf8).write(to: url)
         let model = try Self.everyFieldModel()
         let person = try #require(model.entityMappingsByName["PersonToEmployee"])
-        person.attributeMappings?.append(Self.property("friendCount", "SUBQUERY($source.friends, $f, $f.age > 3).@count"))
-        let error = try #require(throws: NSError.self) { try model.write(to: url) }
-        #expect(error.domain == NSCocoaErrorDomain && error.code == NSFeatureUnsupportedError)
-        #expect(error.localizedDescription.contains("PersonToEmployee") && error.localizedDescription.contains("friendCount"))
-        #expect(error.localizedDescription.contains("SUBQUERY"))
-        #expect(try Data(contentsOf: url) == Data("previous".utf8))
+        // A SUBQUERY, a TERNARY and an index are archived (Foundation's keys) and read back.
+        let written = folder.appendingPathComponent("Written.cdm")
+        let forms = ["SUBQUERY($source.friends, $f, $f.age > 3).@count", "TERNARY($source.age > 18, \"adult\", \"minor\")",
+                     "$source.friends[FIRST].name"]
+        for (index, format) in forms.enumerated() { person.attributeMappings?.append(Self.property("form\(index)", format)) }
+        try model.write(to: written)
+        let read = try #require(try NSMappingModel.mappingModel(contentsOf: written).entityMappingsByName["PersonToEmployee"])
+        for (index, format) in forms.enumerated() {
+            let mapping = read.attributeMappings?.first { $0.name == "form\(index)" }
+            #expect(mapping?.valueExpression?.description == CoreData.NSExpression(format: format).description, "\(format)")
+        }
+        person.attributeMappings?.removeLast(forms.count)
 
         // A function expression built in code has no format text to archive.
-        person.attributeMappings?.removeLast()
         let built = NSPropertyMapping()
         built.name = "shout"
         built.valueExpression = CoreData.NSExpression(forFunction: "uppercase:", arguments: [CoreData.NSExpression(format: "$source.name")])

@@ -99,12 +99,11 @@ struct CompileAndGenerateTests {
         #expect(model.entitiesByName["Note"]?.attributesByName["title"]?.defaultValue as? String == "untitled")
     }
 
-    /// A model the `.mom` writer refuses fails the compile with 3328 naming the entity and the template;
-    /// nothing is written.
-    @Test func aModelTheWriterRefusesIsNotCompiled() throws {
+    /// A template with a SUBQUERY compiles, and the compiled model holds it.
+    @Test func aTemplateWithASubqueryIsCompiled() throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let source = folder.appendingPathComponent("Refused.xcdatamodel")
+        let source = folder.appendingPathComponent("Busy.xcdatamodel")
         try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
         try Data("""
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -116,11 +115,36 @@ struct CompileAndGenerateTests {
                 <fetchRequest name="Busy" entity="Tag" predicateString="SUBQUERY(children, $c, $c.name == 'a').@count &gt; 0"/>
             </model>
             """.utf8).write(to: source.appendingPathComponent("contents"))
+        let output = folder.appendingPathComponent("Busy.momd")
+        try ModelCompiler.compile(source, to: output)
+        let compiled = try NSManagedObjectModel.load(contentsOf: output)
+        #expect(compiled.fetchRequestTemplatesByName["Busy"]?.predicate?.predicateFormat == "SUBQUERY(children, $c, $c.name == \"a\").@count > 0")
+    }
+
+    /// A model the `.mom` writer refuses (a composite attribute) fails the compile with 3328 naming the entity
+    /// and the attribute; nothing is written.
+    @Test func aModelTheWriterRefusesIsNotCompiled() throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("Refused.xcdatamodel")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Tag" representedClassName="Tag" syncable="YES">
+                    <attribute name="name" optional="YES" attributeType="String"/>
+                    <attribute name="place" optional="YES" attributeType="Composite" composite="Place"/>
+                </entity>
+                <composite name="Place">
+                    <attribute name="city" optional="YES" attributeType="String"/>
+                </composite>
+            </model>
+            """.utf8).write(to: source.appendingPathComponent("contents"))
         let output = folder.appendingPathComponent("Refused.momd")
         let error = try #require(#expect(throws: NSError.self) { try ModelCompiler.compile(source, to: output) })
         #expect(error.domain == NSCocoaErrorDomain && error.code == NSFeatureUnsupportedError)
         #expect(error.userInfo[ModelFileEntityErrorKey] as? String == "Tag")
-        #expect(error.localizedDescription.contains("Busy") && error.localizedDescription.contains("SUBQUERY"), "\(error.localizedDescription)")
+        #expect(error.userInfo[ModelFilePropertyErrorKey] as? String == "place", "\(error.localizedDescription)")
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 

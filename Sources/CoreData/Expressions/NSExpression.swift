@@ -120,7 +120,12 @@ open class NSExpression: NSObject, @unchecked Sendable {
             case .keyPath: return .keyPath
             case .variable: return .variable
             case .subquery: return .subquery
-            case .member, .aggregate, .arithmetic, .negate, .cast, .index, .function, .fetch: return .function
+            case .member, .aggregate, .arithmetic, .negate, .cast, .index, .function, .fetch, .builtInFunction: return .function
+            case .ternary: return .conditional
+            case .anyKey: return .anyKey
+            case .setOperation(.union, _, _): return .unionSet
+            case .setOperation(.intersect, _, _): return .intersectSet
+            case .setOperation(.minus, _, _): return .minusSet
             }
         }
     }
@@ -146,6 +151,7 @@ open class NSExpression: NSObject, @unchecked Sendable {
     /// The function name of a function expression, else "".
     open var function: String {
         if case .operand(.function(_, let selector, _)) = form { return selector }
+        if case .operand(.builtInFunction(let name, _)) = form { return name }
         guard case .function(let name, _) = form else { return "" }
         return name
     }
@@ -153,6 +159,7 @@ open class NSExpression: NSObject, @unchecked Sendable {
     /// The arguments of a function expression, else nil.
     open var arguments: [NSExpression]? {
         if case .operand(.function(_, _, let arguments)) = form { return arguments.map { NSExpression(form: .operand($0)) } }
+        if case .operand(.builtInFunction(_, let arguments)) = form { return arguments.map { NSExpression(form: .operand($0)) } }
         guard case .function(_, let arguments) = form else { return nil }
         return arguments
     }

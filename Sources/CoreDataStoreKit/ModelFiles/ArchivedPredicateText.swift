@@ -1,16 +1,25 @@
 /// Renders archived `NSPredicate`, `NSExpression` and `NSSortDescriptor` objects of a compiled model as
 /// predicate format text (what `NSPredicate(format:)` parses back), without instantiating them.
 ///
-/// Covers comparison (every operator, modifier and option), compound, true/false predicates, and
-/// self, constant, variable, key path, function (arithmetic ones infix: `price * 2`) and aggregate expressions. Anything else throws
+/// Covers every predicate and expression class Apple archives (the keys are listed in Docs/ModelFiles.md):
+/// comparison (every operator, modifier and option; a custom selector as `FUNCTION(…) == YES`), compound,
+/// true/false predicates; self, constant, variable, key path, function (arithmetic ones infix: `price * 2`;
+/// indexes `items[0]`, `items[FIRST]`; `CAST(…)`; built-ins by name, `count:(items)`), aggregate,
+/// subquery, ternary, `ANYKEY`, set (`UNION`, `INTERSECT`, `MINUS`) and fetch request expressions. Block
+/// predicates and expressions (which Apple cannot archive), unknown classes and malformed objects throw
 /// `KeyedArchive.ArchiveError` naming the class.
 struct ArchivedPredicateText {
     let archive: KeyedArchive
+    /// Whether a built-in function prints without its last colon (`count(pages)`), the spelling of a derived
+    /// attribute's expression (`DerivationExpressionText`); otherwise Apple's (`count:(pages)`), which
+    /// the predicate parser reads.
+    var derivationSpelling = false
 
     /// The format text of the predicate a field refers to; nil for `$null`.
     func predicate(_ value: Any?, depth: Int = 0) throws -> String? {
         guard archive.resolve(value) != nil else { return nil }
-        guard depth < 64, let object = archive.object(value) else { throw KeyedArchive.ArchiveError("a predicate is not an archived object") }
+        guard depth < 64 else { throw KeyedArchive.ArchiveError("a predicate nests deeper than 64 levels (or contains itself)") }
+        guard let object = archive.object(value) else { throw KeyedArchive.ArchiveError("a predicate is not an archived object") }
         switch object.className {
         case "NSTruePredicate": return "TRUEPREDICATE"
         case "NSFalsePredicate": return "FALSEPREDICATE"
@@ -30,6 +39,15 @@ struct ArchivedPredicateText {
             }
             let left = try expression(object.fields["NSLeftExpression"], depth: depth + 1)
             let right = try expression(object.fields["NSRightExpression"], depth: depth + 1)
+            let modifier: String
+            switch archive.integer(op.fields["NSModifier"]) ?? 0 {
+            case 1: modifier = "ALL "
+            case 2: modifier = "ANY "
+            default: modifier = ""
+            }
+            if op.className == "NSCustomPredicateOperator" || archive.integer(op.fields["NSOperatorType"]) == 11 {
+                return try customSelectorComparison(op, left: left, right: right, direct: modifier.isEmpty)
+            }
             var symbol: String
             switch archive.integer(op.fields["NSOperatorType"]) ?? -1 {
             case 0: symbol = "<"
@@ -45,7 +63,11 @@ struct ArchivedPredicateText {
             case 10: symbol = "IN"
             case 99: symbol = "CONTAINS"
             case 100: symbol = "BETWEEN"
-            default: throw KeyedArchive.ArchiveError("unsupported predicate operator in \(op.className)")
+            default:
+                // 1000 (`NSTokenMatchingPredicateOperator`) and 2000 (`NSBoundedByPredicateOperator`) are
+                // Spotlight's and have no format the parser reads.
+                let type = archive.integer(op.fields["NSOperatorType"]).map(String.init) ?? "none"
+                throw KeyedArchive.ArchiveError("unsupported predicate operator \(op.className) (type \(type))")
             }
             if archive.bool(op.fields["NSNegate"]) == true, symbol == "==" { symbol = "!=" }
             let options = archive.integer(op.fields["NSOptions"]) ?? archive.integer(op.fields["NSFlags"]) ?? 0
@@ -54,25 +76,47 @@ struct ArchivedPredicateText {
             if options & 2 != 0 { flags += "d" }
             if options & 4 != 0 { flags += "n" }
             if options & 8 != 0 { flags += "l" }
-            if !flags.isEmpty { symbol += "[\(flags)]" }
-            let modifier: String
-            switch archive.integer(op.fields["NSModifier"]) ?? 0 {
-            case 1: modifier = "ALL "
-            case 2: modifier = "ANY "
-            default: modifier = ""
+            if options & 0x10 != 0 {
+                throw KeyedArchive.ArchiveError("the option [w] (word matching) of \(op.className) is not supported")
             }
+            if !flags.isEmpty { symbol += "[\(flags)]" }
             return "\(modifier)\(left) \(symbol) \(right)"
+        case "NSBlockPredicate":
+            throw KeyedArchive.ArchiveError("an NSBlockPredicate (a block, which has no archived form)")
         default:
             throw KeyedArchive.ArchiveError("unsupported predicate class \(object.className)")
         }
     }
 
+    /// A comparison with a custom selector (`NSCustomPredicateOperator`, key `NSSelectorName`), which the
+    /// format language cannot spell (Apple prints `left selector: right`, which its parser does not read):
+    /// written `FUNCTION(left, "selector:", right) == YES`, the same method called on the same values.
+    /// - Throws: for an `ANY`/`ALL` modifier (which calls the method on each element, and has no such form)
+    ///   or a missing selector.
+    private func customSelectorComparison(_ op: KeyedArchive.Object, left: String, right: String, direct: Bool) throws -> String {
+        guard let selector = archive.string(op.fields["NSSelectorName"]), !selector.isEmpty else {
+            throw KeyedArchive.ArchiveError("an NSCustomPredicateOperator has no selector name")
+        }
+        guard direct else {
+            throw KeyedArchive.ArchiveError("an NSCustomPredicateOperator (\(selector)) with an ANY or ALL modifier is not supported")
+        }
+        return "FUNCTION(\(left), \(ModelValueText.quoted(selector)), \(right)) == YES"
+    }
+
     /// The format text of an archived expression.
+    /// - Throws: `KeyedArchive.ArchiveError` naming the class for an expression with no format text (a block,
+    ///   an unknown class), a missing or wrong-typed key, or nesting deeper than 64 levels (which a cyclic
+    ///   archive reaches).
     func expression(_ value: Any?, depth: Int = 0) throws -> String {
-        guard depth < 64, let object = archive.object(value) else { throw KeyedArchive.ArchiveError("an expression is not an archived object") }
+        guard depth < 64 else { throw KeyedArchive.ArchiveError("an expression nests deeper than 64 levels (or contains itself)") }
+        guard let object = archive.object(value) else { throw KeyedArchive.ArchiveError("an expression is not an archived object") }
         switch object.className {
         case "NSSelfExpression": return "SELF"
-        case "NSVariableExpression": return "$" + (archive.string(object.fields["NSVariable"]) ?? "")
+        case "NSVariableExpression":
+            guard let name = archive.string(object.fields["NSVariable"]), !name.isEmpty else {
+                throw KeyedArchive.ArchiveError("an NSVariableExpression has no variable name")
+            }
+            return "$" + name
         case "NSKeyPathSpecifierExpression":
             // A key that is a reserved word of the format language is escaped (`#in`) so the text parses.
             let keys = (archive.string(object.fields["NSKeyPath"]) ?? "").split(separator: ".", omittingEmptySubsequences: false)
@@ -80,25 +124,12 @@ struct ArchivedPredicateText {
         case "NSConstantValueExpression":
             return constant(object.fields["NSConstantValue"])
         case "NSKeyPathExpression":
-            let path = try (archive.elements(object.fields["NSArguments"]) ?? []).map { try expression($0, depth: depth + 1) }.joined(separator: ".")
-            let operand = try expression(object.fields["NSOperand"], depth: depth + 1)
-            return operand == "SELF" ? path : operand + "." + path
+            return try keyPath(object, depth: depth)
+        case "NSFunctionExpression" where isKeyPathFunction(object):
+            // `valueForKey:`/`valueForKeyPath:` of a key path specifier is a key path, whichever class holds it.
+            return try keyPath(object, depth: depth)
         case "NSFunctionExpression":
-            let selector = archive.string(object.fields["NSSelectorName"]) ?? ""
-            let arguments = try (archive.elements(object.fields["NSArguments"]) ?? []).map { try expression($0, depth: depth + 1) }
-            if let symbol = Self.arithmeticSymbols[selector], arguments.count == 2, isBuiltIn(object) {
-                // Infix, as Apple prints it; an arithmetic argument is parenthesized so the text keeps the tree.
-                let elements = archive.elements(object.fields["NSArguments"]) ?? []
-                let operands = zip(elements, arguments).map { element, text in isArithmetic(element) ? "(" + text + ")" : text }
-                return operands.joined(separator: " \(symbol) ")
-            }
-            // A method called on a target (`$manager`, `$entityPolicy`, a value) is `FUNCTION(target, "sel:", …)`;
-            // one of the built-in functions has no meaningful target.
-            if let target = try functionTarget(object.fields["NSOperand"], selector: selector, depth: depth) {
-                return "FUNCTION(" + ([target, ModelValueText.quoted(selector)] + arguments).joined(separator: ", ") + ")"
-            }
-            let name = selector.hasSuffix(":") ? String(selector.dropLast()) : selector
-            return "\(name)(\(arguments.joined(separator: ", ")))"
+            return try function(object, depth: depth)
         case "NSFetchRequestExpression":
             let request = try expression(object.fields["NSFRExpression"], depth: depth + 1)
             let context = try expression(object.fields["NSMOCExpression"], depth: depth + 1)
@@ -107,36 +138,81 @@ struct ArchivedPredicateText {
         case "NSAggregateExpression":
             let items = try (archive.elements(object.fields["NSCollection"]) ?? []).map { try expression($0, depth: depth + 1) }
             return "{" + items.joined(separator: ", ") + "}"
+        case "NSSubqueryExpression":
+            return try subquery(object, depth: depth)
+        case "NSTernaryExpression":
+            guard let condition = try predicate(object.fields["NSPredicate"], depth: depth + 1) else {
+                throw KeyedArchive.ArchiveError("an NSTernaryExpression has no predicate")
+            }
+            let whenTrue = try expression(object.fields["NSTrueExpression"], depth: depth + 1)
+            let whenFalse = try expression(object.fields["NSFalseExpression"], depth: depth + 1)
+            return "TERNARY(\(condition), \(whenTrue), \(whenFalse))"
+        case "NSAnyKeyExpression":
+            return "ANYKEY"
+        case "NSSetExpression":
+            return try setExpression(object, depth: depth)
+        case "NSSymbolicExpression":
+            // Apple's FIRST, LAST and SIZE, which only an index (`items[FIRST]`) uses.
+            guard let token = archive.string(object.fields["NSToken"]), ["FIRST", "LAST", "SIZE"].contains(token) else {
+                throw KeyedArchive.ArchiveError("an NSSymbolicExpression has no FIRST, LAST or SIZE token")
+            }
+            return token
+        case "NSBlockExpression":
+            throw KeyedArchive.ArchiveError("an NSBlockExpression (a block, which has no archived form)")
         default:
             throw KeyedArchive.ArchiveError("unsupported expression class \(object.className)")
         }
     }
 
-    /// The format text of a function expression's target, or nil for a built-in function (one
-    /// `ExpressionFunction` knows, whose target is absent or a constant).
-    private func functionTarget(_ value: Any?, selector: String, depth: Int) throws -> String? {
-        guard let operand = archive.object(value) else { return nil }
-        if archive.string(operand.fields["NSConstantValueClassName"]) == "_NSPredicateUtilities" { return nil }
-        if ExpressionFunction.isKnown(selector), operand.className == "NSConstantValueExpression" { return nil }
-        return try expression(value, depth: depth + 1)
+    /// A key path expression: its `NSKeyPathSpecifierExpression` arguments joined, after its operand unless
+    /// that is `SELF`.
+    private func keyPath(_ object: KeyedArchive.Object, depth: Int) throws -> String {
+        let path = try (archive.elements(object.fields["NSArguments"]) ?? []).map { try expression($0, depth: depth + 1) }.joined(separator: ".")
+        let operand = try expression(object.fields["NSOperand"], depth: depth + 1)
+        if operand == "SELF" { return path }
+        // An infix operand keeps its parentheses: `({1} UNION tags).@count`.
+        let base = isInfix(object.fields["NSOperand"]) || operand.hasPrefix("-") ? "(" + operand + ")" : operand
+        return base + "." + path
     }
 
-    /// Apple's arithmetic functions and the format language's operators for them.
-    static let arithmeticSymbols = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "raise:toPower:": "**"]
-
-    /// Whether a function expression calls one of Apple's built-in functions: its operand is the constant
-    /// naming `_NSPredicateUtilities` (as Apple archives them), or absent.
-    private func isBuiltIn(_ function: KeyedArchive.Object) -> Bool {
-        guard let operand = archive.object(function.fields["NSOperand"]) else { return true }
-        return operand.className == "NSConstantValueExpression"
-            && (archive.string(operand.fields["NSConstantValueClassName"]) == "_NSPredicateUtilities"
-                || archive.resolve(operand.fields["NSConstantValue"]) == nil)
+    /// Whether a function expression is `valueForKey:` or `valueForKeyPath:` of one key path specifier.
+    private func isKeyPathFunction(_ object: KeyedArchive.Object) -> Bool {
+        guard let selector = archive.string(object.fields["NSSelectorName"]), selector == "valueForKey:" || selector == "valueForKeyPath:",
+              let arguments = archive.elements(object.fields["NSArguments"]), arguments.count == 1 else { return false }
+        return archive.object(arguments[0])?.className == "NSKeyPathSpecifierExpression"
     }
 
-    private func isArithmetic(_ value: Any?) -> Bool {
-        guard let object = archive.object(value), object.className == "NSFunctionExpression",
-              let selector = archive.string(object.fields["NSSelectorName"]) else { return false }
-        return Self.arithmeticSymbols[selector] != nil && isBuiltIn(object)
+    /// `SUBQUERY(collection, $variable, predicate)`, from Apple's keys `NSExpression` (the collection),
+    /// `NSVariable` (the variable's name; an `NSVariableExpression` is read too) and `NSSubpredicate`.
+    private func subquery(_ object: KeyedArchive.Object, depth: Int) throws -> String {
+        let collection = try expression(object.fields["NSExpression"], depth: depth + 1)
+        let variableField = object.fields["NSVariable"]
+        let name = archive.string(variableField)
+            ?? archive.object(variableField).flatMap { $0.className == "NSVariableExpression" ? archive.string($0.fields["NSVariable"]) : nil }
+        guard let name, !name.isEmpty, PredicateFormatParser.isVariableName(name) else {
+            throw KeyedArchive.ArchiveError("an NSSubqueryExpression has no variable name")
+        }
+        guard let condition = try predicate(object.fields["NSSubpredicate"], depth: depth + 1) else {
+            throw KeyedArchive.ArchiveError("an NSSubqueryExpression has no predicate")
+        }
+        return "SUBQUERY(\(collection), $\(name), \(condition))"
+    }
+
+    /// `left UNION right`, `INTERSECT`, `MINUS`: Apple's `NSSetExpression`, whose `NSExpressionType` (5, 6, 7)
+    /// says which, with `NSLeftExpression` and `NSRightExpression`.
+    private func setExpression(_ object: KeyedArchive.Object, depth: Int) throws -> String {
+        let op: String
+        switch archive.integer(object.fields["NSExpressionType"]) ?? -1 {
+        case 5: op = "UNION"
+        case 6: op = "INTERSECT"
+        case 7: op = "MINUS"
+        default: throw KeyedArchive.ArchiveError("an NSSetExpression has no set expression type (5, 6 or 7)")
+        }
+        let left = try expression(object.fields["NSLeftExpression"], depth: depth + 1)
+        let right = try expression(object.fields["NSRightExpression"], depth: depth + 1)
+        // Left-associative, as the parser reads them: a set expression on the right keeps its parentheses.
+        let rightText = archive.object(object.fields["NSRightExpression"])?.className == "NSSetExpression" ? "(" + right + ")" : right
+        return "\(left) \(op) \(rightText)"
     }
 
     /// A constant as format text: quoted strings, numbers, `CAST(…, "NSDate")`, `{…}` collections, `nil`.

@@ -268,7 +268,9 @@ enum MOMArchiveReader {
             if object.className == "NSDerivedAttributeDescription" {
                 let derived = NSDerivedAttributeDescription()
                 derived.derivationExpressionFormat = try rendering(entity, name) {
-                    try archive.resolve(fields["NSDerivationExpression"]).map { _ in try predicates.expression(fields["NSDerivationExpression"]) }
+                    try archive.resolve(fields["NSDerivationExpression"]).map { _ in
+                        try ArchivedPredicateText(archive: archive, derivationSpelling: true).expression(fields["NSDerivationExpression"])
+                    }
                 }
                 attribute = derived
             } else {

@@ -11,14 +11,20 @@
 /// `add:to:`, `from:subtract:`, `multiply:by:`, `divide:by:`, `raise:toPower:`; unary minus as `from:subtract:`
 /// of 0), `FUNCTION(target, "selector:", …)`, `FETCH(…)`, and constants of every kind that has a literal form.
 ///
-/// Refused with 3328 (no fixture shows Apple's archive of them, and the reader does not read them): `SUBQUERY`,
-/// `CAST` of a non-constant, `[FIRST]`/`[LAST]`/`[SIZE]`/`[n]`, block predicates, and object or opaque constants
+/// Also written, with the classes and keys of Foundation's `encodeWithCoder:` (Docs/ModelFiles.md lists them):
+/// `SUBQUERY` (`NSSubqueryExpression`), `TERNARY` (`NSTernaryExpression`), `ANYKEY` (`NSAnyKeyExpression`),
+/// `UNION`/`INTERSECT`/`MINUS` (`NSSetExpression`), indexes `[n]`/`[FIRST]`/`[LAST]`/`[SIZE]` (the function
+/// `objectFrom:withIndex:`, the symbolic ones as `NSSymbolicExpression`), `CAST` of a non-constant
+/// (`castObject:toType:`) and built-in functions by name (`count:(items)`, `now()`).
+///
+/// Refused with 3328: block predicates (which Apple cannot archive either), and object or opaque constants
 /// (which only arguments, never model text, produce).
 extension MOMArchiveWriter.Builder {
     /// Apple's expression types (`NSExpression.ExpressionType`), as archived under `NSExpressionType`.
     enum ExpressionType: Int64 {
-        case constantValue = 0, evaluatedObject = 1, variable = 2, keyPath = 3, function = 4, keyPathSpecifier = 10
-        case aggregate = 14, fetchRequest = 50
+        case constantValue = 0, evaluatedObject = 1, variable = 2, keyPath = 3, function = 4
+        case unionSet = 5, intersectSet = 6, minusSet = 7, keyPathSpecifier = 10, symbolic = 11
+        case subquery = 13, aggregate = 14, anyKey = 15, conditional = 20, fetchRequest = 50
     }
 
     /// The archived predicate for `format`; `fail` makes the error for what is not written.
@@ -29,6 +35,13 @@ extension MOMArchiveWriter.Builder {
             throw fail("its predicate \"\(format)\" does not parse")
         }
         return try predicate(node, refuse: { fail("its predicate \"\(format)\" \($0)") })
+    }
+
+    /// The archived predicate for a predicate made in code: its tree when it has one (a block predicate is
+    /// refused as one), else its format text.
+    mutating func predicate(_ predicate: NSPredicate, fail: (String) -> NSError) throws -> Value {
+        guard let node = predicate.parsedExpression else { return try self.predicate(format: predicate.predicateFormat, fail: fail) }
+        return try self.predicate(node, refuse: { fail("its predicate \"\(predicate.predicateFormat)\" \($0)") })
     }
 
     /// The archived predicate for a parsed tree; `refuse` makes the error for a part not written.
@@ -59,27 +72,34 @@ extension MOMArchiveWriter.Builder {
                       [("NSCompoundPredicateType", .integer(type)), ("NSSubpredicates", array(items))])
     }
 
-    /// Apple's operator class and `NSOperatorType` for each operator of the format language.
-    static func operatorClass(_ op: PredicateComparison.Operator) -> (className: String, type: Int64) {
-        switch op {
-        case .lessThan: ("NSComparisonPredicateOperator", 0)
-        case .lessThanOrEqualTo: ("NSComparisonPredicateOperator", 1)
-        case .greaterThan: ("NSComparisonPredicateOperator", 2)
-        case .greaterThanOrEqualTo: ("NSComparisonPredicateOperator", 3)
-        case .equalTo: ("NSEqualityPredicateOperator", 4)
-        case .notEqualTo: ("NSEqualityPredicateOperator", 5)
-        case .matches: ("NSMatchingPredicateOperator", 6)
-        case .like: ("NSLikePredicateOperator", 7)
-        case .beginsWith: ("NSBeginsWithPredicateOperator", 8)
-        case .endsWith: ("NSEndsWithPredicateOperator", 9)
-        case .in: ("NSInPredicateOperator", 10)
-        case .contains: ("NSInPredicateOperator", 99)
-        case .between: ("NSBetweenPredicateOperator", 100)
+    /// Apple's operator class, its superclasses and `NSOperatorType` for each operator of the format language
+    /// (`+[NSPredicateOperator _newOperatorWithType:modifier:options:]` in Foundation).
+    static func operatorClass(_ op: PredicateComparison.Operator) -> (className: String, superclasses: [String], type: Int64) {
+        let string = ["NSStringPredicateOperator", "NSPredicateOperator"]
+        return switch op {
+        case .lessThan: ("NSComparisonPredicateOperator", ["NSPredicateOperator"], 0)
+        case .lessThanOrEqualTo: ("NSComparisonPredicateOperator", ["NSPredicateOperator"], 1)
+        case .greaterThan: ("NSComparisonPredicateOperator", ["NSPredicateOperator"], 2)
+        case .greaterThanOrEqualTo: ("NSComparisonPredicateOperator", ["NSPredicateOperator"], 3)
+        case .equalTo: ("NSEqualityPredicateOperator", ["NSPredicateOperator"], 4)
+        case .notEqualTo: ("NSEqualityPredicateOperator", ["NSPredicateOperator"], 5)
+        case .matches: ("NSMatchingPredicateOperator", string, 6)
+        case .like: ("NSLikePredicateOperator", ["NSMatchingPredicateOperator"] + string, 7)
+        case .beginsWith: ("NSSubstringPredicateOperator", string, 8)
+        case .endsWith: ("NSSubstringPredicateOperator", string, 9)
+        case .in: ("NSInPredicateOperator", ["NSPredicateOperator"], 10)
+        case .contains: ("NSInPredicateOperator", ["NSPredicateOperator"], 99)
+        case .between: ("NSBetweenPredicateOperator", ["NSPredicateOperator"], 100)
         }
     }
 
+    /// A comparison: `NSComparisonPredicate` (`NSPredicateOperator`, `NSLeftExpression`, `NSRightExpression`)
+    /// whose operator has Apple's keys for its class: `NSOperatorType` and `NSModifier` for all; options under
+    /// `NSOptions` (with `NSVariant` = the type for `NSComparisonPredicateOperator`, `NSNegate` for
+    /// `NSEqualityPredicateOperator`) or under `NSFlags` (the string operators and `NSInPredicateOperator`);
+    /// `NSPosition` 0 (`BEGINSWITH`) or 1 (`ENDSWITH`) for `NSSubstringPredicateOperator`; none for `BETWEEN`.
     private mutating func comparison(_ comparison: PredicateComparison, refuse: (String) -> NSError) throws -> Value {
-        let (className, type) = Self.operatorClass(comparison.operator)
+        let (className, superclasses, type) = Self.operatorClass(comparison.operator)
         let modifier: Int64 = switch comparison.modifier {
         case .direct, .none: 0
         case .all: 1
@@ -88,12 +108,13 @@ extension MOMArchiveWriter.Builder {
         var fields: [(String, Value)] = [("NSOperatorType", .integer(type)), ("NSModifier", .integer(modifier))]
         let options = Value.integer(Int64(comparison.options.rawValue))
         switch className {
-        case "NSInPredicateOperator": fields.append(("NSFlags", options))
         case "NSComparisonPredicateOperator": fields += [("NSVariant", .integer(type)), ("NSOptions", options)]
         case "NSEqualityPredicateOperator": fields += [("NSNegate", .bool(comparison.operator == .notEqualTo)), ("NSOptions", options)]
-        default: fields.append(("NSOptions", options))
+        case "NSSubstringPredicateOperator": fields += [("NSFlags", options), ("NSPosition", .integer(type == 8 ? 0 : 1))]
+        case "NSBetweenPredicateOperator": break
+        default: fields.append(("NSFlags", options))
         }
-        let op = object(className, superclasses: ["NSPredicateOperator"], fields)
+        let op = object(className, superclasses: superclasses, fields)
         let left = try expression(comparison.lhs, refuse: refuse)
         let right = try expression(comparison.rhs, refuse: refuse)
         return object("NSComparisonPredicate", superclasses: ["NSPredicate"],
@@ -136,13 +157,51 @@ extension MOMArchiveWriter.Builder {
                 ("NSFRExpression", try expression(request, refuse: refuse)),
                 ("NSMOCExpression", try expression(context, refuse: refuse)), ("NSCountOnlyFlag", .bool(countOnly)),
             ])
-        case .subquery:
-            throw refuse("has a SUBQUERY, which the .mom writer does not write (its archived form is not known)")
-        case .cast:
-            throw refuse("has a CAST of a non-constant, which the .mom writer does not write (its archived form is not known)")
-        case .index:
-            throw refuse("has a collection index ([FIRST], [LAST], [SIZE], [n]), which the .mom writer does not write")
+        case .subquery(let collection, let variable, let predicate):
+            return object("NSSubqueryExpression", superclasses: ["NSExpression"], [
+                ("NSExpressionType", .integer(ExpressionType.subquery.rawValue)),
+                ("NSExpression", try expression(collection, refuse: refuse)), ("NSVariable", string(variable)),
+                ("NSSubpredicate", try self.predicate(predicate, refuse: refuse)),
+            ])
+        case .cast(let value, let type):
+            return try builtInFunction("castObject:toType:", [value, .constant(.string(type))], refuse: refuse)
+        case .index(let base, let index):
+            let indexValue: Value
+            switch index {
+            case .position(let position): indexValue = try constantExpression(.integer(Int64(position)), refuse: refuse)
+            case .first: indexValue = symbolicExpression("FIRST")
+            case .last: indexValue = symbolicExpression("LAST")
+            case .size: indexValue = symbolicExpression("SIZE")
+            }
+            return builtInFunction("objectFrom:withIndex:", values: [try expression(base, refuse: refuse), indexValue])
+        case .builtInFunction(let name, let arguments):
+            return try builtInFunction(name, arguments, refuse: refuse)
+        case .ternary(let condition, let whenTrue, let whenFalse):
+            return object("NSTernaryExpression", superclasses: ["NSExpression"], [
+                ("NSExpressionType", .integer(ExpressionType.conditional.rawValue)),
+                ("NSPredicate", try predicate(condition, refuse: refuse)),
+                ("NSTrueExpression", try expression(whenTrue, refuse: refuse)),
+                ("NSFalseExpression", try expression(whenFalse, refuse: refuse)),
+            ])
+        case .anyKey:
+            return object("NSAnyKeyExpression", superclasses: ["NSExpression"], [("NSExpressionType", .integer(ExpressionType.anyKey.rawValue))])
+        case .setOperation(let op, let left, let right):
+            let type: ExpressionType = switch op {
+            case .union: .unionSet
+            case .intersect: .intersectSet
+            case .minus: .minusSet
+            }
+            return object("NSSetExpression", superclasses: ["NSExpression"], [
+                ("NSExpressionType", .integer(type.rawValue)),
+                ("NSLeftExpression", try expression(left, refuse: refuse)), ("NSRightExpression", try expression(right, refuse: refuse)),
+            ])
         }
+    }
+
+    /// Apple's `NSSymbolicExpression` (key `NSToken`): `FIRST`, `LAST` or `SIZE` as an index.
+    private mutating func symbolicExpression(_ token: String) -> Value {
+        object("NSSymbolicExpression", superclasses: ["NSExpression"],
+               [("NSExpressionType", .integer(ExpressionType.symbolic.rawValue)), ("NSToken", string(token))])
     }
 
     /// Apple's function name for an arithmetic operator.
@@ -204,6 +263,11 @@ extension MOMArchiveWriter.Builder {
     /// is a constant expression naming the class `_NSPredicateUtilities`, as in the fixtures' derivation.
     mutating func builtInFunction(_ selector: String, _ arguments: [PredicateOperand], refuse: (String) -> NSError) throws -> Value {
         let values = try arguments.map { try expression($0, refuse: refuse) }
+        return builtInFunction(selector, values: values)
+    }
+
+    /// A built-in function applied to archived arguments.
+    private mutating func builtInFunction(_ selector: String, values: [Value]) -> Value {
         let utilities = object("NSConstantValueExpression", superclasses: ["NSExpression"], [
             ("NSExpressionType", .integer(ExpressionType.constantValue.rawValue)), ("NSConstantValueClassName", string("_NSPredicateUtilities")),
         ])

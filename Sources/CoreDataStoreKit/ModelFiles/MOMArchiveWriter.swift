@@ -274,7 +274,10 @@ public enum MOMArchiveWriter {
             if let info = property.userInfo, !info.isEmpty { fields.append(("NSUserInfo", try plain(info, entity: entityName, property: property.name))) }
             if !formats.isEmpty {
                 let fail = failure(entityName, property.name)
-                let predicates = try formats.map { text in try builder.predicate(format: text, fail: fail) }
+                // Predicates set in code are archived from their trees, so a block predicate is refused as one.
+                let predicates = property.validationPredicateFormats.isEmpty
+                    ? try property.validationPredicates.map { predicate in try builder.predicate(predicate, fail: fail) }
+                    : try formats.map { text in try builder.predicate(format: text, fail: fail) }
                 let warnings = property.validationPredicateFormats.isEmpty ? property.validationWarnings.map { "\($0)" }
                     : property.validationPredicateFormatWarnings
                 fields.append(("NSValidationPredicates", builder.array(predicates)))

@@ -13,17 +13,20 @@ public enum ExpressionFunction {
 
     private static let unaryNumeric: Set<String> = ["sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "abs:", "trunc:"]
     private static let binaryNumeric: Set<String> = ["add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:"]
-    private static let other: Set<String> = ["uppercase:", "lowercase:", "now", "noindex:"]
+    private static let other: Set<String> = ["uppercase:", "lowercase:", "now", "noindex:", "length:", "onesComplement:"]
+    /// Apple's bitwise functions, on whole numbers.
+    private static let bitwise: Set<String> = ["bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:", "leftshift:by:", "rightshift:by:"]
 
     /// Whether `name` is a function this library evaluates.
     public static func isKnown(_ name: String) -> Bool {
         aggregates.contains(name) || unaryNumeric.contains(name) || binaryNumeric.contains(name) || other.contains(name)
+            || bitwise.contains(name)
     }
 
     /// The number of arguments `name` takes, or nil for an unknown name.
     public static func arity(_ name: String) -> Int? {
         if name == "now" { return 0 }
-        if binaryNumeric.contains(name) { return 2 }
+        if binaryNumeric.contains(name) || bitwise.contains(name) { return 2 }
         return isKnown(name) ? 1 : nil
     }
 
@@ -44,8 +47,24 @@ public enum ExpressionFunction {
             return arguments.first.flatMap { PredicateValues.string($0) }.map { $0.uppercased() }
         case "lowercase:":
             return arguments.first.flatMap { PredicateValues.string($0) }.map { $0.lowercased() }
+        case "length:":
+            // The string's length in UTF-16 units, as `NSString.length`.
+            return arguments.first.flatMap { PredicateValues.string($0) }.map { Int64($0.utf16.count) }
+        case "onesComplement:":
+            return number(arguments.first ?? nil)?.integerValue.map { ~$0 }
         default:
             break
+        }
+        if bitwise.contains(name), arguments.count == 2 {
+            guard let a = number(arguments[0])?.integerValue, let b = number(arguments[1])?.integerValue else { return nil }
+            switch name {
+            case "bitwiseAnd:with:": return a & b
+            case "bitwiseOr:with:": return a | b
+            case "bitwiseXor:with:": return a ^ b
+            // Shifts beyond the width give 0 (or -1 for a negative number shifted right), never a trap.
+            case "leftshift:by:": return b < 0 ? nil : a << b
+            default: return b < 0 ? nil : a >> b
+            }
         }
         if unaryNumeric.contains(name) {
             guard let number = number(arguments.first ?? nil) else { return nil }

@@ -152,6 +152,37 @@ struct PredicateEvaluator {
         case .fetch(let request, let context, let countOnly):
             guard let receiver = PredicateValues.unwrap(value(context, on: object)) as? PredicateFetchContext else { return nil }
             return receiver.value(ofFetch: value(request, on: object), countOnly: countOnly)
+        case .builtInFunction(let name, let arguments):
+            return ExpressionFunction.apply(name, arguments.map { value($0, on: object) })
+        case .ternary(let predicate, let whenTrue, let whenFalse):
+            return value(evaluate(predicate, on: object) ? whenTrue : whenFalse, on: object)
+        case .anyKey:
+            return nil
+        case .setOperation(let op, let left, let right):
+            return Self.setOperation(op, value(left, on: object), value(right, on: object))
+        }
+    }
+
+    /// A set operation, as Apple's: the left side must be a collection (else nil); a nil right side leaves
+    /// the left one's elements; a right side that is not a collection gives nil. The result holds each
+    /// element once, in the order first met.
+    static func setOperation(_ op: PredicateOperand.SetOperator, _ left: Any?, _ right: Any?) -> Any? {
+        guard let leftValue = PredicateValues.unwrap(left), let leftItems = PredicateValues.elements(of: leftValue) else { return nil }
+        var rightItems: [Any?] = []
+        if let rightValue = PredicateValues.unwrap(right) {
+            guard let items = PredicateValues.elements(of: rightValue) else { return nil }
+            rightItems = items
+        }
+        func distinct(_ items: [Any?]) -> [Any?] {
+            var out: [Any?] = []
+            for item in items where !out.contains(where: { PredicateValues.equal($0, item) }) { out.append(item) }
+            return out
+        }
+        func inRight(_ item: Any?) -> Bool { rightItems.contains { PredicateValues.equal($0, item) } }
+        switch op {
+        case .union: return distinct(leftItems + rightItems)
+        case .intersect: return distinct(leftItems.filter(inRight))
+        case .minus: return distinct(leftItems.filter { !inRight($0) })
         }
     }
 

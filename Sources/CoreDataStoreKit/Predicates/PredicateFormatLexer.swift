@@ -11,6 +11,8 @@ struct PredicateFormatToken: Equatable {
         case variable(String)
         /// `@count`, `@sum`, …, as written without the `@`.
         case collectionOperator(String)
+        /// A selector name with its colons, naming a built-in function: `count:`, `modulus:by:`.
+        case functionName(String)
         /// `%@`, `%K`, `%d`, …: the conversion letter(s) after `%` and any length modifier (`@`, `K`, `d`, `f`).
         case argument(Character)
         /// Punctuation and operators: `(`, `)`, `{`, `}`, `[`, `]`, `,`, `.`, `==`, `!=`, `<`, `<=`, `>`,
@@ -32,6 +34,7 @@ struct PredicateFormatToken: Equatable {
         case .number(let n): return "number \(n)"
         case .variable(let v): return "\"$\(v)\""
         case .collectionOperator(let o): return "\"@\(o)\""
+        case .functionName(let n): return "\"\(n)\""
         case .argument(let c): return "\"%\(c)\""
         case .symbol(let s): return "\"\(s)\""
         case .end: return "end of input"
@@ -96,7 +99,9 @@ struct PredicateFormatLexer {
             PredicateFormatToken(kind: kind, offset: start)
         }
         if Self.isWordStart(c) {
-            return token(.word(word(), escaped: false))
+            let name = word()
+            guard peek() == ":" else { return token(.word(name, escaped: false)) }
+            return token(.functionName(selectorName(startingWith: name)))
         }
         if c.isASCII, c.isNumber {
             return token(.number(try number()))
@@ -156,6 +161,25 @@ struct PredicateFormatLexer {
     }
 
     /// Reads a number literal: decimal with optional fraction and exponent, or `0x`, `0o`, `0b` integers.
+    /// The rest of a selector name after its first word, at a colon: `:`, `:by:`, `:with:` (a word
+    /// after a colon belongs to the name only when a colon follows it too).
+    private mutating func selectorName(startingWith first: String) -> String {
+        var name = first
+        while peek() == ":" {
+            name.append(":")
+            i += 1
+            let mark = i
+            guard let c = peek(), Self.isWordStart(c) else { break }
+            let part = word()
+            if peek() != ":" {
+                i = mark
+                break
+            }
+            name += part
+        }
+        return name
+    }
+
     private mutating func number() throws -> String {
         let start = i
         var text = ""

@@ -79,6 +79,12 @@ struct PredicateFormatParser {
 
     private func isKeyword(_ k: String) -> Bool { keyword == k }
 
+    /// Whether the token after the current one is the symbol `s`.
+    private func nextIsSymbol(_ s: String) -> Bool {
+        guard position + 1 < tokens.count, case .symbol(let t) = tokens[position + 1].kind else { return false }
+        return t == s
+    }
+
     private func fail(_ problem: String, at token: PredicateFormatToken? = nil) -> NSError {
         PredicateFormatError.parse(format: format, offset: (token ?? current).offset, problem: problem)
     }
@@ -271,7 +277,19 @@ struct PredicateFormatParser {
     private mutating func parseExpression() throws -> Operand {
         try enter()
         defer { nesting -= 1 }
-        return try parseAdditive()
+        return try parseSetOperation()
+    }
+
+    /// `a UNION b`, `a INTERSECT b`, `a MINUS b`: the loosest-binding expressions, left-associative, as
+    /// Apple prints them (`{1, 2} UNION {3}`).
+    private mutating func parseSetOperation() throws -> Operand {
+        var lhs = try parseAdditive()
+        while let word = keyword, let op = PredicateOperand.SetOperator(rawValue: word) {
+            advance()
+            let rhs = try parseAdditive()
+            lhs = try checked(.setOperation(op, lhs.node, rhs.node), depth: max(lhs.depth, rhs.depth) + 1)
+        }
+        return lhs
     }
 
     private mutating func parseAdditive() throws -> Operand {
@@ -369,6 +387,12 @@ struct PredicateFormatParser {
         }
     }
 
+    /// Whether `name` can follow `$` as a variable: a letter or `_`, then letters, digits and `_`.
+    static func isVariableName(_ name: String) -> Bool {
+        guard let first = name.first, first == "_" || first.isLetter else { return false }
+        return name.allSatisfy { $0 == "_" || $0.isLetter || $0.isNumber }
+    }
+
     /// Adds one key to a key path: `SELF` + `name` is `name`, `items.@sum` + `price` is `items.@sum.price`.
     static func appendingKey(_ key: String, to base: PredicateOperand) -> PredicateOperand {
         switch base {
@@ -434,12 +458,25 @@ struct PredicateFormatParser {
             case "FIRST", "LAST", "SIZE":
                 advance()
                 return (.keyPath([w]), 1)
+            case "ANYKEY":
+                advance()
+                return (.anyKey, 1)
+            case "TERNARY" where nextIsSymbol("("):
+                advance()
+                return try parseTernary()
             case let upper where Self.reservedWords.contains(upper):
                 throw fail("expected an expression, found reserved word \(token.display) (write #\(w) for a key)")
             default:
                 advance()
+                // `now()`: a built-in function without arguments, by its name.
+                if isSymbol("(") { return try parseBuiltInFunction(name: w, token: token) }
                 return (.keyPath([w]), 1)
             }
+        case .functionName(let name):
+            // `count:(items)`, `modulus:by:(a, b)`: a built-in function, by its selector.
+            advance()
+            guard isSymbol("(") else { throw fail("expected \"(\" after the function name \(token.display)") }
+            return try parseBuiltInFunction(name: name, token: token)
         case .symbol("("):
             advance()
             let inner = try parseExpression()
@@ -505,6 +542,40 @@ struct PredicateFormatParser {
             return (.constant(PredicateConstant(argument: folded)), 1)
         }
         return try checked(.cast(value.node, type: type), depth: value.depth + 1)
+    }
+
+    /// The arguments of a built-in function called by name, from its opening parenthesis: `(a, b)`, `()`.
+    /// The number of arguments must be the number of colons in the name (`now` takes none).
+    private mutating func parseBuiltInFunction(name: String, token: PredicateFormatToken) throws -> Operand {
+        try expectSymbol("(", "after the function name")
+        var arguments: [Operand] = []
+        if !isSymbol(")") {
+            arguments.append(try parseExpression())
+            while isSymbol(",") {
+                advance()
+                arguments.append(try parseExpression())
+            }
+        }
+        try expectSymbol(")", "to close the arguments of \(name)")
+        let expected = name.filter { $0 == ":" }.count
+        guard arguments.count == expected else {
+            throw fail("the function \(name) takes \(expected) argument\(expected == 1 ? "" : "s"), not \(arguments.count)", at: token)
+        }
+        let depth = arguments.map(\.depth).max() ?? 0
+        return try checked(.builtInFunction(name: name, arguments: arguments.map(\.node)), depth: depth + 1)
+    }
+
+    /// `TERNARY(predicate, whenTrue, whenFalse)`, from its opening parenthesis.
+    private mutating func parseTernary() throws -> Operand {
+        try expectSymbol("(", "after TERNARY")
+        let predicate = try parseOr()
+        try expectSymbol(",", "after the TERNARY predicate")
+        let whenTrue = try parseExpression()
+        try expectSymbol(",", "after the TERNARY true expression")
+        let whenFalse = try parseExpression()
+        try expectSymbol(")", "to close TERNARY")
+        let node = PredicateOperand.ternary(predicate.node, whenTrue.node, whenFalse.node)
+        return try checked(node, depth: max(predicate.depth, whenTrue.depth, whenFalse.depth) + 1)
     }
 
     /// `FUNCTION(target, "selector:", arguments…)`.

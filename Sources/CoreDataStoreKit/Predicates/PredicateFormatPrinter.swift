@@ -86,19 +86,32 @@ extension PredicateOperand {
             return "FUNCTION(" + ([target.format, PredicateConstant.quote(selector)] + arguments.map(\.format)).joined(separator: ", ") + ")"
         case .fetch(let request, let context, let countOnly):
             return "FETCH(" + request.format + ", " + context.format + ", " + (countOnly ? "YES" : "NO") + ")"
+        case .builtInFunction(let name, let arguments):
+            // Apple's spelling: the selector, colons included, then the arguments (`count:(items)`, `now()`).
+            let escape = PredicateFormatParser.reservedWords.contains(name.uppercased()) ? "#" : ""
+            return escape + name + "(" + arguments.map(\.format).joined(separator: ", ") + ")"
+        case .ternary(let predicate, let whenTrue, let whenFalse):
+            return "TERNARY(" + predicate.format + ", " + whenTrue.format + ", " + whenFalse.format + ")"
+        case .anyKey:
+            return "ANYKEY"
+        case .setOperation(let op, let left, let right):
+            // Left-associative: only a set operation on the right needs parentheses to keep the tree.
+            let rightText: String
+            if case .setOperation = right { rightText = "(" + right.format + ")" } else { rightText = right.format }
+            return left.format + " " + op.rawValue + " " + rightText
         }
     }
 
     private var formatAsArithmeticOperand: String {
         switch self {
-        case .arithmetic: return "(" + format + ")"
+        case .arithmetic, .setOperation: return "(" + format + ")"
         default: return format
         }
     }
 
     private var formatAsPostfixBase: String {
         switch self {
-        case .arithmetic, .negate: return "(" + format + ")"
+        case .arithmetic, .negate, .setOperation: return "(" + format + ")"
         case .constant(let c) where c.format.hasPrefix("-"): return "(" + format + ")"
         default: return format
         }

@@ -103,7 +103,19 @@ struct PredicateKeyValidator {
         case .function(let target, _, let arguments):
             for item in [target] + arguments { _ = try scope(of: item, root: root) }
             return .unknown
-        case .fetch:
+        case .fetch, .anyKey:
+            return .unknown
+        case .builtInFunction(_, let arguments):
+            for item in arguments { _ = try scope(of: item, root: root) }
+            return .unknown
+        case .ternary(let predicate, let whenTrue, let whenFalse):
+            try check(predicate, root: root)
+            _ = try scope(of: whenTrue, root: root)
+            _ = try scope(of: whenFalse, root: root)
+            return .unknown
+        case .setOperation(_, let left, let right):
+            _ = try scope(of: left, root: root)
+            _ = try scope(of: right, root: root)
             return .unknown
         }
     }

@@ -39,6 +39,30 @@ public indirect enum PredicateOperand: Hashable, Sendable {
     /// `FETCH(request, context, countOnly)`: the objects (or their count) a fetch request gives in a
     /// context, evaluated by a context that adopts ``PredicateFetchContext``; nil otherwise.
     case fetch(request: PredicateOperand, context: PredicateOperand, countOnly: Bool)
+    /// One of Apple's built-in functions called by name, as Apple prints them: `count:(items)`,
+    /// `modulus:by:(a, b)`, `now()` (Apple's `NSExpression(forFunction:arguments:)`). Evaluated by
+    /// ``ExpressionFunction``; a name it does not know gives nil.
+    case builtInFunction(name: String, arguments: [PredicateOperand])
+    /// `TERNARY(predicate, whenTrue, whenFalse)`: `whenTrue` when the predicate holds for the evaluated
+    /// object, else `whenFalse` (Apple's `NSExpression(forConditional:trueExpression:falseExpression:)`).
+    case ternary(PredicateNode, PredicateOperand, PredicateOperand)
+    /// `ANYKEY`: any key of the object (Apple's `NSExpression.expressionForAnyKey()`), meaningful only in
+    /// Spotlight queries; it evaluates to nil here, as no key is chosen.
+    case anyKey
+    /// `a UNION b`, `a INTERSECT b`, `a MINUS b`: set operations on two collections (Apple's
+    /// `NSExpression(forUnionSet:with:)` and its siblings). The result is the distinct elements, in the order
+    /// first met; nil when the left side is not a collection.
+    case setOperation(SetOperator, PredicateOperand, PredicateOperand)
+
+    /// The set operations of ``setOperation(_:_:_:)``, spelled as the format language writes them.
+    public enum SetOperator: String, Hashable, Sendable, CaseIterable {
+        /// `UNION`: the elements of either side.
+        case union = "UNION"
+        /// `INTERSECT`: the elements of the left side that the right side has.
+        case intersect = "INTERSECT"
+        /// `MINUS`: the elements of the left side that the right side lacks.
+        case minus = "MINUS"
+    }
 
     /// Collection operators.
     public enum Aggregate: String, Hashable, Sendable, CaseIterable {

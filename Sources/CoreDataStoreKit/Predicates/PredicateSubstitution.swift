@@ -56,6 +56,14 @@ extension PredicateOperand {
                              arguments: arguments.map { $0.substituting(variables) })
         case .fetch(let request, let context, let countOnly):
             return .fetch(request: request.substituting(variables), context: context.substituting(variables), countOnly: countOnly)
+        case .builtInFunction(let name, let arguments):
+            return .builtInFunction(name: name, arguments: arguments.map { $0.substituting(variables) })
+        case .ternary(let predicate, let whenTrue, let whenFalse):
+            return .ternary(predicate.substituting(variables), whenTrue.substituting(variables), whenFalse.substituting(variables))
+        case .anyKey:
+            return self
+        case .setOperation(let op, let left, let right):
+            return .setOperation(op, left.substituting(variables), right.substituting(variables))
         }
     }
 }
