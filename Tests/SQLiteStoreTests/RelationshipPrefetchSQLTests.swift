@@ -147,6 +147,25 @@ import StoreTestSupport
         }
     }
 
+    @Test func theFaultsOfAToManyReadBeforeGetTheirRows() throws {
+        let directory = TemporaryDirectory(prefix: "prefetch-sql")
+        let url = directory.file("store.sqlite")
+        let context = try Self.library(at: url, authors: 20, booksEach: 3)
+        let statements = Statements()
+        let observation = SQLDebugLog.addObserver { statements.append($0) }
+        defer { SQLDebugLog.removeObserver(observation) }
+        try context.performAndWait {
+            let first = try context.fetch(Self.authors(prefetching: []))
+            let faults = first.flatMap { ($0.value(forKey: "books") as? Set<NSManagedObject>) ?? [] }
+            #expect(faults.count == 60 && faults.allSatisfy(\.isFault), "books read through the relationship are faults")
+            let (authors, fetchSQL) = try statements.selects(on: url) { try context.fetch(Self.authors(prefetching: ["books"])) }
+            #expect(fetchSQL.count == 2 && fetchSQL.last?.contains("t0.Z_PK IN (") == true,
+                    "the relationships are held, so only the books' rows are read, in one query: \(fetchSQL)")
+            let (books, readSQL) = statements.selects(on: url) { Self.readEverything(authors) }
+            #expect(books == 60 && readSQL.isEmpty, "reading the books runs no statement: \(readSQL)")
+        }
+    }
+
     @Test func manyObjectsAreReadInChunksOfOneQueryEach() throws {
         let directory = TemporaryDirectory(prefix: "prefetch-sql")
         let url = directory.file("store.sqlite")

@@ -12,7 +12,8 @@
 ///   so the fetched objects themselves stay faults.
 /// - Nothing the context holds is overwritten: objects with unsaved changes keep their values, and a
 ///   relationship the context already holds (a to-many read or changed before, a destination already filled)
-///   is kept as it is; the next step goes on from it.
+///   is kept as it is; the next step goes on from it. Destinations of such a to-many that are faults without
+///   their rows get them with one more store request (`rows(for:in:)`) for the step.
 /// - Objects fetched without their rows are prefetched from once their rows are read: the objects of a batch
 ///   (`fetchBatchSize`) when their batch fills (a store error then leaves their relationships to fault in one by
 ///   one, since a property access cannot throw); objects of a fetch with `includesPropertyValues = false` never.
@@ -91,7 +92,27 @@ extension NSManagedObjectContext {
                 }
             }
         }
+        try readRows(of: reached.objects, plan: plan)
         return reached.objects
+    }
+
+    /// Reads, with one `rows(for:)` per store, the rows of the reached objects that have none in hand (the
+    /// destinations of a to-many the context read before, which it made as faults), so that they too hold their
+    /// values and the next step can go on from them.
+    private func readRows(of reached: [NSManagedObject], plan: RelationshipPrefetchPlan) throws {
+        var unread: [(store: NSPersistentStore, keys: [ObjectKey])] = []
+        for object in reached where !object.holdsItsRow && !object.deleted {
+            guard let id = object.assignedID, !id.isTemporaryID, let key = id.key,
+                  let store = persistentStoreCoordinator?.store(for: id) else { continue }
+            if let index = unread.firstIndex(where: { $0.store === store }) { unread[index].keys.append(key) } else { unread.append((store, [key])) }
+        }
+        guard let coordinator = persistentStoreCoordinator else { return }
+        for (store, keys) in unread {
+            var memo = MaterializationMemo(store: store, fallback: nil)
+            for row in try coordinator.rows(for: keys, in: store) {
+                _ = materialize(row: row, refresh: plan.refreshes, asFault: plan.asFaults, memo: &memo)
+            }
+        }
     }
 
     /// What the context holds of a source's relationship, before any store request.
