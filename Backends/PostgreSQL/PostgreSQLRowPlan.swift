@@ -41,12 +41,21 @@ final class PostgreSQLRowPlan {
     let insertSQL: String
     /// Fields by slot, for updates.
     let fieldBySlot: [Int: Field]
+    /// Whether each slot holds a derived attribute, which the store's triggers write, never a save.
+    private let derivedSlots: [Bool]
+    /// Whether the entity has derived attributes.
+    let hasDerivedAttributes: Bool
+
+    /// Whether `slot` holds a derived attribute.
+    func isDerivedSlot(_ slot: Int) -> Bool { slot < derivedSlots.count && derivedSlots[slot] }
 
     init(entity: NSEntityDescription, table: SQLSchema.Table) {
         self.entity = entity
         self.table = table
         let layout = entity.layout
         slotCount = layout.slotCount
+        derivedSlots = layout.allProperties.map { $0 is NSDerivedAttributeDescription }
+        hasDerivedAttributes = derivedSlots.contains(true)
         var fields: [Field] = []
         for slot in layout.storedSlots {
             let property = layout.allProperties[slot]
@@ -129,11 +138,13 @@ final class PostgreSQLRowPlan {
         }
     }
 
-    /// The parameters of a new row: `Z_PK`, `Z_ENT`, `Z_OPT` 1, then every field's.
+    /// The parameters of a new row: `Z_PK`, `Z_ENT`, `Z_OPT` 1, then every field's; a derived attribute's is
+    /// NULL (its triggers set it).
     func insertParameters(for row: StoreRow) throws -> [String?] {
         var parameters: [String?] = [String(row.key.primaryKey), String(row.key.entityNumber), "1"]
         for field in fields {
-            parameters += try self.parameters(for: field, value: field.slot < row.values.count ? row.values[field.slot] : nil)
+            let value = field.slot < row.values.count && !isDerivedSlot(field.slot) ? row.values[field.slot] : nil
+            parameters += try self.parameters(for: field, value: value)
         }
         return parameters
     }

@@ -60,6 +60,10 @@ extension PostgreSQLStore {
                 try createTables(metadata: metadata)
                 try copyRows(plan)
                 try replace(old, tables: tables, with: new)
+                // Created once the rows are in their final schema, then every derived value computed from them
+                // (as Apple's migration runs its triggers' data statements).
+                try connection.execute("SET LOCAL search_path = \(old)")
+                try installDerivedAttributeTriggers(refreshing: true)
                 return metadata
             }
         } catch let error as PostgreSQLError {

@@ -37,6 +37,8 @@ extension PostgreSQLStore {
     /// The body of a save, inside its transaction: the result, and the new metadata when the save wrote some.
     private func write(_ changes: StoreChangeSet) throws -> (StoreSaveResult, [String: Any]?) {
         var conflicts: [StoreVersionConflict.Conflict] = []
+        let computesDerivedValues = !derivedTriggers.triggers.isEmpty
+        if computesDerivedValues { try beginRecordingDerivedChanges() }
         // Deletions first, then the constrained values that updates change are cleared, so values can move
         // between rows within one save; a real duplicate still fails when the new values are written.
         for deletion in changes.deleted.sorted(by: { ($0.key.entityNumber, $0.key.primaryKey) < ($1.key.entityNumber, $1.key.primaryKey) }) {
@@ -60,8 +62,10 @@ extension PostgreSQLStore {
         }
         guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
         var versions: [ObjectKey: Int64] = [:]
-        for update in updates {
+        for var update in updates {
             guard let plan = plan(for: update.row.key.entityNumber) else { continue }
+            // Derived values are the triggers' to write: an object's copy may be stale.
+            if plan.hasDerivedAttributes { update.changedSlots = update.changedSlots.filter { !plan.isDerivedSlot($0) } }
             if let version = try apply(update, plan: plan) {
                 if update.expectedVersion == nil { versions[update.row.key] = version }
             } else {
@@ -76,6 +80,7 @@ extension PostgreSQLStore {
             try connection.query(plan.insertSQL, try plan.insertParameters(for: row))
         }
         for change in changes.toManyChanges { try applyToMany(change) }
+        let derivedValues = computesDerivedValues ? try readDerivedChanges() : [:]
         var newMetadata: [String: Any]?
         if let replacement = changes.metadata {
             var metadata = ModelCompatibility.keepingModelKeys(of: self.metadata, in: replacement)
@@ -85,7 +90,7 @@ extension PostgreSQLStore {
             newMetadata = metadata
         }
         try announce(changes)
-        return (StoreSaveResult(versions: versions), newMetadata)
+        return (StoreSaveResult(versions: versions, derivedValues: derivedValues), newMetadata)
     }
 
     /// Writes the changed slots of one row and raises `Z_OPT`; the new version, or nil when the row is gone

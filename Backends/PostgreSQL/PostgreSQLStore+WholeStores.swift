@@ -48,7 +48,8 @@ extension PostgreSQLStore: StoreReplacing {
 
     /// Drops a store in `schema`, inside the caller's transaction: the whole schema when it is not `public`; in
     /// `public`, Core Data's tables (`Z_METADATA`, `Z_PRIMARYKEY`, `Z_MODELCACHE`), every table with `Z_PK`,
-    /// `Z_ENT` and `Z_OPT` columns and every table named like a join table (`Z_<number>…`), and nothing else.
+    /// `Z_ENT` and `Z_OPT` columns, every table named like a join table (`Z_<number>…`) and the derived
+    /// attributes' `z_da_…` functions, and nothing else.
     static func dropStore(in schema: String, on connection: PostgreSQLConnection) throws {
         if schema != "public" {
             try connection.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
@@ -63,6 +64,14 @@ extension PostgreSQLStore: StoreReplacing {
         for row in 0..<tables.rowCount {
             guard let name = tables.text(row, 0) else { continue }
             try connection.execute("DROP TABLE IF EXISTS public.\(quotedName(name)) CASCADE")
+        }
+        let functions = try connection.query("""
+            SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            WHERE n.nspname = 'public' AND lower(p.proname) LIKE 'z\\_da\\_%'
+            """)
+        for row in 0..<functions.rowCount {
+            guard let function = functions.text(row, 0) else { continue }
+            try connection.execute("DROP FUNCTION IF EXISTS \(function) CASCADE")
         }
     }
 

@@ -19,7 +19,10 @@ import CoreDataStoreKit
 /// - A store saved with another model is migrated in one transaction when the options ask for it
 ///   (`PostgreSQLStore+Migration.swift`): a failure leaves it as it was.
 /// - Values are always parameters; identifiers come from the model (see `SQLSchema.quote`).
-public final class PostgreSQLStore: PersistentStoreBackend, BatchUpdating, BatchInserting, LightweightMigrating {
+/// - Derived attributes are computed by the server, with Apple's `Z_DA_…` triggers as PL/pgSQL functions
+///   (`PostgreSQLStore+DerivedAttributes.swift`), for every writer of the store; a save returns the values its
+///   triggers changed.
+public final class PostgreSQLStore: PersistentStoreBackend, BatchUpdating, BatchInserting, LightweightMigrating, DerivedAttributeComputing {
     /// The store type name the coordinator registers (`NSPersistentStore.StoreType.postgreSQL`).
     public static let storeType = NSPostgreSQLStoreType
 
@@ -36,6 +39,8 @@ public final class PostgreSQLStore: PersistentStoreBackend, BatchUpdating, Batch
     let dialect = PostgreSQLDialect()
     let connection: PostgreSQLConnection
     let isReadOnly: Bool
+    /// The `Z_DA_…` triggers of the model's derived attributes (none when it has none).
+    let derivedTriggers: PostgreSQLDerivedAttributeTriggers
     /// Per concrete entity: how its rows are read and written.
     var plans: [Int32: PostgreSQLRowPlan] = [:]
     /// Tells this store's own save announcements from those of other connections.
@@ -51,6 +56,8 @@ public final class PostgreSQLStore: PersistentStoreBackend, BatchUpdating, Batch
         model = request.model
         isReadOnly = request.isReadOnly
         schema = SQLSchema(model: request.model, entities: request.entities, dialect: dialect)
+        derivedTriggers = try PostgreSQLDerivedAttributeTriggers(schema: schema, entities: request.entities, schemaName: location.schema,
+                                                                 dialect: dialect)
         do {
             connection = try PostgreSQLConnection(parameters: location.connectionParameters, displayName: location.displayName)
         } catch let error as PostgreSQLError {
@@ -61,6 +68,7 @@ public final class PostgreSQLStore: PersistentStoreBackend, BatchUpdating, Batch
         }
         metadata = [:]
         metadata = try openOrCreate(request)
+        try addMissingDerivedAttributeTriggers()
         try run("listen for remote changes", writes: false) { try listenIfAsked(request.options) }
     }
 
@@ -122,6 +130,7 @@ public final class PostgreSQLStore: PersistentStoreBackend, BatchUpdating, Batch
         try connection.transaction {
             try connection.execute("CREATE SCHEMA IF NOT EXISTS \(location.schema)")
             try createTables(metadata: metadata)
+            try installDerivedAttributeTriggers(refreshing: false)
         }
     }
 

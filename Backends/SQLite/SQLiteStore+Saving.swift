@@ -17,97 +17,136 @@ extension SQLiteStore {
     /// transaction is rolled back and `StoreVersionConflict` lists every stale row. Only the changed slots
     /// are written. Inserted rows get `Z_OPT` 1, updated rows one more than they had; only the versions of
     /// unchecked updates are reported.
+    ///
+    /// The phases, in order: deletions, then the constrained values that updates change are cleared (values
+    /// can move between rows within one save, a swap or the value of a deleted object, as in the atomic
+    /// stores; a real duplicate still fails when the new values are written), updates, inserts, to-many
+    /// changes, the derived values the triggers wrote, history, metadata; then the commit, or the rollback
+    /// when any phase throws.
     /// - Throws: `StoreVersionConflict`; 134030 for a read-only store; 133021 when a uniqueness constraint
     ///   fails; 259 when a stored `Z_OPT` is damaged; 134180 for other SQLite errors.
     public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         try checkWritable()
         guard !changes.isEmpty else { return StoreSaveResult() }
-        var newMetadata: [String: Any]?
-        var derivedValues: [ObjectKey: [String: Any?]] = [:]
-        let versions: [ObjectKey: Int64] = try connection.transaction {
+        let (result, newMetadata) = try connection.transaction {
             connection.derivedChanges.removeAll()
-            var versions: [ObjectKey: Int64] = [:]
-            var conflicts: [StoreVersionConflict.Conflict] = []
-            var lastUpdate: PreparedUpdate?
-            // Deletions first, then the constrained values that updates change are cleared: values can move
-            // between rows within one save (a swap, or the value of a deleted object), as in the atomic stores;
-            // a real duplicate still fails when the new values are written.
-            for deletion in changes.deleted {
-                guard let plan = plan(for: deletion.key.entityNumber) else { continue }
-                var bindings: [SQLValue] = [.integer(deletion.key.primaryKey)]
-                var sql = "DELETE FROM \(q(plan.table.name)) WHERE Z_PK = ?1"
-                if let expected = deletion.expectedVersion {
-                    sql += " AND Z_OPT = ?2"
-                    bindings.append(.integer(expected))
-                }
-                if try connection.run(sql, bindings) == 0, let expected = deletion.expectedVersion,
-                   let current = try rows(for: [deletion.key]).first {
-                    conflicts.append(.init(key: deletion.key, expectedVersion: expected, current: current))
-                    continue
-                }
-                try deleteJoinRows(of: deletion.key, entity: plan.entity)
-            }
+            let deletionConflicts = try applyDeletions(changes.deleted)
             // A stale row found while clearing is a conflict now: writing the other rows' values first could
             // only fail on the unique index instead of reporting it.
-            for stale in try clearConstrainedValues(of: changes.updated) {
-                conflicts.append(.init(key: stale.row.key, expectedVersion: stale.expectedVersion ?? 0, current: try rows(for: [stale.row.key]).first))
-            }
-            guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
-            for var update in changes.updated {
-                guard let plan = plan(for: update.row.key.entityNumber) else { continue }
-                // Derived values are the triggers' to write: an object's copy may be stale.
-                if plan.hasDerivedAttributes { update.changedSlots = update.changedSlots.filter { !plan.isDerivedSlot($0) } }
-                if let version = try applyUpdate(update, plan: plan, last: &lastUpdate) {
-                    if update.expectedVersion == nil { versions[update.row.key] = version }
-                } else {
-                    // Stale, or gone: a row that is gone conflicts even without a version check.
-                    conflicts.append(.init(key: update.row.key, expectedVersion: update.expectedVersion ?? 0,
-                                           current: try rows(for: [update.row.key]).first))
-                }
-            }
-            guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
-            // Inserts mostly come in runs of one entity, which reuse its plan and statement without lookups.
-            var lastInsert: (number: Int32, plan: SQLiteRowPlan, statement: SQLiteStatement)?
-            for row in changes.inserted {
-                let plan: SQLiteRowPlan, statement: SQLiteStatement
-                if let lastInsert, lastInsert.number == row.key.entityNumber {
-                    (plan, statement) = (lastInsert.plan, lastInsert.statement)
-                } else {
-                    guard let found = self.plan(for: row.key.entityNumber) else {
-                        throw CoreDataError.saveFailed("entity number \(row.key.entityNumber) is not in this store")
-                    }
-                    (plan, statement) = (found, try connection.statement(found.insertSQL))
-                    lastInsert = (row.key.entityNumber, plan, statement)
-                }
-                defer { statement.reset() }
-                statement.bind(row.key.primaryKey, at: 1)
-                statement.bind(plan.storedEntityNumber, at: 2)
-                statement.bind(1, at: 3)
-                var index: Int32 = 4
-                for field in plan.fields {
-                    let value = field.slot < row.values.count && !plan.isDerivedSlot(field.slot) ? row.values[field.slot] : nil
-                    index = try plan.bind(field, value: value, to: statement, at: index)
-                }
-                do {
-                    while try statement.step() {}
-                } catch let error as NSError {
-                    throw Self.constraintError(error)
-                }
-            }
+            let clearingConflicts = try clearConstrainedValues(of: changes.updated)
+            try throwIfAny(deletionConflicts + clearingConflicts)
+            let versions = try applyUpdates(changes.updated)
+            try insertRows(changes.inserted)
             for change in changes.toManyChanges { try applyToMany(change) }
-            derivedValues = try readDerivedChanges()
+            let derivedValues = try readDerivedChanges()
             try recordHistory(of: changes)
-            if let replacement = changes.metadata {
-                var metadata = ModelCompatibility.keepingModelKeys(of: self.metadata, in: replacement)
-                metadata[NSStoreTypeKey] = NSSQLiteStoreType
-                metadata[NSStoreUUIDKey] = self.metadata[NSStoreUUIDKey]
-                try writeMetadata(metadata)
-                newMetadata = metadata
-            }
-            return versions
+            let newMetadata = try writeReplacementMetadata(changes.metadata)
+            return (StoreSaveResult(versions: versions, derivedValues: derivedValues), newMetadata)
         }
         if let newMetadata { metadata = newMetadata }
-        return StoreSaveResult(versions: versions, derivedValues: derivedValues)
+        return result
+    }
+
+    /// Throws `StoreVersionConflict` listing `conflicts` when there are any.
+    private func throwIfAny(_ conflicts: [StoreVersionConflict.Conflict]) throws {
+        guard conflicts.isEmpty else { throw StoreVersionConflict(conflicts: conflicts) }
+    }
+
+    /// The conflict of a row that is stale or gone, with the row as it is now (nil when gone).
+    private func conflict(_ key: ObjectKey, expectedVersion: Int64?) throws -> StoreVersionConflict.Conflict {
+        .init(key: key, expectedVersion: expectedVersion ?? 0, current: try rows(for: [key]).first)
+    }
+
+    /// Deletes the rows (with their join-table rows); a row whose `Z_OPT` is not the expected version is left
+    /// and returned as a conflict. A row already gone is no conflict: it is deleted either way.
+    private func applyDeletions(_ deletions: [StoreRowDeletion]) throws -> [StoreVersionConflict.Conflict] {
+        var conflicts: [StoreVersionConflict.Conflict] = []
+        for deletion in deletions {
+            guard let plan = plan(for: deletion.key.entityNumber) else { continue }
+            var bindings: [SQLValue] = [.integer(deletion.key.primaryKey)]
+            var sql = "DELETE FROM \(q(plan.table.name)) WHERE Z_PK = ?1"
+            if let expected = deletion.expectedVersion {
+                sql += " AND Z_OPT = ?2"
+                bindings.append(.integer(expected))
+            }
+            if try connection.run(sql, bindings) == 0, let expected = deletion.expectedVersion,
+               let current = try rows(for: [deletion.key]).first {
+                conflicts.append(.init(key: deletion.key, expectedVersion: expected, current: current))
+                continue
+            }
+            try deleteJoinRows(of: deletion.key, entity: plan.entity)
+        }
+        return conflicts
+    }
+
+    /// Writes the updates' changed slots (never a derived attribute's: the triggers write those, and an
+    /// object's copy may be stale), and returns the new versions of the unchecked updates.
+    /// - Throws: `StoreVersionConflict` listing every update whose row is stale or gone (a row that is gone
+    ///   conflicts even without a version check).
+    private func applyUpdates(_ updates: [StoreRowUpdate]) throws -> [ObjectKey: Int64] {
+        var versions: [ObjectKey: Int64] = [:]
+        var conflicts: [StoreVersionConflict.Conflict] = []
+        var lastUpdate: PreparedUpdate?
+        for var update in updates {
+            guard let plan = plan(for: update.row.key.entityNumber) else { continue }
+            if plan.hasDerivedAttributes { update.changedSlots = update.changedSlots.filter { !plan.isDerivedSlot($0) } }
+            if let version = try applyUpdate(update, plan: plan, last: &lastUpdate) {
+                if update.expectedVersion == nil { versions[update.row.key] = version }
+            } else {
+                conflicts.append(try conflict(update.row.key, expectedVersion: update.expectedVersion))
+            }
+        }
+        try throwIfAny(conflicts)
+        return versions
+    }
+
+    /// Inserts the rows with `Z_OPT` 1, leaving derived attributes to the triggers. Inserts mostly come in runs
+    /// of one entity, which reuse its plan and statement without lookups.
+    /// - Throws: 133021 when a uniqueness constraint fails; 134030 for a row of an entity not in this store.
+    private func insertRows(_ rows: [StoreRow]) throws {
+        var lastInsert: (number: Int32, plan: SQLiteRowPlan, statement: SQLiteStatement)?
+        for row in rows {
+            let plan: SQLiteRowPlan, statement: SQLiteStatement
+            if let lastInsert, lastInsert.number == row.key.entityNumber {
+                (plan, statement) = (lastInsert.plan, lastInsert.statement)
+            } else {
+                guard let found = self.plan(for: row.key.entityNumber) else {
+                    throw CoreDataError.saveFailed("entity number \(row.key.entityNumber) is not in this store")
+                }
+                (plan, statement) = (found, try connection.statement(found.insertSQL))
+                lastInsert = (row.key.entityNumber, plan, statement)
+            }
+            try insertRow(row, plan: plan, statement: statement)
+        }
+    }
+
+    /// Binds one row's key, entity, version and values to the plan's INSERT statement and runs it.
+    private func insertRow(_ row: StoreRow, plan: SQLiteRowPlan, statement: SQLiteStatement) throws {
+        defer { statement.reset() }
+        statement.bind(row.key.primaryKey, at: 1)
+        statement.bind(plan.storedEntityNumber, at: 2)
+        statement.bind(1, at: 3)
+        var index: Int32 = 4
+        for field in plan.fields {
+            let value = field.slot < row.values.count && !plan.isDerivedSlot(field.slot) ? row.values[field.slot] : nil
+            index = try plan.bind(field, value: value, to: statement, at: index)
+        }
+        do {
+            while try statement.step() {}
+        } catch let error as NSError {
+            throw Self.constraintError(error)
+        }
+    }
+
+    /// Writes the save's replacement metadata (keeping the model's keys, the store type and UUID), and returns
+    /// it for the store to adopt once the transaction commits; nil when the save replaces none.
+    private func writeReplacementMetadata(_ replacement: [String: Any]?) throws -> [String: Any]? {
+        guard let replacement else { return nil }
+        var metadata = ModelCompatibility.keepingModelKeys(of: self.metadata, in: replacement)
+        metadata[NSStoreTypeKey] = NSSQLiteStoreType
+        metadata[NSStoreUUIDKey] = self.metadata[NSStoreUUIDKey]
+        try writeMetadata(metadata)
+        return metadata
     }
 
     /// The derived values the triggers reported since `derivedChanges` was emptied, read back from their rows
@@ -134,9 +173,11 @@ extension SQLiteStore {
 
     /// Sets to NULL, in their rows, the columns of uniqueness constraints that `updates` change (NULLs never
     /// collide in a unique index); the updates then write the new values. A row whose version does not match
-    /// (or that is gone) is left alone and returned: it is a conflict.
-    private func clearConstrainedValues(of updates: [StoreRowUpdate]) throws -> [StoreRowUpdate] {
-        var stale: [StoreRowUpdate] = []
+    /// (or that is gone) is left alone and returned as a conflict. Costs nothing when no entity of the store
+    /// has uniqueness constraints.
+    private func clearConstrainedValues(of updates: [StoreRowUpdate]) throws -> [StoreVersionConflict.Conflict] {
+        guard hasUniquenessConstraints else { return [] }
+        var conflicts: [StoreVersionConflict.Conflict] = []
         for update in updates {
             guard let plan = plan(for: update.row.key.entityNumber), plan.entity.layout.hasUniquenessConstraints else { continue }
             let constrained = SQLSchema.constrainedSlots(of: plan.entity)
@@ -150,13 +191,13 @@ extension SQLiteStore {
                 sql += " AND Z_OPT = ?2"
                 bindings.append(.integer(expected))
             }
-            if try connection.run(sql, bindings) == 0 { stale.append(update) }
+            if try connection.run(sql, bindings) == 0 {
+                conflicts.append(try conflict(update.row.key, expectedVersion: update.expectedVersion))
+            }
         }
-        return stale
+        return conflicts
     }
 
-    /// Writes the changed slots of one row and bumps `Z_OPT`; the new version, or nil when the row is gone
-    /// or (with an expected version) was changed by someone else.
     /// The statement and fields of one update, kept for the next update of the same save: runs of updates
     /// mostly change the same slots, and then reuse them without building or looking anything up.
     private struct PreparedUpdate {
@@ -167,7 +208,9 @@ extension SQLiteStore {
         let statement: SQLiteStatement
     }
 
-    /// `last` is the prepared update of the previous update of the same save.
+    /// Writes the changed slots of one row and bumps `Z_OPT`; the new version, or nil when the row is gone
+    /// or (with an expected version) was changed by someone else. `last` is the prepared update of the
+    /// previous update of the same save.
     private func applyUpdate(_ update: StoreRowUpdate, plan: SQLiteRowPlan, last: inout PreparedUpdate?) throws -> Int64? {
         let checksVersion = update.expectedVersion != nil
         let prepared: PreparedUpdate

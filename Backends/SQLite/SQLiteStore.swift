@@ -38,6 +38,9 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
     let isReadOnly: Bool
     /// Per concrete entity: how its rows are read and written.
     var plans: [Int32: SQLiteRowPlan] = [:]
+    /// Whether any entity of the store has uniqueness constraints; without any, a save skips clearing
+    /// constrained values (`clearConstrainedValues(of:)`) without a look-up per row.
+    let hasUniquenessConstraints: Bool
     /// Whether the file had Apple's persistent-history tables when it was opened.
     var fileHasHistory = false
     /// UPDATE statements' SQL by shape, so a save does not rebuild the text for every row.
@@ -51,6 +54,7 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
         self.url = url
         model = request.model
         isReadOnly = request.isReadOnly
+        hasUniquenessConstraints = request.entities.contains { $0.layout.hasUniquenessConstraints }
         // The names of a new store: derived from the model.
         let derived = SQLSchema(model: request.model, entities: request.entities, dialect: SQLiteDialect())
         let path = url.path

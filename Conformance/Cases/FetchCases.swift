@@ -208,6 +208,34 @@ enum FetchCases {
                                     ["item 0", "item 2", "item 4", "item 5", "item 6", "nil", "item 8", "item 9", "special"], "rank > 3 OR owner.name == Ann")
             }
         },
+        ConformanceCase("fetch/unknown-sort-key-throws") { env in
+            // Apple raises NSInvalidArgumentException for a sort key the entity lacks ("keypath … not found in
+            // entity") and for one crossing a to-many relationship ("to-many key not allowed here"); here every store
+            // throws 2048 naming the key path, for every result type, instead of returning rows in some order.
+            let context = try populated(env)
+            try context.performAndWait {
+                let cases: [(entity: String, key: String)] = [("Item", "nmae"), ("Item", "owner.nmae"), ("Owner", "items.rank")]
+                let resultTypes: [(NSFetchRequestResultType, String)] = [(.managedObjectResultType, "objects"),
+                                                                         (.dictionaryResultType, "dictionaries"), (.managedObjectIDResultType, "object IDs")]
+                for (entity, key) in cases {
+                    for (resultType, what) in resultTypes {
+                        let request = NSFetchRequest<NSFetchRequestResult>(entityName: entity)
+                        request.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)]
+                        request.resultType = resultType
+                        let error = try env.expectError([2048], "fetching \(what) of \(entity) sorted by \(key)") { _ = try context.fetch(request) }
+                        try env.expectEqual(error.userInfo[PredicateFormatError.keyKey] as? String, key, "the key path the error names for \(key)")
+                        try env.expect(error.localizedDescription.contains("\"\(key)\""), "the message names \(key): \(error.localizedDescription)")
+                    }
+                }
+                // Keys spelled right, through a to-one relationship, sort as they say.
+                let right = NSFetchRequest<NSManagedObject>(entityName: "Item")
+                right.predicate = NSPredicate(format: "owner != nil")
+                right.sortDescriptors = [NSSortDescriptor(key: "owner.name", ascending: false), NSSortDescriptor(key: "rank", ascending: true)]
+                try env.expectEqual(names(try context.fetch(right)),
+                                    ["item 1", "item 3", "item 5", "nil", "item 9", "item 0", "item 2", "item 4", "item 6", "item 8"],
+                                    "sorted by owner.name descending, then rank")
+            }
+        },
         ConformanceCase("fetch/expressions-and-grouping") { env in
             let context = try populated(env)
             try context.performAndWait {

@@ -20,17 +20,18 @@ extension NSManagedObjectContext {
     }
 
     /// The results as the request's result type, or 134060 naming the mismatch.
-    private func typed<T, Results: Collection>(_ results: Results) throws -> [T] {
+    func typed<T, Results: Collection>(_ results: Results) throws -> [T] {
         var typed: [T] = []
         typed.reserveCapacity(results.count)
         for item in results {
-            guard let value = item as? T else { throw wrongResultType(item, T.self) }
+            guard let value = item as? T else { throw Self.wrongResultType(item, T.self) }
             typed.append(value)
         }
         return typed
     }
 
-    private func wrongResultType<T>(_ item: Any, _ type: T.Type) -> NSError {
+    /// 134060: the fetch's results are not of the request's result type.
+    static func wrongResultType<T>(_ item: Any, _ type: T.Type) -> NSError {
         CoreDataError.make(NSCoreDataError, "The fetch returned \(Swift.type(of: item)) values, which are not \(T.self); check the request's resultType.")
     }
 
@@ -113,6 +114,7 @@ extension NSManagedObjectContext {
         let entity = try resolveEntity(request)
         try InMemoryQuery.validate(request.predicate, entity: entity)
         try nameKeyPathSorts(of: request, entity: entity)
+        try validateSortKeys(of: request, entity: entity)
         if request.propertiesToGroupBy != nil || request.havingPredicate != nil, request.resultType != .dictionaryResultType {
             throw CoreDataError.make(NSCoreDataError, "propertiesToGroupBy and havingPredicate need resultType .dictionaryResultType.")
         }
@@ -137,9 +139,25 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// Checks that every sort key names a property of the entity (or of a subentity), crossing to-one
+    /// relationships only, as Apple's fetch does before reading a row (it raises `NSInvalidArgumentException`
+    /// "keypath … not found in entity"). A dictionary fetch may also sort by the name of one of its expression
+    /// descriptions. Descriptors without a key (a comparator alone) are not checked.
+    /// - Throws: 2048 naming the key path and the entity, with the key path under `PredicateFormatError.keyKey`,
+    ///   as for an unknown key in the predicate.
+    private func validateSortKeys<T>(of request: NSFetchRequest<T>, entity: NSEntityDescription) throws {
+        guard let sorts = request.sortDescriptors, !sorts.isEmpty else { return }
+        let expressionNames = request.resultType == .dictionaryResultType
+            ? Set((request.propertiesToFetch ?? []).compactMap { ($0 as? NSExpressionDescription)?.name }) : []
+        for descriptor in sorts {
+            guard let key = descriptor.key, !expressionNames.contains(key) else { continue }
+            try descriptor.validateKey(against: entity)
+        }
+    }
+
     /// The coordinator that fetches go through.
     /// - Throws: 134070 when the context has none.
-    private func fetchingCoordinator() throws -> NSPersistentStoreCoordinator {
+    func fetchingCoordinator() throws -> NSPersistentStoreCoordinator {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator to fetch from.")
         }
@@ -156,7 +174,8 @@ extension NSManagedObjectContext {
                                  "The fetch request names entity \"\(request.entityName ?? "nil")\", which the context's model does not have.")
     }
 
-    private func usesPendingChanges<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) -> Bool {
+    /// Whether the request takes the context's unsaved changes to objects of `entity` into account.
+    func usesPendingChanges<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) -> Bool {
         guard request.includesPendingChanges, hasChanges else { return false }
         let related = { (object: NSManagedObject) in object.entity.isKindOf(entity: entity) }
         return insertedSet.values.contains(where: related) || updatedSet.values.contains(where: related) || deletedSet.values.contains(where: related)
@@ -167,7 +186,8 @@ extension NSManagedObjectContext {
         parent != nil && ancestorsHaveChanges(touching: entity)
     }
 
-    private func storeFetchRequest<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription,
+    /// The store's form of a request; with `pushLimits` the store applies the offset and limit.
+    func storeFetchRequest<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription,
                                       result: StoreFetchRequest.ResultKind, pushLimits: Bool) -> StoreFetchRequest {
         StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                           sortDescriptors: request.sortDescriptors ?? [],
@@ -177,133 +197,6 @@ extension NSManagedObjectContext {
 
     private func fetchObjects<ResultType>(_ request: NSFetchRequest<ResultType>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObject] {
         try fetchObjects(request, entity: entity, stores: stores, as: NSManagedObject.self)
-    }
-
-    /// The objects a request returns, as `Element`s (the request's result type): straight into the array the
-    /// caller gets when the store's results need no merging, else merged with pending changes, sorted and cut
-    /// first.
-    /// - Throws: as `fetch(_:)`; 134060 when an object is not an `Element`.
-    private func fetchObjects<ResultType, Element>(_ request: NSFetchRequest<ResultType>, entity: NSEntityDescription, stores: [NSPersistentStore],
-                                                   as elementType: Element.Type) throws -> [Element] {
-        // A child context sees its ancestors' unsaved changes whatever `includesPendingChanges` says: to it,
-        // they are the saved state.
-        let inherited = parent == nil ? nil : inheritedChanges(touching: entity)
-        let inheritedTouch = inherited?.touches(entity) ?? false
-        let own = usesPendingChanges(request, entity: entity)
-        let pending = own || inheritedTouch
-        let pushLimits = stores.count == 1 && !pending
-        // With limits pushed to the store the results are final: they go straight into the caller's array.
-        var objects: [NSManagedObject] = []
-        var results: [Element] = []
-        func reserve(_ count: Int) {
-            if pushLimits { results.reserveCapacity(results.count + count) } else { objects.reserveCapacity(objects.count + count) }
-            registered.reserveCapacity(registered.count + count)
-        }
-        func collect(_ object: NSManagedObject) throws {
-            guard pushLimits else { objects.append(object); return }
-            guard let result = object as? Element else { throw wrongResultType(object, Element.self) }
-            results.append(result)
-        }
-        var overlaid = Set<ObjectIdentifier>()
-        /// The object for a stored row's ID when an ancestor changed it (nil for one an ancestor deleted).
-        func inheritedObject(_ id: NSManagedObjectID?) -> NSManagedObject?? {
-            guard inheritedTouch, let id, let state = inherited?.states[id.identity] else { return .none }
-            if state.isDeleted { return .some(nil) }
-            let object = adoptedObject(state)
-            overlaid.insert(ObjectIdentifier(object))
-            return .some(object)
-        }
-        let coordinator = try fetchingCoordinator()
-        let fallback = (ResultType.self as? NSManagedObject.Type).flatMap { $0 == NSManagedObject.self ? nil : $0 }
-        // Managed-object results come back as faults when the request allows it (Apple's default); a fetch for
-        // IDs or a count fills what it reads, as it always did.
-        let returnsFaults = request.resultType == .managedObjectResultType && request.returnsObjectsAsFaults
-        let batchSize = request.resultType == .managedObjectResultType ? max(0, request.fetchBatchSize) : 0
-        if request.includesPropertyValues && batchSize == 0 {
-            let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
-            for (store, rows) in try coordinator.fetchRows(storeRequest, from: stores) {
-                reserve(rows.count)
-                var memo = MaterializationMemo(store: store, fallback: fallback)
-                for row in rows {
-                    if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: row.key)) {
-                        if let object { try collect(object) }
-                    } else if let object = materialize(row: row, refresh: request.shouldRefreshRefetchedObjects, asFault: returnsFaults, memo: &memo) {
-                        try collect(object)
-                    }
-                }
-            }
-        } else {
-            // Keys only: faults that read their store (`includesPropertyValues = false`), or with a batch size
-            // faults that fill a batch at a time.
-            let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: pushLimits)
-            // The store's keys are packed in chunks (8 bytes a key instead of 16) before the first fault is made,
-            // and each chunk goes once its faults are made, so the keys and the faults never take memory at the
-            // same time. A chunk holds whole batches; each batch packs its own keys, which go with it once it is
-            // filled.
-            let chunkSize = batchSize > 0 ? max(1, PackedObjectKeys.chunkSize / batchSize) * batchSize : PackedObjectKeys.chunkSize
-            var keyLists = try coordinator.fetchKeys(storeRequest, from: stores).map { (store: $0.store, chunks: PackedObjectKeys.chunks(of: $0.keys, size: chunkSize)) }
-            for list in keyLists.indices {
-                let store = keyLists[list].store
-                reserve(keyLists[list].chunks.reduce(0) { $0 + $1.count })
-                var memo = MaterializationMemo(store: store, fallback: fallback)
-                for chunk in keyLists[list].chunks.indices {
-                    let keys = keyLists[list].chunks[chunk]
-                    keyLists[list].chunks[chunk] = PackedObjectKeys()  // freed with `keys`, once its faults are made
-                    var batchKeys = keys.makeIterator()
-                    var batch: FaultBatch?
-                    for (index, key) in keys.enumerated() {
-                        if batchSize > 0, index % batchSize == 0 {
-                            batch = FaultBatch(store: store, keys: PackedObjectKeys(batchSize, from: &batchKeys))
-                        }
-                        if inheritedTouch, case .some(let object) = inheritedObject(store.objectID(for: key)) {
-                            if let object { try collect(object) }
-                        } else if let object = fault(for: key, batch: batch, memo: &memo) {
-                            try collect(object)
-                        }
-                    }
-                }
-            }
-        }
-        if pushLimits { return results }
-        if pending {
-            let matches = { (object: NSManagedObject) throws -> Bool in
-                guard object.entity === entity || (request.includesSubentities && object.entity.isKindOf(entity: entity)) else { return false }
-                return try InMemoryQuery.matches(request.predicate, object)
-            }
-            let includeOwn = request.includesPendingChanges
-            var seen = Set<ObjectIdentifier>()
-            var merged: [NSManagedObject] = []
-            for object in objects where !object.deleted {
-                let changed = (includeOwn && updatedSet[ObjectIdentifier(object)] != nil) || overlaid.contains(ObjectIdentifier(object))
-                if changed, try !matches(object) { continue }
-                if seen.insert(ObjectIdentifier(object)).inserted { merged.append(object) }
-            }
-            if includeOwn {
-                for object in updatedSet.values where !object.deleted && !seen.contains(ObjectIdentifier(object)) {
-                    if try matches(object) { seen.insert(ObjectIdentifier(object)); merged.append(object) }
-                }
-            }
-            if inheritedTouch, let inherited {
-                for state in inherited.ordered where !state.isDeleted && state.entity.isKindOf(entity: entity) {
-                    let object = adoptedObject(state)
-                    guard !object.deleted, !object.inserted, !seen.contains(ObjectIdentifier(object)) else { continue }
-                    if try matches(object) { seen.insert(ObjectIdentifier(object)); merged.append(object) }
-                }
-            }
-            if includeOwn {
-                for object in insertionOrder where object.inserted {
-                    if try matches(object) { merged.append(object) }
-                }
-            }
-            objects = merged
-        }
-        if let sorts = request.sortDescriptors, !sorts.isEmpty {
-            try InMemoryQuery.sort(&objects, by: sorts)
-        }
-        var slice = ArraySlice(objects)
-        if request.fetchOffset > 0 { slice = slice.dropFirst(request.fetchOffset) }
-        if request.fetchLimit > 0 { slice = slice.prefix(request.fetchLimit) }
-        return try typed(slice)
     }
 
     private func fetchIDs<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSManagedObjectID] {

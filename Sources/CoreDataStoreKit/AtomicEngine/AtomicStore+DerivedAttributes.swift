@@ -1,10 +1,12 @@
-/// Derived attributes in atomic stores: computed in memory at every save, from the records as the save leaves
-/// them, so they hold what Apple's SQLite triggers would have written (see Decisions.md, "Derived attributes").
+/// Derived attributes in atomic stores: computed in memory at every save and batch request, from the records as
+/// it leaves them, so they hold what Apple's SQLite triggers would have written (see Decisions.md, "Derived
+/// attributes").
 extension AtomicStore {
     /// Sets each derived attribute of every record to its value now, and returns the values that changed by
     /// object and attribute name.
     ///
-    /// `now()` is set only on the records in `written` (inserted or updated by the save), to `savedAt`; every
+    /// `now()` is set only on the records in `written` (inserted or updated by the save or batch request), to
+    /// `savedAt`; every
     /// other derivation is recomputed for every record of its entity (and subentities), so a change anywhere
     /// (a page moved to another book, an author renamed) reaches the objects that derive from it. `remember` is
     /// called with a record's key before the record is changed, so a failed save can put it back.

@@ -12,15 +12,18 @@ import Darwin
 /// writes only its own storage (`pthread_getspecific`/`pthread_setspecific` are thread-safe), so no storage
 /// object is ever reached from two threads through this type; `make` is `@Sendable`.
 package final class ThreadLocal<Storage: AnyObject>: @unchecked Sendable {
-    @usableFromInline var key = pthread_key_t()
+    /// A constant, so reading it on every access costs no exclusivity check (a `var` of a class would).
+    @usableFromInline let key: pthread_key_t
     @usableFromInline let make: @Sendable () -> Storage
 
     package init(_ make: @escaping @Sendable () -> Storage) {
         self.make = make
+        var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
             guard let pointer else { return }
             Unmanaged<AnyObject>.fromOpaque(pointer).release()
         }
+        self.key = key
     }
 
     /// Runs `body` with this thread's object, without retaining it (the thread keeps it alive).
