@@ -3,6 +3,7 @@
 //
 //     swift run -c release coredata-benchmark [rows] [repetitions]
 //     swift run -c release coredata-benchmark memory [rows …]
+//     swift run -c release coredata-benchmark prefetch [repetitions]
 //     swift run -c release coredata-benchmark postgres [rows] [repetitions] [options]
 //
 // Prints, per workload, the median time of each side over the repetitions and the ratio store/raw; with
@@ -33,6 +34,7 @@ if arguments.count > 1, arguments[1] == "--help" || arguments[1] == "-h" {
     print("""
     usage: coredata-benchmark [rows] [repetitions]          SQLite store, store contract and raw SQLite (default 100000 5)
            coredata-benchmark memory [rows …]               peak memory of walking many rows (default 10000 100000 1000000)
+           coredata-benchmark prefetch [repetitions]        1,000 authors × 10 books read with and without prefetching
            coredata-benchmark postgres [rows] [repetitions] [--postgres URI] [--clients 1,2,4,8] [--operations N]
                                        [--batch N] [--time-limit SECONDS] [--only workloads|concurrency]
                                                             PostgreSQL store against libpq, and concurrent clients
@@ -53,6 +55,15 @@ if arguments.count > 1, arguments[1] == "postgres" || arguments[1] == "postgres-
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("\(arguments[1]) failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count > 1, arguments[1] == "prefetch" {
+    do {
+        print(try benchmarkPrefetching(repetitions: arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5).report)
+        exit(0)
+    } catch {
+        print("prefetch benchmark failed: \(error)")
         exit(1)
     }
 }
@@ -425,6 +436,12 @@ do {
     print("\"amount > 500 AND name BEGINSWITH[c] 'GA' OR category IN {1, 2}\": median \(ms(time)), \(String(format: "%.1f", Double(evaluated) / time / 1e6)) million rows/s, \(matches) matches")
 } catch {
     print("predicate benchmark failed: \(error)")
+    exit(1)
+}
+do {
+    print(try benchmarkPrefetching(repetitions: repetitions).report)
+} catch {
+    print("prefetch benchmark failed: \(error)")
     exit(1)
 }
 print("\n(checksum \(checksum))")

@@ -110,5 +110,6 @@ extension NSManagedObjectContext {
             filled.append(object)
         }
         for object in filled { object.awakeFromFetchWithoutRecording() }
+        if let plan = batch.prefetching { prefetchRelationships(ofFilledBatch: filled, plan: plan) }
     }
 }

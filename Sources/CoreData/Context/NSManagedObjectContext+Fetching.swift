@@ -14,7 +14,7 @@ extension NSManagedObjectContext {
         if returnsObjects(request) {
             noteResultClass(of: request)
             let (entity, stores) = try prepare(request)
-            return try fetchObjects(request, entity: entity, stores: stores, as: T.self)
+            return try prefetchingRelationships(of: fetchObjects(request, entity: entity, stores: stores, as: T.self), for: request, entity: entity)
         }
         return try typed(try fetchResults(request))
     }

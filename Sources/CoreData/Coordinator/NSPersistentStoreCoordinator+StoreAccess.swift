@@ -120,6 +120,17 @@ extension NSPersistentStoreCoordinator {
         try access(store, .read, "read the \(relationship.name) relationship") { try store.backend.relatedKeys(of: key, through: relationship) }
     }
 
+    /// The destinations of `relationship` for each of `keys` in `store`, with the destinations' rows, for
+    /// prefetching (see `RelationshipPrefetching`): the backend's own answer when it adopts the protocol, else the
+    /// same answer from its core requirements (`relatedRowsOneByOne`), all under one lock.
+    /// - Throws: the store's error, as Apple's `NSError`.
+    func relatedRows(of keys: [ObjectKey], through relationship: NSRelationshipDescription, in store: NSPersistentStore) throws -> RelatedRows {
+        try access(store, .read, "prefetch the \(relationship.name) relationship") {
+            if let backend = store.backend as? RelationshipPrefetching { return try backend.relatedRows(of: keys, through: relationship) }
+            return try store.backend.relatedRowsOneByOne(of: keys, through: relationship, model: managedObjectModel)
+        }
+    }
+
     // MARK: Saving
 
     /// Permanent object IDs for new objects: one per entry of `entities`, in the store at the same index of

@@ -29,6 +29,8 @@ final class FaultBatch {
     let store: NSPersistentStore
     /// The results' keys, in the order of the fetch.
     let keys: PackedObjectKeys
+    /// The relationships the fetch prefetches, prefetched from the batch's objects when it fills.
+    var prefetching: RelationshipPrefetchPlan?
 
     init(store: NSPersistentStore, keys: PackedObjectKeys) {
         self.store = store

@@ -72,7 +72,8 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
     open var propertiesToFetch: [Any]?
     /// For dictionary results: whether duplicate dictionaries are dropped.
     open var returnsDistinctResults: Bool = false
-    /// Relationships whose destinations are loaded with the results (recorded; loading is on demand).
+    /// Relationships whose destinations are loaded with the results: key paths of relationships (`"owner"`,
+    /// `"owner.chapters"`), each step read for all the objects of the step before with one store request.
     open var relationshipKeyPathsForPrefetching: [String]?
     /// Whether fetched objects that are already registered get their values refreshed.
     open var shouldRefreshRefetchedObjects: Bool = false
