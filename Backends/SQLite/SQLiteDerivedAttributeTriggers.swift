@@ -115,13 +115,17 @@ struct SQLiteDerivedAttributeTriggers {
     // MARK: The entity's own columns (Apple's)
 
     /// `now()`, a function of an own attribute, or a copy of one: set when a row is inserted with the watched
-    /// column not NULL, and whenever the watched column is updated.
+    /// column not NULL, and whenever the watched column is updated. A subentity's triggers fire for its own rows
+    /// only (its `Z_ENT` range), not for a sibling's or the parent's rows in the same table; an entity that has
+    /// its table to itself or is the root of its table has Apple's triggers, with no condition.
     private mutating func addOwnColumnTriggers(_ target: Target, watched: String, newValue: String, refreshValue: String) {
         let t = target.table, c = target.column
-        add("\(target.prefix)_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW WHEN (NEW.\(watched) NOT NULL) BEGIN"
+        let entityAnd = target.entityRange.map { " AND " + Self.entityCondition($0, "NEW.") } ?? ""
+        let entityWhen = target.entityRange.map { " WHEN " + Self.entityCondition($0, "NEW.") } ?? ""
+        add("\(target.prefix)_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW WHEN (NEW.\(watched) NOT NULL\(entityAnd)) BEGIN"
             + " UPDATE \(t) SET \(c) = \(newValue) WHERE Z_PK = NEW.Z_PK;"
             + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK") + " END")
-        add("\(target.prefix)_UPDATE", "AFTER UPDATE OF \(watched) ON \(t) FOR EACH ROW BEGIN"
+        add("\(target.prefix)_UPDATE", "AFTER UPDATE OF \(watched) ON \(t) FOR EACH ROW\(entityWhen) BEGIN"
             + " UPDATE \(t) SET \(c) = \(newValue) WHERE Z_PK = NEW.Z_PK;"
             + target.report(Self.updated, where: "Z_PK = NEW.Z_PK") + " END")
         if watched != "Z_OPT" {
@@ -133,13 +137,16 @@ struct SQLiteDerivedAttributeTriggers {
     // MARK: To-one key paths (Apple's)
 
     /// `author.name` or `lowercase:(author.name)`: copied when the source row is inserted or points elsewhere,
-    /// and into every source row when the destination row is inserted or its attribute changes.
+    /// and into every source row when the destination row is inserted or its attribute changes. The destination
+    /// may be the entity's own table (`parent.name`): the triggers name the other row `NEW`, and the statement
+    /// that computes every value reads the destination as `z_d`, so `<table>.<fk>` is the row being updated.
     private mutating func addToOneTriggers(_ target: Target, path: [String], function: String?, schema: SQLSchema) {
         guard let relationship = target.entity.relationshipsByName[path[0]], let destination = relationship.destinationEntity,
               let destinationTable = schema.table(for: destination), let foreignKey = schema.table(for: target.entity)?.column(for: relationship),
               let attribute = destination.propertiesByName[path[1]], let value = destinationTable.column(for: attribute) else { return }
         let t = target.table, c = target.column, d = q(destinationTable.name)
         let selected = function.map { "\($0)(\(value))" } ?? value
+        let selectedFromAlias = function.map { "\($0)(z_d.\(value))" } ?? "z_d.\(value)"
         let copied = function.map { "\($0)(NEW.\(value))" } ?? "NEW.\(value)"
         let sourceAnd = target.entityRange.map { " AND " + Self.entityCondition($0, "NEW.") } ?? ""
         let sourceWhen = target.entityRange.map { " WHEN " + Self.entityCondition($0, "NEW.") } ?? ""
@@ -157,13 +164,15 @@ struct SQLiteDerivedAttributeTriggers {
         add("\(parameterPrefix)_UPDATE", "AFTER UPDATE OF \(value) ON \(d) FOR EACH ROW BEGIN"
             + " UPDATE \(t) SET \(c) = \(copied) WHERE \(foreignKey) = NEW.Z_PK\(parameterAnd);"
             + target.report(Self.updated, where: "\(foreignKey) = NEW.Z_PK\(parameterAnd)") + " END")
-        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT \(selected) FROM \(d) WHERE Z_PK = \(t).\(foreignKey))")
+        let all = target.entityRange.map { " WHERE " + Self.entityCondition($0, "") } ?? ""
+        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT \(selectedFromAlias) FROM \(d) AS z_d WHERE z_d.Z_PK = \(t).\(foreignKey))\(all)")
     }
 
     // MARK: @count of a one-to-many (Apple's, as in the fixtures)
 
     /// Counted up and down as destination rows are inserted, moved and deleted; counted whole when the source
-    /// row is inserted.
+    /// row is inserted. The statement that counts every row reads the destinations as `z_p`, so `<table>.Z_PK`
+    /// is the row being updated even when the relationship leads to the entity's own table (`children`).
     private mutating func addCountTriggers(_ target: Target, parameterTable: String, foreignKey: String) {
         let t = target.table, c = target.column, p = q(parameterTable)
         let and = target.entityRange.map { " AND " + Self.entityCondition($0, "") } ?? ""
@@ -181,13 +190,15 @@ struct SQLiteDerivedAttributeTriggers {
         add("\(target.prefix)_SOURCE_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW\(when) BEGIN UPDATE \(t) SET \(c) = \(count) WHERE Z_PK = NEW.Z_PK;"
             + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK") + " END")
         let all = target.entityRange.map { " WHERE " + Self.entityCondition($0, "") } ?? ""
-        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT IFNULL(COUNT(\(foreignKey)), 0) FROM \(p) WHERE \(foreignKey) = \(t).Z_PK)\(all)")
+        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT IFNULL(COUNT(z_p.\(foreignKey)), 0) FROM \(p) AS z_p WHERE z_p.\(foreignKey) = \(t).Z_PK)\(all)")
     }
 
     // MARK: Other aggregates (ours)
 
     /// `@sum`, `@min`, `@max`, `@avg` of a one-to-many, and any aggregate of a many-to-many: recomputed whole
-    /// for the source rows a change of the destination table (or join table) touches.
+    /// for the source rows a change of the destination table (or join table) touches. The subquery reads the
+    /// destinations as `z_d` (and the join table as `z_j`), so `<table>.Z_PK` is the row being updated even when
+    /// the relationship leads to the entity's own table.
     private mutating func addRecomputingAggregateTriggers(_ target: Target, aggregate: DerivedAttributeDerivation.Aggregate,
                                                           relationship: NSRelationshipDescription, storage: SQLSchema.ToManyStorage,
                                                           attributeName: String?, schema: SQLSchema) throws {
@@ -215,13 +226,14 @@ struct SQLiteDerivedAttributeTriggers {
             parameterTable = destinationTable.name
             ownerColumn = foreignKey
             watched = valueColumn == "Z_PK" ? [foreignKey] : [foreignKey, valueColumn]
-            value = { owner in "(SELECT \(function(valueColumn)) FROM \(d) WHERE \(foreignKey) = \(owner))" }
+            value = { owner in "(SELECT \(function("z_d.\(valueColumn)")) FROM \(d) AS z_d WHERE z_d.\(foreignKey) = \(owner))" }
         case .joinTable(let join, let owner, let other, _):
             parameterTable = join.name
             ownerColumn = q(owner)
             watched = [q(owner), q(other)]
             value = { key in
-                "(SELECT \(function("d.\(valueColumn)")) FROM \(q(join.name)) j JOIN \(d) d ON d.Z_PK = j.\(q(other)) WHERE j.\(q(owner)) = \(key))"
+                "(SELECT \(function("z_d.\(valueColumn)")) FROM \(q(join.name)) AS z_j JOIN \(d) AS z_d ON z_d.Z_PK = z_j.\(q(other))"
+                    + " WHERE z_j.\(q(owner)) = \(key))"
             }
             if attributeName != nil {
                 // A destination's value changing moves the aggregate of every owner it belongs to.
