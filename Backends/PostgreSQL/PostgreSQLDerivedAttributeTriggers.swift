@@ -5,7 +5,8 @@ import CoreDataStoreKit
 /// that compute every value at once (after the triggers are created on tables that already have rows).
 ///
 /// The same triggers as the SQLite store's (`SQLiteDerivedAttributeTriggers`, SQLiteStore.md "Derived
-/// attributes"), with the same names, events, conditions and values, written for PostgreSQL: each trigger is a
+/// attributes"), with the same names, events, conditions and values, spelled from the same plan
+/// (`SQLDerivedAttributePlan`) and written for PostgreSQL: each trigger is a
 /// PL/pgSQL trigger function and a row trigger of the same name, quoted so the name is Apple's exactly
 /// (`"Z_DA_ZVOLUME_Volume_leafCount_SOURCE_INSERT"`); a name longer than PostgreSQL's 63 bytes is cut to 54
 /// and ends with `_` and 8 hex digits of its hash, so two long names never become one.
@@ -42,39 +43,24 @@ struct PostgreSQLDerivedAttributeTriggers {
     init(schema: SQLSchema, entities: [NSEntityDescription], schemaName: String, dialect: PostgreSQLDialect) throws {
         self.schemaName = schemaName
         self.dialect = dialect
-        for (attribute, derivation) in try DerivedAttributeDerivation.derivations(in: entities) {
-            guard let entity = attribute.entity, let table = schema.table(for: entity), let column = table.column(for: attribute) else { continue }
-            let target = Target(table: SQLSchema.quote(table.name), column: column, name: attribute.name, type: attribute.attributeType,
-                                prefix: "Z_DA_\(table.name)_\(entity.name ?? "")_\(attribute.name)",
-                                entityRange: entity.superentity == nil ? nil : Self.range(schema.storedNumbers(ofHierarchy: entity)),
-                                entity: entity)
-            switch derivation {
+        for (planned, computation) in try SQLDerivedAttributePlan(schema: schema, entities: entities).derivations {
+            let target = Target(planned)
+            switch computation {
             case .now:
                 addOwnColumnTriggers(target, watched: "Z_OPT", newValue: "now()", refreshValue: nil)
-            case .keyPath(let path) where path.count == 1:
-                guard let source = Self.attributeColumn(path[0], of: entity, in: schema) else { continue }
-                let read = { (row: String) in dialect.readExpression("\(row)\(source.column)", type: source.type) }
-                addOwnColumnTriggers(target, watched: source.column, newValue: read("NEW."), refreshValue: read("z_t."))
-            case .string(let function, let path) where path.count == 1:
-                guard let source = Self.attributeColumn(path[0], of: entity, in: schema) else { continue }
+            case .ownAttribute(let source, let attribute, nil):
+                let read = { (row: String) in dialect.readExpression("\(row)\(source)", type: attribute.attributeType) }
+                addOwnColumnTriggers(target, watched: source, newValue: read("NEW."), refreshValue: read("z_t."))
+            case .ownAttribute(let source, _, let function?):
                 let name = Self.functionName(function)
-                addOwnColumnTriggers(target, watched: source.column, newValue: "\(name)(NEW.\(source.column))",
-                                     refreshValue: "\(name)(z_t.\(source.column))")
-            case .keyPath(let path):
-                addToOneTriggers(target, path: path, function: nil, schema: schema)
-            case .string(let function, let path):
-                addToOneTriggers(target, path: path, function: Self.functionName(function), schema: schema)
-            case .aggregate(let aggregate, let relationshipName, let attributeName):
-                guard let relationship = entity.relationshipsByName[relationshipName], let storage = schema.storage(of: relationship) else { continue }
-                switch (aggregate, storage) {
-                case (.count, .inverseForeignKey(let inverse)):
-                    guard let destination = relationship.destinationEntity, let parameterTable = schema.table(for: destination),
-                          let foreignKey = parameterTable.column(for: inverse) else { continue }
-                    addCountTriggers(target, parameterTable: parameterTable.name, foreignKey: foreignKey)
-                default:
-                    try addRecomputingAggregateTriggers(target, aggregate: aggregate, relationship: relationship, storage: storage,
-                                                        attributeName: attributeName, schema: schema)
-                }
+                addOwnColumnTriggers(target, watched: source, newValue: "\(name)(NEW.\(source))", refreshValue: "\(name)(z_t.\(source))")
+            case .toOne(let foreignKey, let destinationTable, let valueColumn, let attribute, let function):
+                addToOneTriggers(target, foreignKey: foreignKey, destinationTable: destinationTable, value: valueColumn, type: attribute.attributeType,
+                                 function: function.map(Self.functionName))
+            case .countOfOneToMany(let destinationTable, let foreignKey):
+                addCountTriggers(target, parameterTable: destinationTable, foreignKey: foreignKey)
+            case .aggregate(let aggregate, let rows, let value):
+                try addRecomputingAggregateTriggers(target, aggregate: aggregate, rows: rows, value: value)
             }
         }
     }
@@ -138,36 +124,32 @@ struct PostgreSQLDerivedAttributeTriggers {
 
     // MARK: Building blocks
 
-    /// The derived attribute a trigger writes.
+    /// The derived attribute a trigger writes, its table quoted.
     private struct Target {
+        let planned: SQLDerivedAttributePlan.Target
         /// The quoted table.
         let table: String
-        /// The quoted column.
-        let column: String
-        let name: String
-        let type: NSAttributeType
+
+        init(_ planned: SQLDerivedAttributePlan.Target) {
+            self.planned = planned
+            table = SQLSchema.quote(planned.table)
+        }
+
+        var column: String { planned.column }
+        var name: String { planned.name }
+        var type: NSAttributeType { planned.attribute.attributeType }
+        var entity: NSEntityDescription { planned.entity }
         /// `Z_DA_<TABLE>_<Entity>_<attribute>`.
-        let prefix: String
-        /// The `Z_ENT` numbers of the entity and its subentities, when it shares its table with other entities.
-        let entityRange: (low: Int64, high: Int64)?
-        let entity: NSEntityDescription
-    }
+        var prefix: String { planned.prefix }
 
-    private static func range(_ numbers: [Int64]) -> (low: Int64, high: Int64)? {
-        guard let low = numbers.first, let high = numbers.last else { return nil }
-        return (low, high)
-    }
+        /// `glue` and the row's `Z_ENT` condition (`SQLDerivedAttributePlan.Target.entityCondition`), or nothing
+        /// when every row of the table is the entity's.
+        func condition(_ glue: String, _ rowPrefix: String) -> String {
+            planned.entityCondition(rowPrefix).map { glue + $0 } ?? ""
+        }
 
-    /// `<low> <= <prefix>Z_ENT AND <prefix>Z_ENT <= <high>`, or `<low> = <prefix>Z_ENT` for one entity (Apple's).
-    private static func entityCondition(_ range: (low: Int64, high: Int64), _ prefix: String) -> String {
-        range.low >= range.high ? "\(range.low) = \(prefix)Z_ENT" : "\(range.low) <= \(prefix)Z_ENT AND \(prefix)Z_ENT <= \(range.high)"
-    }
-
-    /// The quoted column of an attribute of `entity` and its type, or nil.
-    private static func attributeColumn(_ name: String, of entity: NSEntityDescription, in schema: SQLSchema) -> (column: String, type: NSAttributeType)? {
-        guard let attribute = entity.propertiesByName[name] as? NSAttributeDescription,
-              let column = schema.table(for: entity)?.column(for: attribute) else { return nil }
-        return (column, attribute.attributeType)
+        /// The row's `Z_ENT` condition, or nil when every row of the table is the entity's.
+        func entityCondition(_ rowPrefix: String) -> String? { planned.entityCondition(rowPrefix) }
     }
 
     /// The trigger's name as PostgreSQL keeps it: Apple's name, or when longer than 63 bytes its first 54
@@ -214,13 +196,13 @@ struct PostgreSQLDerivedAttributeTriggers {
     /// `now()`, a function of an own attribute, or a copy of one: set when a row is inserted with the watched
     /// column not NULL, and whenever the watched column is updated. `refreshValue` reads the row as `z_t`.
     private mutating func addOwnColumnTriggers(_ target: Target, watched: String, newValue: String, refreshValue: String?) {
-        let entityAnd = target.entityRange.map { " AND " + Self.entityCondition($0, "NEW.") } ?? ""
+        let entityAnd = target.condition(" AND ", "NEW.")
         add("\(target.prefix)_INSERT", "INSERT ON \(target.table)", when: "NEW.\(watched) IS NOT NULL\(entityAnd)",
             set(target, to: newValue, where: "Z_PK = NEW.Z_PK"))
-        add("\(target.prefix)_UPDATE", "UPDATE OF \(watched) ON \(target.table)", when: target.entityRange.map { Self.entityCondition($0, "NEW.") },
+        add("\(target.prefix)_UPDATE", "UPDATE OF \(watched) ON \(target.table)", when: target.entityCondition("NEW."),
             set(target, to: newValue, where: "Z_PK = NEW.Z_PK"))
         if let refreshValue {
-            let condition = target.entityRange.map { " WHERE " + Self.entityCondition($0, "z_t.") } ?? ""
+            let condition = target.condition(" WHERE ", "z_t.")
             refreshStatements.append("UPDATE \(target.table) AS z_t SET \(target.column) = \(dialect.storedValue(refreshValue, type: target.type))\(condition)")
         }
     }
@@ -229,28 +211,25 @@ struct PostgreSQLDerivedAttributeTriggers {
 
     /// `author.name` or `lowercase:(author.name)`: copied when the source row is inserted or points elsewhere,
     /// and into every source row when the destination row is inserted or its attribute changes.
-    private mutating func addToOneTriggers(_ target: Target, path: [String], function: String?, schema: SQLSchema) {
-        guard let relationship = target.entity.relationshipsByName[path[0]], let destination = relationship.destinationEntity,
-              let destinationTable = schema.table(for: destination), let foreignKey = schema.table(for: target.entity)?.column(for: relationship),
-              let attribute = destination.propertiesByName[path[1]] as? NSAttributeDescription,
-              let value = destinationTable.column(for: attribute) else { return }
-        let d = SQLSchema.quote(destinationTable.name)
+    private mutating func addToOneTriggers(_ target: Target, foreignKey: String, destinationTable: String, value: String,
+                                           type: NSAttributeType, function: String?) {
+        let d = SQLSchema.quote(destinationTable)
         func read(_ row: String) -> String {
-            let column = dialect.readExpression("\(row)\(value)", type: attribute.attributeType)
+            let column = dialect.readExpression("\(row)\(value)", type: type)
             return function.map { "\($0)(\(column))" } ?? column
         }
         let selected = "(SELECT \(read("z_d.")) FROM \(d) AS z_d WHERE z_d.Z_PK = NEW.\(foreignKey))"
-        let parameterAnd = target.entityRange.map { " AND " + Self.entityCondition($0, "") } ?? ""
-        add("\(target.prefix)_SOURCE_INSERT", "INSERT ON \(target.table)", when: target.entityRange.map { Self.entityCondition($0, "NEW.") },
+        let parameterAnd = target.condition(" AND ", "")
+        add("\(target.prefix)_SOURCE_INSERT", "INSERT ON \(target.table)", when: target.entityCondition("NEW."),
             set(target, to: selected, where: "Z_PK = NEW.Z_PK"))
-        add("\(target.prefix)_SOURCE_UPDATE", "UPDATE OF \(foreignKey) ON \(target.table)", when: target.entityRange.map { Self.entityCondition($0, "NEW.") },
+        add("\(target.prefix)_SOURCE_UPDATE", "UPDATE OF \(foreignKey) ON \(target.table)", when: target.entityCondition("NEW."),
             set(target, to: selected, where: "Z_PK = NEW.Z_PK"))
-        let parameterPrefix = "Z_DA_\(destinationTable.name)_\(target.entity.name ?? "")_\(target.name)_PARAMETER"
+        let parameterPrefix = target.planned.parameterPrefix(on: destinationTable)
         add("\(parameterPrefix)_INSERT", "INSERT ON \(d)", when: nil,
             set(target, to: read("NEW."), where: "\(foreignKey) = NEW.Z_PK\(parameterAnd)"))
         add("\(parameterPrefix)_UPDATE", "UPDATE OF \(value) ON \(d)", when: nil,
             set(target, to: read("NEW."), where: "\(foreignKey) = NEW.Z_PK\(parameterAnd)"))
-        let all = target.entityRange.map { " WHERE " + Self.entityCondition($0, "z_t.") } ?? ""
+        let all = target.condition(" WHERE ", "z_t.")
         let refreshed = "(SELECT \(read("z_d.")) FROM \(d) AS z_d WHERE z_d.Z_PK = z_t.\(foreignKey))"
         refreshStatements.append("UPDATE \(target.table) AS z_t SET \(target.column) = \(dialect.storedValue(refreshed, type: target.type))\(all)")
     }
@@ -261,8 +240,8 @@ struct PostgreSQLDerivedAttributeTriggers {
     /// row is inserted.
     private mutating func addCountTriggers(_ target: Target, parameterTable: String, foreignKey: String) {
         let t = target.table, c = target.column, p = SQLSchema.quote(parameterTable)
-        let and = target.entityRange.map { " AND " + Self.entityCondition($0, "") } ?? ""
-        let parameter = "Z_DA_\(parameterTable)_\(target.entity.name ?? "")_\(target.name)_PARAMETER"
+        let and = target.condition(" AND ", "")
+        let parameter = target.planned.parameterPrefix(on: parameterTable)
         // The running count is an integer; `storedValue` makes it the column's type only where it is written.
         let current = target.type == .booleanAttributeType ? "(\(t).\(c))::integer" : "\(t).\(c)"
         add("\(parameter)_INSERT", "INSERT ON \(p)", when: "NEW.\(foreignKey) IS NOT NULL",
@@ -274,9 +253,9 @@ struct PostgreSQLDerivedAttributeTriggers {
         add("\(parameter)_DELETE", "DELETE ON \(p)", when: "OLD.\(foreignKey) IS NOT NULL",
             set(target, to: "\(current) - 1", where: "Z_PK = OLD.\(foreignKey)\(and)"))
         let count = { (owner: String) in "(SELECT COUNT(z_p.\(foreignKey)) FROM \(p) AS z_p WHERE z_p.\(foreignKey) = \(owner))" }
-        add("\(target.prefix)_SOURCE_INSERT", "INSERT ON \(t)", when: target.entityRange.map { Self.entityCondition($0, "NEW.") },
+        add("\(target.prefix)_SOURCE_INSERT", "INSERT ON \(t)", when: target.entityCondition("NEW."),
             set(target, to: count("NEW.Z_PK"), where: "Z_PK = NEW.Z_PK"))
-        let all = target.entityRange.map { " WHERE " + Self.entityCondition($0, "z_t.") } ?? ""
+        let all = target.condition(" WHERE ", "z_t.")
         refreshStatements.append("UPDATE \(t) AS z_t SET \(c) = \(dialect.storedValue(count("z_t.Z_PK"), type: target.type))\(all)")
     }
 
@@ -284,55 +263,49 @@ struct PostgreSQLDerivedAttributeTriggers {
 
     /// `@sum`, `@min`, `@max`, `@avg` of a one-to-many, and any aggregate of a many-to-many: recomputed whole
     /// for the source rows a change of the destination table (or join table) touches.
+    /// `value` is the destinations' aggregated attribute, nil for their keys (`@count`).
     private mutating func addRecomputingAggregateTriggers(_ target: Target, aggregate: DerivedAttributeDerivation.Aggregate,
-                                                          relationship: NSRelationshipDescription, storage: SQLSchema.ToManyStorage,
-                                                          attributeName: String?, schema: SQLSchema) throws {
-        guard let destination = relationship.destinationEntity, let destinationTable = schema.table(for: destination) else { return }
-        let t = target.table, d = SQLSchema.quote(destinationTable.name)
-        var valueColumn = "Z_PK", valueType: NSAttributeType? = nil
-        if let attributeName {
-            guard let attribute = destination.propertiesByName[attributeName] as? NSAttributeDescription,
-                  let column = destinationTable.column(for: attribute) else { return }
-            (valueColumn, valueType) = (column, attribute.attributeType)
-        }
+                                                          rows: SQLDerivedAttributePlan.AggregatedRows,
+                                                          value aggregated: (column: String, attribute: NSAttributeDescription)?) throws {
+        let t = target.table
+        let valueColumn = aggregated?.column ?? "Z_PK", valueType = aggregated?.attribute.attributeType
         let dialect = self.dialect
         let function = try Self.aggregateFunction(aggregate, type: valueType, target: target, dialect: dialect)
         let read = { [valueColumn] (row: String) in valueType.map { dialect.readExpression("\(row).\(valueColumn)", type: $0) } ?? "\(row).\(valueColumn)" }
         /// The new value of the source row whose key is `owner`, and the table whose changes move it.
-        let parameterTable: String, ownerColumn: String, watched: [String], value: (String) -> String
-        switch storage {
-        case .inverseForeignKey(let inverse):
-            guard let foreignKey = destinationTable.column(for: inverse) else { return }
-            parameterTable = destinationTable.name
+        let ownerColumn: String, watched: [String], value: (String) -> String
+        switch rows {
+        case .oneToMany(let destinationTable, let foreignKey):
+            let d = SQLSchema.quote(destinationTable)
             ownerColumn = foreignKey
             watched = valueColumn == "Z_PK" ? [foreignKey] : [foreignKey, valueColumn]
             value = { owner in "(SELECT \(function(read("z_d"))) FROM \(d) AS z_d WHERE z_d.\(foreignKey) = \(owner))" }
-        case .joinTable(let join, let owner, let other, _):
-            let j = SQLSchema.quote(join.name), ownerSQL = SQLSchema.quote(owner), otherSQL = SQLSchema.quote(other)
-            parameterTable = join.name
+        case .manyToMany(let join, let owner, let other, let destinationTable):
+            let d = SQLSchema.quote(destinationTable)
+            let j = SQLSchema.quote(join), ownerSQL = SQLSchema.quote(owner), otherSQL = SQLSchema.quote(other)
             ownerColumn = ownerSQL
             watched = [ownerSQL, otherSQL]
             value = { key in
                 "(SELECT \(function(read("z_d"))) FROM \(j) AS z_j JOIN \(d) AS z_d ON z_d.Z_PK = z_j.\(otherSQL) WHERE z_j.\(ownerSQL) = \(key))"
             }
-            if attributeName != nil {
+            if aggregated != nil {
                 // A destination's value changing moves the aggregate of every owner it belongs to.
-                add("Z_DA_\(destinationTable.name)_\(target.entity.name ?? "")_\(target.name)_PARAMETER_VALUE_UPDATE",
+                add("\(target.planned.parameterPrefix(on: destinationTable))_VALUE_UPDATE",
                     "UPDATE OF \(valueColumn) ON \(d)", when: nil,
                     set(target, to: value("\(t).Z_PK"), where: "Z_PK IN (SELECT \(ownerSQL) FROM \(j) WHERE \(otherSQL) = NEW.Z_PK)"))
             }
         }
-        let p = SQLSchema.quote(parameterTable)
-        let parameter = "Z_DA_\(parameterTable)_\(target.entity.name ?? "")_\(target.name)_PARAMETER"
+        let p = SQLSchema.quote(rows.parameterTable)
+        let parameter = target.planned.parameterPrefix(on: rows.parameterTable)
         add("\(parameter)_INSERT", "INSERT ON \(p)", when: "NEW.\(ownerColumn) IS NOT NULL",
             set(target, to: value("NEW.\(ownerColumn)"), where: "Z_PK = NEW.\(ownerColumn)"))
         add("\(parameter)_UPDATE", "UPDATE OF \(watched.joined(separator: ", ")) ON \(p)", when: nil,
             set(target, to: value("\(t).Z_PK"), where: "Z_PK IN (OLD.\(ownerColumn), NEW.\(ownerColumn))"))
         add("\(parameter)_DELETE", "DELETE ON \(p)", when: "OLD.\(ownerColumn) IS NOT NULL",
             set(target, to: value("OLD.\(ownerColumn)"), where: "Z_PK = OLD.\(ownerColumn)"))
-        add("\(target.prefix)_SOURCE_INSERT", "INSERT ON \(t)", when: target.entityRange.map { Self.entityCondition($0, "NEW.") },
+        add("\(target.prefix)_SOURCE_INSERT", "INSERT ON \(t)", when: target.entityCondition("NEW."),
             set(target, to: value("NEW.Z_PK"), where: "Z_PK = NEW.Z_PK"))
-        let all = target.entityRange.map { " WHERE " + Self.entityCondition($0, "z_t.") } ?? ""
+        let all = target.condition(" WHERE ", "z_t.")
         refreshStatements.append("UPDATE \(t) AS z_t SET \(target.column) = \(dialect.storedValue(value("z_t.Z_PK"), type: target.type))\(all)")
     }
 

@@ -2,7 +2,9 @@ import CoreDataSQL
 import CoreDataStoreKit
 
 /// The `Z_DA_…` triggers that keep a store's derived attributes up to date, and the statements that compute
-/// every value at once (after the triggers are created on a table that already has rows).
+/// every value at once (after the triggers are created on a table that already has rows), spelled in SQLite's
+/// SQL from the plan the SQL stores share (`SQLDerivedAttributePlan`: what each value is computed from, and the
+/// `Z_ENT` range of its rows).
 ///
 /// Names are Apple's: `Z_DA_<TABLE>_<Entity>_<attribute>_<ROLE>_<EVENT>`, where the table is the one the
 /// trigger is on, `SOURCE` the derived attribute's own table and `PARAMETER` a table it reads from. Each
@@ -27,53 +29,51 @@ struct SQLiteDerivedAttributeTriggers {
     /// Statements that set every derived value from the rows as they are.
     private(set) var refreshStatements: [String] = []
 
-    /// The triggers of every derived attribute of `entities` in `schema`.
+    /// The triggers of every derived attribute of `entities` in `schema` (`SQLDerivedAttributePlan`).
     /// - Throws: 134091 for a derivation Core Data does not support.
     init(schema: SQLSchema, entities: [NSEntityDescription]) throws {
-        for (attribute, derivation) in try DerivedAttributeDerivation.derivations(in: entities) {
-            guard let entity = attribute.entity, let table = schema.table(for: entity), let column = table.column(for: attribute) else { continue }
-            let target = Target(table: q(table.name), column: column, name: attribute.name,
-                                prefix: "Z_DA_\(table.name)_\(entity.name ?? "")_\(attribute.name)",
-                                entityRange: entity.superentity == nil ? nil : Self.range(schema.storedNumbers(ofHierarchy: entity)),
-                                entity: entity)
-            switch derivation {
-            case .now: addOwnColumnTriggers(target, watched: "Z_OPT", newValue: "NSCoreDataNow()", refreshValue: "NSCoreDataNow()")
-            case .keyPath(let path) where path.count == 1:
-                guard let source = Self.column(path[0], of: entity, in: schema) else { continue }
+        for (planned, computation) in try SQLDerivedAttributePlan(schema: schema, entities: entities).derivations {
+            let target = Target(planned)
+            switch computation {
+            case .now:
+                addOwnColumnTriggers(target, watched: "Z_OPT", newValue: "NSCoreDataNow()", refreshValue: "NSCoreDataNow()")
+            case .ownAttribute(let source, _, nil):
                 addOwnColumnTriggers(target, watched: source, newValue: "NEW.\(source)", refreshValue: source)
-            case .string(let function, let path) where path.count == 1:
-                guard let source = Self.column(path[0], of: entity, in: schema) else { continue }
+            case .ownAttribute(let source, _, let function?):
                 let name = Self.sqlFunction(function)
                 addOwnColumnTriggers(target, watched: source, newValue: "\(name)(NEW.\(source))", refreshValue: "\(name)(\(source))")
-            case .keyPath(let path):
-                addToOneTriggers(target, path: path, function: nil, schema: schema)
-            case .string(let function, let path):
-                addToOneTriggers(target, path: path, function: Self.sqlFunction(function), schema: schema)
-            case .aggregate(let aggregate, let relationshipName, let attributeName):
-                guard let relationship = entity.relationshipsByName[relationshipName], let storage = schema.storage(of: relationship) else { continue }
-                switch (aggregate, storage) {
-                case (.count, .inverseForeignKey(let inverse)):
-                    guard let destination = relationship.destinationEntity, let parameterTable = schema.table(for: destination),
-                          let foreignKey = parameterTable.column(for: inverse) else { continue }
-                    addCountTriggers(target, parameterTable: parameterTable.name, foreignKey: foreignKey)
-                default:
-                    try addRecomputingAggregateTriggers(target, aggregate: aggregate, relationship: relationship, storage: storage,
-                                                        attributeName: attributeName, schema: schema)
-                }
+            case .toOne(let foreignKey, let destinationTable, let valueColumn, _, let function):
+                addToOneTriggers(target, foreignKey: foreignKey, destinationTable: destinationTable, value: valueColumn,
+                                 function: function.map(Self.sqlFunction))
+            case .countOfOneToMany(let destinationTable, let foreignKey):
+                addCountTriggers(target, parameterTable: destinationTable, foreignKey: foreignKey)
+            case .aggregate(let aggregate, let rows, let value):
+                addRecomputingAggregateTriggers(target, aggregate: aggregate, rows: rows, valueColumn: value?.column)
             }
         }
     }
 
-    /// The derived attribute a trigger writes.
+    /// The derived attribute a trigger writes, its table quoted.
     private struct Target {
+        let planned: SQLDerivedAttributePlan.Target
+        /// The quoted table.
         let table: String
-        let column: String
-        let name: String
+
+        init(_ planned: SQLDerivedAttributePlan.Target) {
+            self.planned = planned
+            table = q(planned.table)
+        }
+
+        var column: String { planned.column }
+        var name: String { planned.name }
         /// `Z_DA_<TABLE>_<Entity>_<attribute>`.
-        let prefix: String
-        /// The `Z_ENT` numbers of the entity and its subentities, when it shares its table with other entities.
-        let entityRange: (low: Int64, high: Int64)?
-        let entity: NSEntityDescription
+        var prefix: String { planned.prefix }
+
+        /// `glue` and the row's `Z_ENT` condition (`SQLDerivedAttributePlan.Target.entityCondition`), or nothing
+        /// when every row of the table is the entity's.
+        func condition(_ glue: String, _ rowPrefix: String) -> String {
+            planned.entityCondition(rowPrefix).map { glue + $0 } ?? ""
+        }
 
         /// `SELECT <function>('T', Z_ENT, Z_PK, 'name', C) FROM T WHERE <condition>;`
         func report(_ function: String, where condition: String) -> String {
@@ -83,21 +83,6 @@ struct SQLiteDerivedAttributeTriggers {
 
     private static let updated = "NSCoreDataDATriggerUpdatedAffectedObjectValue"
     private static let insertUpdated = "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"
-
-    private static func range(_ numbers: [Int64]) -> (low: Int64, high: Int64)? {
-        guard let low = numbers.first, let high = numbers.last else { return nil }
-        return (low, high)
-    }
-
-    /// `<low> <= <prefix>Z_ENT AND <prefix>Z_ENT <= <high>`, or `<low> = <prefix>Z_ENT` for one entity (Apple's).
-    private static func entityCondition(_ range: (low: Int64, high: Int64), _ prefix: String) -> String {
-        range.low >= range.high ? "\(range.low) = \(prefix)Z_ENT" : "\(range.low) <= \(prefix)Z_ENT AND \(prefix)Z_ENT <= \(range.high)"
-    }
-
-    private static func column(_ name: String, of entity: NSEntityDescription, in schema: SQLSchema) -> String? {
-        guard let property = entity.propertiesByName[name] else { return nil }
-        return schema.table(for: entity)?.column(for: property)
-    }
 
     /// The SQL function `SQLiteFunctions` registers for a string function (Apple's names).
     private static func sqlFunction(_ function: DerivedAttributeDerivation.StringFunction) -> String {
@@ -115,17 +100,21 @@ struct SQLiteDerivedAttributeTriggers {
     // MARK: The entity's own columns (Apple's)
 
     /// `now()`, a function of an own attribute, or a copy of one: set when a row is inserted with the watched
-    /// column not NULL, and whenever the watched column is updated.
+    /// column not NULL, and whenever the watched column is updated. A subentity's triggers fire for its own rows
+    /// only (its `Z_ENT` range), not for a sibling's or the parent's rows in the same table; an entity that has
+    /// its table to itself or is the root of its table has Apple's triggers, with no condition.
     private mutating func addOwnColumnTriggers(_ target: Target, watched: String, newValue: String, refreshValue: String) {
         let t = target.table, c = target.column
-        add("\(target.prefix)_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW WHEN (NEW.\(watched) NOT NULL) BEGIN"
+        let entityAnd = target.condition(" AND ", "NEW.")
+        let entityWhen = target.condition(" WHEN ", "NEW.")
+        add("\(target.prefix)_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW WHEN (NEW.\(watched) NOT NULL\(entityAnd)) BEGIN"
             + " UPDATE \(t) SET \(c) = \(newValue) WHERE Z_PK = NEW.Z_PK;"
             + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK") + " END")
-        add("\(target.prefix)_UPDATE", "AFTER UPDATE OF \(watched) ON \(t) FOR EACH ROW BEGIN"
+        add("\(target.prefix)_UPDATE", "AFTER UPDATE OF \(watched) ON \(t) FOR EACH ROW\(entityWhen) BEGIN"
             + " UPDATE \(t) SET \(c) = \(newValue) WHERE Z_PK = NEW.Z_PK;"
             + target.report(Self.updated, where: "Z_PK = NEW.Z_PK") + " END")
         if watched != "Z_OPT" {
-            let condition = target.entityRange.map { " WHERE " + Self.entityCondition($0, "") } ?? ""
+            let condition = target.condition(" WHERE ", "")
             refreshStatements.append("UPDATE \(t) SET \(c) = \(refreshValue)\(condition)")
         }
     }
@@ -133,42 +122,44 @@ struct SQLiteDerivedAttributeTriggers {
     // MARK: To-one key paths (Apple's)
 
     /// `author.name` or `lowercase:(author.name)`: copied when the source row is inserted or points elsewhere,
-    /// and into every source row when the destination row is inserted or its attribute changes.
-    private mutating func addToOneTriggers(_ target: Target, path: [String], function: String?, schema: SQLSchema) {
-        guard let relationship = target.entity.relationshipsByName[path[0]], let destination = relationship.destinationEntity,
-              let destinationTable = schema.table(for: destination), let foreignKey = schema.table(for: target.entity)?.column(for: relationship),
-              let attribute = destination.propertiesByName[path[1]], let value = destinationTable.column(for: attribute) else { return }
-        let t = target.table, c = target.column, d = q(destinationTable.name)
+    /// and into every source row when the destination row is inserted or its attribute changes. The destination
+    /// may be the entity's own table (`parent.name`): the triggers name the other row `NEW`, and the statement
+    /// that computes every value reads the destination as `z_d`, so `<table>.<fk>` is the row being updated.
+    private mutating func addToOneTriggers(_ target: Target, foreignKey: String, destinationTable: String, value: String, function: String?) {
+        let t = target.table, c = target.column, d = q(destinationTable)
         let selected = function.map { "\($0)(\(value))" } ?? value
+        let selectedFromAlias = function.map { "\($0)(z_d.\(value))" } ?? "z_d.\(value)"
         let copied = function.map { "\($0)(NEW.\(value))" } ?? "NEW.\(value)"
-        let sourceAnd = target.entityRange.map { " AND " + Self.entityCondition($0, "NEW.") } ?? ""
-        let sourceWhen = target.entityRange.map { " WHEN " + Self.entityCondition($0, "NEW.") } ?? ""
-        let parameterAnd = target.entityRange.map { " AND " + Self.entityCondition($0, "") } ?? ""
+        let sourceAnd = target.condition(" AND ", "NEW.")
+        let sourceWhen = target.condition(" WHEN ", "NEW.")
+        let parameterAnd = target.condition(" AND ", "")
         add("\(target.prefix)_SOURCE_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW BEGIN"
             + " UPDATE \(t) SET \(c) = (SELECT \(selected) FROM \(d) WHERE Z_PK = NEW.\(foreignKey)) WHERE Z_PK = NEW.Z_PK\(sourceAnd);"
             + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK\(sourceAnd)") + " END")
         add("\(target.prefix)_SOURCE_UPDATE", "AFTER UPDATE OF \(foreignKey) ON \(t) FOR EACH ROW\(sourceWhen) BEGIN"
             + " UPDATE \(t) SET \(c) = (SELECT \(selected) FROM \(d) WHERE Z_PK = NEW.\(foreignKey)) WHERE Z_PK = NEW.Z_PK;"
             + target.report(Self.updated, where: "Z_PK = NEW.Z_PK") + " END")
-        let parameterPrefix = "Z_DA_\(destinationTable.name)_\(target.entity.name ?? "")_\(target.name)_PARAMETER"
+        let parameterPrefix = target.planned.parameterPrefix(on: destinationTable)
         add("\(parameterPrefix)_INSERT", "AFTER INSERT ON \(d) FOR EACH ROW BEGIN"
             + " UPDATE \(t) SET \(c) = \(copied) WHERE \(foreignKey) = NEW.Z_PK\(parameterAnd);"
             + target.report(Self.insertUpdated, where: "\(foreignKey) = NEW.Z_PK\(parameterAnd)") + " END")
         add("\(parameterPrefix)_UPDATE", "AFTER UPDATE OF \(value) ON \(d) FOR EACH ROW BEGIN"
             + " UPDATE \(t) SET \(c) = \(copied) WHERE \(foreignKey) = NEW.Z_PK\(parameterAnd);"
             + target.report(Self.updated, where: "\(foreignKey) = NEW.Z_PK\(parameterAnd)") + " END")
-        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT \(selected) FROM \(d) WHERE Z_PK = \(t).\(foreignKey))")
+        let all = target.condition(" WHERE ", "")
+        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT \(selectedFromAlias) FROM \(d) AS z_d WHERE z_d.Z_PK = \(t).\(foreignKey))\(all)")
     }
 
     // MARK: @count of a one-to-many (Apple's, as in the fixtures)
 
     /// Counted up and down as destination rows are inserted, moved and deleted; counted whole when the source
-    /// row is inserted.
+    /// row is inserted. The statement that counts every row reads the destinations as `z_p`, so `<table>.Z_PK`
+    /// is the row being updated even when the relationship leads to the entity's own table (`children`).
     private mutating func addCountTriggers(_ target: Target, parameterTable: String, foreignKey: String) {
         let t = target.table, c = target.column, p = q(parameterTable)
-        let and = target.entityRange.map { " AND " + Self.entityCondition($0, "") } ?? ""
-        let when = target.entityRange.map { " WHEN " + Self.entityCondition($0, "NEW.") } ?? ""
-        let parameter = "Z_DA_\(parameterTable)_\(target.entity.name ?? "")_\(target.name)_PARAMETER"
+        let and = target.condition(" AND ", "")
+        let when = target.condition(" WHEN ", "NEW.")
+        let parameter = target.planned.parameterPrefix(on: parameterTable)
         func step(_ row: String, _ change: String) -> String {
             " BEGIN UPDATE \(t) SET \(c) = \(change) WHERE Z_PK = \(row).\(foreignKey)\(and);"
                 + target.report(Self.updated, where: "Z_PK = \(row).\(foreignKey)\(and)") + " END"
@@ -180,24 +171,20 @@ struct SQLiteDerivedAttributeTriggers {
         let count = "(SELECT IFNULL(COUNT(\(foreignKey)), 0) FROM \(p) WHERE \(foreignKey) = NEW.Z_PK)"
         add("\(target.prefix)_SOURCE_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW\(when) BEGIN UPDATE \(t) SET \(c) = \(count) WHERE Z_PK = NEW.Z_PK;"
             + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK") + " END")
-        let all = target.entityRange.map { " WHERE " + Self.entityCondition($0, "") } ?? ""
-        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT IFNULL(COUNT(\(foreignKey)), 0) FROM \(p) WHERE \(foreignKey) = \(t).Z_PK)\(all)")
+        let all = target.condition(" WHERE ", "")
+        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT IFNULL(COUNT(z_p.\(foreignKey)), 0) FROM \(p) AS z_p WHERE z_p.\(foreignKey) = \(t).Z_PK)\(all)")
     }
 
     // MARK: Other aggregates (ours)
 
     /// `@sum`, `@min`, `@max`, `@avg` of a one-to-many, and any aggregate of a many-to-many: recomputed whole
-    /// for the source rows a change of the destination table (or join table) touches.
+    /// for the source rows a change of the destination table (or join table) touches. The subquery reads the
+    /// destinations as `z_d` (and the join table as `z_j`), so `<table>.Z_PK` is the row being updated even when
+    /// the relationship leads to the entity's own table.
+    /// `valueColumn` is the destinations' aggregated column, nil for their keys (`@count`).
     private mutating func addRecomputingAggregateTriggers(_ target: Target, aggregate: DerivedAttributeDerivation.Aggregate,
-                                                          relationship: NSRelationshipDescription, storage: SQLSchema.ToManyStorage,
-                                                          attributeName: String?, schema: SQLSchema) throws {
-        guard let destination = relationship.destinationEntity, let destinationTable = schema.table(for: destination) else { return }
-        let t = target.table, c = target.column, d = q(destinationTable.name)
-        var valueColumn = "Z_PK"
-        if let attributeName {
-            guard let attribute = destination.propertiesByName[attributeName], let column = destinationTable.column(for: attribute) else { return }
-            valueColumn = column
-        }
+                                                          rows: SQLDerivedAttributePlan.AggregatedRows, valueColumn aggregated: String?) {
+        let t = target.table, c = target.column, valueColumn = aggregated ?? "Z_PK"
         func function(_ operand: String) -> String {
             switch aggregate {
             case .count: return "IFNULL(COUNT(\(operand)), 0)"
@@ -208,31 +195,30 @@ struct SQLiteDerivedAttributeTriggers {
             }
         }
         /// The new value of the source row whose key is `owner`, and the table whose changes move it.
-        let parameterTable: String, ownerColumn: String, watched: [String], value: (String) -> String
-        switch storage {
-        case .inverseForeignKey(let inverse):
-            guard let foreignKey = destinationTable.column(for: inverse) else { return }
-            parameterTable = destinationTable.name
+        let ownerColumn: String, watched: [String], value: (String) -> String
+        switch rows {
+        case .oneToMany(let destinationTable, let foreignKey):
+            let d = q(destinationTable)
             ownerColumn = foreignKey
             watched = valueColumn == "Z_PK" ? [foreignKey] : [foreignKey, valueColumn]
-            value = { owner in "(SELECT \(function(valueColumn)) FROM \(d) WHERE \(foreignKey) = \(owner))" }
-        case .joinTable(let join, let owner, let other, _):
-            parameterTable = join.name
+            value = { owner in "(SELECT \(function("z_d.\(valueColumn)")) FROM \(d) AS z_d WHERE z_d.\(foreignKey) = \(owner))" }
+        case .manyToMany(let join, let owner, let other, let destinationTable):
+            let d = q(destinationTable), j = q(join)
             ownerColumn = q(owner)
             watched = [q(owner), q(other)]
             value = { key in
-                "(SELECT \(function("d.\(valueColumn)")) FROM \(q(join.name)) j JOIN \(d) d ON d.Z_PK = j.\(q(other)) WHERE j.\(q(owner)) = \(key))"
+                "(SELECT \(function("z_d.\(valueColumn)")) FROM \(j) AS z_j JOIN \(d) AS z_d ON z_d.Z_PK = z_j.\(q(other))"
+                    + " WHERE z_j.\(q(owner)) = \(key))"
             }
-            if attributeName != nil {
+            if aggregated != nil {
                 // A destination's value changing moves the aggregate of every owner it belongs to.
-                add("Z_DA_\(destinationTable.name)_\(target.entity.name ?? "")_\(target.name)_PARAMETER_VALUE_UPDATE",
-                    "AFTER UPDATE OF \(valueColumn) ON \(d) FOR EACH ROW BEGIN"
-                    + " UPDATE \(t) SET \(c) = \(value("\(t).Z_PK")) WHERE Z_PK IN (SELECT \(q(owner)) FROM \(q(join.name)) WHERE \(q(other)) = NEW.Z_PK);"
-                    + target.report(Self.updated, where: "Z_PK IN (SELECT \(q(owner)) FROM \(q(join.name)) WHERE \(q(other)) = NEW.Z_PK)") + " END")
+                let owners = "Z_PK IN (SELECT \(q(owner)) FROM \(j) WHERE \(q(other)) = NEW.Z_PK)"
+                add("\(target.planned.parameterPrefix(on: destinationTable))_VALUE_UPDATE", "AFTER UPDATE OF \(valueColumn) ON \(d) FOR EACH ROW BEGIN"
+                    + " UPDATE \(t) SET \(c) = \(value("\(t).Z_PK")) WHERE \(owners);" + target.report(Self.updated, where: owners) + " END")
             }
         }
-        let p = q(parameterTable)
-        let parameter = "Z_DA_\(parameterTable)_\(target.entity.name ?? "")_\(target.name)_PARAMETER"
+        let p = q(rows.parameterTable)
+        let parameter = target.planned.parameterPrefix(on: rows.parameterTable)
         add("\(parameter)_INSERT", "AFTER INSERT ON \(p) FOR EACH ROW WHEN (NEW.\(ownerColumn) NOT NULL) BEGIN"
             + " UPDATE \(t) SET \(c) = \(value("NEW.\(ownerColumn)")) WHERE Z_PK = NEW.\(ownerColumn);"
             + target.report(Self.updated, where: "Z_PK = NEW.\(ownerColumn)") + " END")
@@ -242,10 +228,10 @@ struct SQLiteDerivedAttributeTriggers {
         add("\(parameter)_DELETE", "AFTER DELETE ON \(p) FOR EACH ROW WHEN (OLD.\(ownerColumn) NOT NULL) BEGIN"
             + " UPDATE \(t) SET \(c) = \(value("OLD.\(ownerColumn)")) WHERE Z_PK = OLD.\(ownerColumn);"
             + target.report(Self.updated, where: "Z_PK = OLD.\(ownerColumn)") + " END")
-        let when = target.entityRange.map { " WHEN " + Self.entityCondition($0, "NEW.") } ?? ""
+        let when = target.condition(" WHEN ", "NEW.")
         add("\(target.prefix)_SOURCE_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW\(when) BEGIN UPDATE \(t) SET \(c) = \(value("NEW.Z_PK")) WHERE Z_PK = NEW.Z_PK;"
             + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK") + " END")
-        let all = target.entityRange.map { " WHERE " + Self.entityCondition($0, "") } ?? ""
+        let all = target.condition(" WHERE ", "")
         refreshStatements.append("UPDATE \(t) SET \(c) = \(value("\(t).Z_PK"))\(all)")
     }
 }

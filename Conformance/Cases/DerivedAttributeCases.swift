@@ -6,7 +6,8 @@ import CoreData
 /// notification sees them too; the values survive a reopen and answer predicates; a derivation Core Data does
 /// not support fails the add with 134091.
 ///
-/// The cases use a model of their own (`Writer`, `Volume`, `Leaf`), so the shared model's cases are unaffected.
+/// The cases use models of their own (`Writer`, `Volume`, `Leaf`; a self-referencing `Category`), so the shared
+/// model's cases are unaffected.
 enum DerivedAttributeCases {
     /// `Writer` {name}; `Volume` {title, writer (to-one), leaves (to-many, inverse `volume`), and derived
     /// `leafCount` = `leaves.@count`, `wordTotal` = `leaves.@sum.words`, `writerName` = `writer.name`,
@@ -44,6 +45,40 @@ enum DerivedAttributeCases {
         volume.properties = volumeProperties
         leaf.properties = [NSAttributeDescription(name: "words", type: .integer64), owner]
         return NSManagedObjectModel(entities: [writer, volume, leaf])
+    }
+
+    /// `Category` {name, rank, parent (to-one Category), children (to-many, inverse `parent`), following and
+    /// followers (a many-to-many of Category with itself), and derived `parentName` = `parent.name`,
+    /// `upperParentName` = `uppercase:(parent.name)`, `childCount` = `children.@count`, `rankTotal` =
+    /// `children.@sum.rank`, `followingCount` = `following.@count`}: every relationship a derivation reads leads
+    /// back to the entity's own table.
+    static func selfReferencingModel() -> NSManagedObjectModel {
+        let category = NSEntityDescription(name: "Category")
+        let parent = NSRelationshipDescription(name: "parent", destination: category, toMany: false)
+        let children = NSRelationshipDescription(name: "children", destination: category, toMany: true)
+        parent.inverseRelationship = children
+        children.inverseRelationship = parent
+        let following = NSRelationshipDescription(name: "following", destination: category, toMany: true)
+        let followers = NSRelationshipDescription(name: "followers", destination: category, toMany: true)
+        following.inverseRelationship = followers
+        followers.inverseRelationship = following
+        func derived(_ name: String, _ type: NSAttributeType, _ format: String) -> NSDerivedAttributeDescription {
+            let attribute = NSDerivedAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.derivationExpressionFormat = format
+            return attribute
+        }
+        category.properties = [
+            NSAttributeDescription(name: "name", type: .string), NSAttributeDescription(name: "rank", type: .integer64),
+            parent, children, following, followers,
+            derived("parentName", .stringAttributeType, "parent.name"),
+            derived("upperParentName", .stringAttributeType, "uppercase:(parent.name)"),
+            derived("childCount", .integer64AttributeType, "children.@count"),
+            derived("rankTotal", .integer64AttributeType, "children.@sum.rank"),
+            derived("followingCount", .integer64AttributeType, "following.@count"),
+        ]
+        return NSManagedObjectModel(entities: [category])
     }
 
     static func insert(_ entity: String, into context: NSManagedObjectContext, _ values: [String: Any]) -> NSManagedObject {
@@ -181,6 +216,95 @@ enum DerivedAttributeCases {
                 viewer.mergeChanges(fromContextDidSave: notification)
                 let volume = try viewer.existingObject(with: volumeID)
                 try env.expectEqual(integer(volume.value(forKey: "leafCount")), 1, "the merged count")
+            }
+        },
+
+        ConformanceCase("derived/to-one-of-own-entity", adopting: [.derivedAttributeComputing]) { env in
+            let model = selfReferencingModel()
+            let coordinator = try env.openCoordinator(model: model)
+            let context = env.context(coordinator)
+            func parentName(_ object: NSManagedObject) -> String? { object.value(forKey: "parentName") as? String }
+            try context.performAndWait {
+                let tools = insert("Category", into: context, ["name": "Tools"])
+                let garden = insert("Category", into: context, ["name": "Garden"])
+                let saws = insert("Category", into: context, ["name": "Saws", "parent": tools])
+                let hoes = insert("Category", into: context, ["name": "Hoes", "parent": tools])
+                try context.save()
+                try env.expectEqual(parentName(saws), "Tools", "parent.name of a child saved with its parent")
+                try env.expectEqual(saws.value(forKey: "upperParentName") as? String, "TOOLS", "uppercase:(parent.name)")
+                try env.expect(parentName(tools) == nil, "parent.name of a category without a parent is nil")
+
+                tools.setValue("Hand Tools", forKey: "name")  // only the parent is saved
+                try context.save()
+                try env.expectEqual(parentName(saws), "Hand Tools", "parent.name follows the parent's rename")
+                try env.expectEqual(parentName(hoes), "Hand Tools", "every child follows the parent's rename")
+                try env.expect(parentName(tools) == nil, "the renamed parent's own parent.name stays nil")
+
+                hoes.setValue(garden, forKey: "parent")
+                try context.save()
+                try env.expectEqual(parentName(hoes), "Garden", "parent.name follows a move to another parent")
+                try env.expectEqual(parentName(saws), "Hand Tools", "the sibling left behind keeps its parent's name")
+
+                context.delete(garden)
+                try context.save()
+                try env.expect(parentName(hoes) == nil, "parent.name is nil once the parent is deleted")
+                try env.expect(hoes.value(forKey: "upperParentName") == nil, "uppercase:(parent.name) is nil once the parent is deleted")
+            }
+            let reader = try CompositeAttributeCases.reopened(env, coordinator, model: model)
+            try reader.performAndWait {
+                let categories = try Fixtures.byName(reader, "Category")
+                try env.expectEqual(categories["Saws"].flatMap(parentName), "Hand Tools", "parent.name after a reopen")
+                try env.expectEqual(categories["Saws"]?.value(forKey: "upperParentName") as? String, "HAND TOOLS", "uppercase after a reopen")
+                try env.expect(categories["Hoes"] != nil && categories["Hoes"].flatMap(parentName) == nil,
+                               "parent.name of the orphan after a reopen")
+                try env.expect(categories["Hand Tools"] != nil && categories["Hand Tools"].flatMap(parentName) == nil,
+                               "the parent's own parent.name after a reopen")
+            }
+        },
+
+        ConformanceCase("derived/aggregates-over-own-entity", adopting: [.derivedAttributeComputing]) { env in
+            let model = selfReferencingModel()
+            let coordinator = try env.openCoordinator(model: model)
+            let context = env.context(coordinator)
+            func count(_ object: NSManagedObject?, _ key: String) -> Int64? { integer(object?.value(forKey: key)) }
+            try context.performAndWait {
+                let tools = insert("Category", into: context, ["name": "Tools", "rank": 1])
+                let garden = insert("Category", into: context, ["name": "Garden", "rank": 2])
+                let saws = insert("Category", into: context, ["name": "Saws", "rank": 10, "parent": tools])
+                let hoes = insert("Category", into: context, ["name": "Hoes", "rank": 20, "parent": tools])
+                insert("Category", into: context, ["name": "Rakes", "rank": 300, "parent": garden])
+                tools.setValue(Set([garden, saws]), forKey: "following")
+                saws.setValue(Set([tools]), forKey: "following")
+                try context.save()
+                try env.expectEqual(count(tools, "childCount"), 2, "children.@count")
+                try env.expectEqual(count(tools, "rankTotal"), 30, "children.@sum.rank")
+                try env.expectEqual(count(saws, "childCount"), 0, "children.@count of a leaf category")
+                try env.expectEqual(count(tools, "followingCount"), 2, "following.@count of a many-to-many with its own entity")
+                try env.expectEqual(count(garden, "followingCount"), 0, "following.@count of a category following none")
+
+                hoes.setValue(garden, forKey: "parent")
+                saws.setValue(Int64(15), forKey: "rank")
+                tools.setValue(Set([garden]), forKey: "following")
+                try context.save()
+                try env.expectEqual(count(tools, "childCount"), 1, "children.@count after a child moved away")
+                try env.expectEqual(count(tools, "rankTotal"), 15, "children.@sum.rank after a move and a child's new rank")
+                try env.expectEqual(count(garden, "childCount"), 2, "children.@count after a child moved in")
+                try env.expectEqual(count(garden, "rankTotal"), 320, "children.@sum.rank after a child moved in")
+                try env.expectEqual(count(tools, "followingCount"), 1, "following.@count after one was dropped")
+
+                context.delete(saws)
+                try context.save()
+                try env.expectEqual(count(tools, "childCount"), 0, "children.@count after the child was deleted")
+                try env.expectEqual(count(tools, "rankTotal"), 0, "children.@sum.rank of no children is 0")
+            }
+            let reader = try CompositeAttributeCases.reopened(env, coordinator, model: model)
+            try reader.performAndWait {
+                let categories = try Fixtures.byName(reader, "Category")
+                try env.expectEqual(count(categories["Garden"], "childCount"), 2, "children.@count after a reopen")
+                try env.expectEqual(count(categories["Garden"], "rankTotal"), 320, "children.@sum.rank after a reopen")
+                try env.expectEqual(count(categories["Tools"], "childCount"), 0, "children.@count after a reopen")
+                try env.expectEqual(count(categories["Tools"], "followingCount"), 1, "following.@count after a reopen")
+                try env.expectEqual(count(categories["Rakes"], "childCount"), 0, "children.@count of a leaf after a reopen")
             }
         },
 

@@ -18,5 +18,5 @@
 /// Conformance: `derived/count-and-sum-follow-inserts-moves-and-deletes`,
 /// `derived/to-one-key-path-and-lowercase-are-copied`, `derived/now-is-the-time-of-each-save`,
 /// `derived/merging-context-sees-the-store's-values`, `derived/after-batch-update`, `derived/after-batch-insert`,
-/// `derived/after-batch-delete`.
+/// `derived/after-batch-delete`, `derived/to-one-of-own-entity`, `derived/aggregates-over-own-entity`.
 public protocol DerivedAttributeComputing: PersistentStoreBackend {}
