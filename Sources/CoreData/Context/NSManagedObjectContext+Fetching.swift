@@ -221,7 +221,7 @@ extension NSManagedObjectContext {
         let batchSize = request.resultType == .managedObjectResultType ? max(0, request.fetchBatchSize) : 0
         if request.includesPropertyValues && batchSize == 0 {
             let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
-            for (store, rows) in try coordinator.fetchRows(storeRequest, from: stores) {
+            for (store, rows) in try coordinator.fetchRowSnapshots(storeRequest, from: stores) {
                 reserve(rows.count)
                 var memo = MaterializationMemo(store: store, fallback: fallback)
                 for row in rows {
