@@ -94,7 +94,7 @@ final class RowCache: @unchecked Sendable {
         let recorded = rows.map { RowSnapshot($0, readTime: readTime) }
         lock.lock()
         defer { lock.unlock() }
-        snapshots.reserveCapacity(snapshots.count + recorded.count)
+        if recorded.count > 1 { snapshots.reserveCapacity(snapshots.count + recorded.count) }
         for snapshot in recorded { snapshots[Entry(store: storeID, key: snapshot.key)] = snapshot }
         sweepIfGrown()
         return recorded
@@ -124,7 +124,7 @@ final class RowCache: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        snapshots.reserveCapacity(snapshots.count + saved.count)
+        if saved.count > 1 { snapshots.reserveCapacity(snapshots.count + saved.count) }
         for key in unknown { snapshots[Entry(store: storeID, key: key)] = nil }
         for (key, snapshot) in saved { snapshots[Entry(store: storeID, key: key)] = snapshot }
         sweepIfGrown()
