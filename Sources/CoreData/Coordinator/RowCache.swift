@@ -46,7 +46,7 @@ final class RowCache: @unchecked Sendable {
     /// whose `stalenessInterval` is `interval` (see `RowSnapshot.isFresh`); nil otherwise.
     func snapshot(of key: ObjectKey, in store: NSPersistentStore, stalenessInterval interval: TimeInterval) -> RowSnapshot? {
         guard interval != 0 else { return nil }
-        let now = RowSnapshot.now()
+        let now = interval > 0 ? RowSnapshot.now() : 0  // the clock is read only when the age matters
         lock.lock()
         defer { lock.unlock() }
         return usedSnapshot(Entry(store: ObjectIdentifier(store.identity), key: key), stalenessInterval: interval, now: now)
@@ -57,7 +57,7 @@ final class RowCache: @unchecked Sendable {
     func snapshots(of keys: [ObjectKey], in store: NSPersistentStore,
                    stalenessInterval interval: TimeInterval) -> (found: [RowSnapshot], missing: [ObjectKey]) {
         guard interval != 0 else { return ([], keys) }
-        let now = RowSnapshot.now()
+        let now = interval > 0 ? RowSnapshot.now() : 0
         let storeID = ObjectIdentifier(store.identity)
         var found: [RowSnapshot] = []
         var missing: [ObjectKey] = []
