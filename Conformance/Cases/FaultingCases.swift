@@ -198,6 +198,133 @@ enum FaultingCases {
                                     "a new fetch leaves the deleted rows out")
             }
         },
+        ConformanceCase("faults/fault-shows-what-another-context-saved") { env in
+            let context = try FetchCases.populated(env)
+            let reader = try fresh(env, context)
+            let faults = try reader.performAndWait {
+                let faults = try reader.fetch(items())
+                try env.expect(faults.count == 11 && faults.allSatisfy(\.isFault), "the reader's fetch returns faults")
+                return faults
+            }
+            let writer = try fresh(env, context)
+            try writer.performAndWait {
+                let written = try Fixtures.byName(writer, "Item")
+                try env.require(written["item 1"], "item 1").setValue("one", forKey: "name")
+                try env.require(written["item 2"], "item 2").setValue("two", forKey: "name")
+                writer.delete(try env.require(written["item 3"], "item 3"))
+                try writer.save()
+            }
+
+            try reader.performAndWait {
+                try env.expect(faults.allSatisfy(\.isFault), "the reader's objects are still faults after the other context saved")
+                try env.expectEqual(summary([faults[0], faults[1], faults[2]]), ["item 0/0", "one/1", "two/2"],
+                                    "faults fetched before another context of the coordinator saved show the saved values when they fire")
+                try env.expectEqual(faults[1].committedValues(forKeys: ["name"])["name"] as? String, "one", "the filled fault's committed values are the saved ones")
+                try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for the object the other context deleted") {
+                    _ = try reader.existingObject(with: faults[3].objectID)
+                }
+                try env.expect(faults[3].value(forKey: "name") == nil && faults[3].isDeleted,
+                               "the fault of the object the other context deleted is inaccessible: no values, and isDeleted")
+                faults[1].setValue("one again", forKey: "name")
+                try reader.save()  // the filled fault was at the saved version: no conflict
+            }
+            try writer.performAndWait {
+                let names = Set(try Fixtures.byName(writer, "Item").keys)
+                try env.expect(names.contains("two") && !names.contains("item 3"), "the writer fetches what it saved")
+            }
+            let third = try fresh(env, context)
+            try third.performAndWait {
+                let object = third.object(with: faults[1].objectID)
+                try env.expect(object.isFault, "object(with:) gives a fault")
+                try env.expectEqual(object.value(forKey: "name") as? String, "one again", "a fault of a third context shows the reader's save")
+            }
+
+            let reopened = try env.reopenedContext(or: try env.require(context.persistentStoreCoordinator, "the coordinator"))
+            try reopened.performAndWait {
+                try env.expectEqual(summary(try reopened.fetch(items())),
+                                    ["item 0/0", "one again/1", "two/2"] + allByRank.dropFirst(4), "after a reopen: what was saved")
+            }
+        },
+        ConformanceCase("faults/fault-of-row-deleted-elsewhere") { env in
+            let context = try FetchCases.populated(env)
+            let coordinator = try env.require(context.persistentStoreCoordinator, "the coordinator")
+            let reader = try fresh(env, context)
+            let snapshots = try reader.performAndWait { try reader.fetch(items()) }
+            let lenient = try fresh(env, context)
+            let lenientFaults = try lenient.performAndWait {
+                lenient.shouldDeleteInaccessibleFaults = false
+                return try lenient.fetch(items())
+            }
+            // A batch delete through the coordinator: the faults made by fetches read the store when they fire.
+            try context.performAndWait {
+                let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
+                fetch.predicate = NSPredicate(format: "rank == 1 OR rank == 2")
+                _ = try context.execute(NSBatchDeleteRequest(fetchRequest: fetch))
+            }
+            try reader.performAndWait {
+                try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for a fault whose row a batch delete removed") {
+                    _ = try reader.existingObject(with: snapshots[1].objectID)
+                }
+                try env.expect(snapshots[1].value(forKey: "name") == nil && snapshots[1].isDeleted,
+                               "a fetched fault fired after a batch delete removed its row is inaccessible, and isDeleted")
+                try env.expectEqual(summary([snapshots[0], snapshots[3]]), ["item 0/0", "item 3/3"], "faults of rows still there fill")
+            }
+            try lenient.performAndWait {
+                try env.expect(lenientFaults[2].value(forKey: "name") == nil && !lenientFaults[2].isDeleted,
+                               "with shouldDeleteInaccessibleFaults = false, the inaccessible fault is empty and not marked deleted")
+            }
+            // Another coordinator deletes a row, which this coordinator's row cache does not see: a fault that
+            // may not use a cached row (stalenessInterval 0) reads the store.
+            guard env.capabilities.contains(.sharedBetweenCoordinators) else { return }
+            let other = env.context(try env.openCoordinator())
+            try other.performAndWait {
+                other.delete(try env.require(try Fixtures.byName(other, "Item")["item 4"], "item 4"))
+                try other.save()
+            }
+            let late = env.context(coordinator)
+            try late.performAndWait {
+                late.stalenessInterval = 0
+                let fault = late.object(with: snapshots[4].objectID)
+                try env.expectError([NSManagedObjectReferentialIntegrityError], "existingObject(with:) for a row another coordinator deleted") {
+                    _ = try late.existingObject(with: fault.objectID)
+                }
+                try env.expect(fault.value(forKey: "name") == nil && fault.isDeleted,
+                               "a fault fired after another coordinator deleted its row (stalenessInterval 0) is inaccessible, and isDeleted")
+            }
+            try reader.performAndWait {
+                reader.stalenessInterval = 0
+                try env.expect(snapshots[4].value(forKey: "name") == nil && snapshots[4].isDeleted,
+                               "a fetched fault fired after another coordinator deleted its row, with stalenessInterval 0, is inaccessible")
+            }
+        },
+        ConformanceCase("faults/staleness-interval", requires: [.sharedBetweenCoordinators]) { env in
+            let context = try FetchCases.populated(env)
+            // Four contexts of one coordinator fetch the same faults; the rows are then changed through another
+            // coordinator, which this coordinator's row cache does not see. The faults fire in this order: a
+            // context that reads the store puts the row it read in the row cache, for the contexts after it.
+            let intervals: [TimeInterval] = [-1, 3_600, 0.001, 0]
+            var readers: [(context: NSManagedObjectContext, faults: [NSManagedObject])] = []
+            for interval in intervals {
+                let reader = try fresh(env, context)
+                let faults = try reader.performAndWait {
+                    reader.stalenessInterval = interval
+                    return try reader.fetch(items())
+                }
+                readers.append((reader, faults))
+            }
+            let other = env.context(try env.openCoordinator())
+            try other.performAndWait {
+                try env.require(try Fixtures.byName(other, "Item")["item 1"], "item 1").setValue("one", forKey: "name")
+                try other.save()
+            }
+            Thread.sleep(forTimeInterval: 0.05)  // longer than the shortest interval
+            var seen: [String] = []
+            for (reader, faults) in readers {
+                try reader.performAndWait { seen += summary([faults[1]]) }
+            }
+            try env.expectEqual(seen, ["item 1/1", "item 1/1", "one/1", "one/1"],
+                                "stalenessInterval -1 (the default) and 3600 fill from the row this coordinator read; an interval the row is older than, and 0, read the store")
+        },
         ConformanceCase("faults/refresh-turns-objects-into-faults") { env in
             let context = try FetchCases.populated(env)
             let objects = try context.performAndWait {

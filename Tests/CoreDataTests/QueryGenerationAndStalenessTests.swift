@@ -1,7 +1,7 @@
 import Testing
 import CoreData
 
-/// `stalenessInterval` (0 makes a fault read its store instead of the row its fetch read) and query
+/// `stalenessInterval` (0 makes a fault read its store instead of the coordinator's cached row) and query
 /// generations (not supported: pinning throws 134091, unpinning succeeds, the token stays nil).
 @Suite struct QueryGenerationAndStalenessTests {
     @Test func withNoStalenessAFaultReadsItsStore() throws {
@@ -27,7 +27,8 @@ import CoreData
             }
             return reader.performAndWait { fault.name }
         }
-        #expect(try fetchThenChangeThenRead(staleness: -1) == "fetched", "a fault fills from the row its fetch read")
+        #expect(try fetchThenChangeThenRead(staleness: -1) == "changed",
+                "a fault fills from the coordinator's row cache, which the writer's save updated")
         #expect(try fetchThenChangeThenRead(staleness: 0) == "fetched", "with no staleness it reads the store's current row")
     }
 

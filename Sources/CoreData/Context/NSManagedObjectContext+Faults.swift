@@ -1,23 +1,29 @@
-/// Filling faults: from the row a fetch read (`FaultState.snapshot`), with the rest of a fetch's batch
-/// (`FaultState.batch`), or from the store (`FaultState.store`).
+/// Filling faults: from the coordinator's row cache (`RowCache`, shared by the coordinator's contexts), with
+/// the rest of a fetch's batch (`FaultState.batch`), or from the store.
 ///
 /// Guarantees:
 /// - A fault fires on first access to a property (and on `existingObject(with:)`), and calls `awakeFromFetch`
 ///   once its values are in place.
-/// - A snapshot fault fills from the values its fetch read, without a store call: a fault of a default fetch
-///   reads as the object read at the fetch would have; with `stalenessInterval` 0 it reads its store instead.
-/// - A batch fault fills every fault still waiting for its batch with one `rows(for:in:)` call.
+/// - A fault fills from the row cache's newest snapshot of its row, without a store call, when an object of the
+///   coordinator still uses that snapshot and it is fresh enough for `stalenessInterval` (any age when negative,
+///   the default; none when 0; read less than that many seconds ago when positive); else from its store. The
+///   newest snapshot is what a save through the coordinator last wrote, or what a fetch or fault last read: a
+///   fault that fires after another context of the coordinator saved its object shows the saved values, as on
+///   Apple's platforms. A fault made by a fetch (`FaultState.snapshot`) whose snapshot is still the cache's fills
+///   from the values it holds (a merged deletion may have cleared references in them).
+/// - A batch fault fills every fault still waiting for its batch, from the row cache and with one
+///   `rows(for:in:)` call for the rows the cache lacks.
 /// - A fault whose row is gone, or whose store cannot be read, stays empty and, with
 ///   `shouldDeleteInaccessibleFaults` (the default), reports `isDeleted`; `existingObject(with:)` throws.
 extension NSManagedObjectContext {
-    /// Puts a row's values into an object and marks it saved and unchanged.
+    /// Puts a row's values into an object and marks it saved and unchanged (the object holds no snapshot).
     func fill(_ object: NSManagedObject, with row: StoreRow) {
-        fill(object, values: row.values, version: row.version)
+        object.fill(values: row.values, version: row.version)
     }
 
-    /// Puts a row's values (by slot, as the store gave them) into an object and marks it saved and unchanged.
-    private func fill(_ object: NSManagedObject, values row: [Any?], version: Int64) {
-        object.fill(values: row, version: version)
+    /// Puts a snapshot's values into an object, marks it saved and unchanged, and has it hold the snapshot.
+    func fill(_ object: NSManagedObject, from snapshot: RowSnapshot) {
+        object.fill(from: snapshot)
     }
 
     /// Loads a fault's values. When the store no longer has the object, or cannot be read, it stays empty, and
@@ -36,16 +42,13 @@ extension NSManagedObjectContext {
     /// store's error when the store cannot be read.
     func fulfillFaultThrowing(_ object: NSManagedObject) throws {
         switch object.faultState {
-        case .snapshot where stalenessInterval == 0:
-            object.dropSnapshot()  // no staleness accepted: read the store
-        case .snapshot:
-            fill(object, values: object.committed ?? [], version: object.version)
-            object.awakeFromFetchWithoutRecording()
-            return
+        case .snapshot(let held):
+            if fillFromRowCache(object, holding: held) { return }
+            object.dropSnapshot()  // the cache has no usable row: read the store
         case .batch(let batch):
             try fillBatch(batch)
             if !object.faulted { return }  // else its row is gone, or an ancestor holds it: read it alone
-        case .filled, .store:
+        case .filled, .filledFromRow, .store:
             break
         }
         if parent != nil, let id = object.assignedID, let state = inheritedState(for: id) {
@@ -66,19 +69,37 @@ extension NSManagedObjectContext {
             object.faulted = false
             return
         }
-        let rows = try coordinator.rows(for: [key], in: store)
+        let rows = try coordinator.rowSnapshots(for: [key], in: store, stalenessInterval: stalenessInterval)
         guard let row = rows.first else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
                                      "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): the object was deleted from its store.")
         }
-        fill(object, with: row)
+        fill(object, from: row)
         object.awakeFromFetchWithoutRecording()
     }
 
-    /// Fills every fault still waiting for `batch` with its current row, read with one store call, then calls
-    /// their `awakeFromFetch`. Each waiting fault leaves the batch first: one whose row the store no longer has
-    /// (or, in a child context, one an ancestor holds unsaved state for) is left a fault that reads on its own
-    /// when it fires, and so is every one of them when the store cannot be read.
+    /// Fills a fault a fetch made (holding `held`) from the row cache, when the cache's newest snapshot of its
+    /// row is fresh enough for `stalenessInterval`: from the values the fault holds when that snapshot is `held`
+    /// itself, else from the newer one. Returns false, leaving the fault alone, when the cache has no usable
+    /// snapshot (the row was deleted, batch-changed or merged through the coordinator, or is too old).
+    private func fillFromRowCache(_ object: NSManagedObject, holding held: RowSnapshot) -> Bool {
+        guard let coordinator = persistentStoreCoordinator, let store = object.assignedStoreIdentity?.handle as? NSPersistentStore,
+              let newest = coordinator.rowCache.snapshot(of: held.key, in: store, stalenessInterval: stalenessInterval) else { return false }
+        if newest === held {
+            object.fill(values: object.committed ?? [], version: object.version)
+            object.faultState = .filledFromRow(held)
+        } else {
+            fill(object, from: newest)
+        }
+        object.awakeFromFetchWithoutRecording()
+        return true
+    }
+
+    /// Fills every fault still waiting for `batch` with its row, from the row cache (as a single fault would)
+    /// and, for the rows the cache lacks, with one store call, then calls their `awakeFromFetch`. Each waiting
+    /// fault leaves the batch first: one whose row the store no longer has (or, in a child context, one an
+    /// ancestor holds unsaved state for) is left a fault that reads on its own when it fires, and so is every
+    /// one of them when the store cannot be read.
     /// - Throws: the store's error.
     func fillBatch(_ batch: FaultBatch) throws {
         let storeIdentity = batch.store.identity
@@ -103,10 +124,10 @@ extension NSManagedObjectContext {
         guard !keys.isEmpty, let coordinator = persistentStoreCoordinator else { return }
         var filled: [NSManagedObject] = []
         filled.reserveCapacity(keys.count)
-        for row in try coordinator.rows(for: keys, in: batch.store) {
+        for row in try coordinator.rowSnapshots(for: keys, in: batch.store, stalenessInterval: stalenessInterval) {
             guard let object = registered[NSManagedObjectID.Identity(store: storeIdentity, key: row.key)],
                   case .store = object.faultState else { continue }
-            fill(object, with: row)
+            fill(object, from: row)
             filled.append(object)
         }
         for object in filled { object.awakeFromFetchWithoutRecording() }

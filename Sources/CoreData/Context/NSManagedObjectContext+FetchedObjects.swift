@@ -48,7 +48,7 @@ extension NSManagedObjectContext {
         let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: collected.isFinal)
         let returnsFaults = request.resultType == .managedObjectResultType && request.returnsObjectsAsFaults
         let fallback = Self.fallbackClass(of: request)
-        for (store, rows) in try fetchingCoordinator().fetchRows(storeRequest, from: stores) {
+        for (store, rows) in try fetchingCoordinator().fetchRowSnapshots(storeRequest, from: stores) {
             reserveFetched(rows.count, in: &collected)
             var memo = MaterializationMemo(store: store, fallback: fallback)
             for row in rows {
@@ -60,11 +60,11 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// The registered object a fetch returns for one stored row: an ancestor's version when an ancestor
+    /// The registered object a fetch returns for one stored row (the row cache's snapshot): an ancestor's version when an ancestor
     /// changed the object (nil when an ancestor deleted it), else the context's object for the row, registered,
     /// and filled with the row's values (or left a fault when `asFault`). The one place a fetched row becomes
     /// an object.
-    private func fetchedObject(for row: StoreRow, store: NSPersistentStore, refresh: Bool, asFault: Bool,
+    private func fetchedObject(for row: RowSnapshot, store: NSPersistentStore, refresh: Bool, asFault: Bool,
                                overlay: inout AncestorOverlay, memo: inout MaterializationMemo) -> NSManagedObject? {
         if overlay.touchesEntity, case .some(let object) = overlay.object(for: store.objectID(for: row.key), in: self) { return object }
         return materialize(row: row, refresh: refresh, asFault: asFault, memo: &memo)

@@ -6,6 +6,14 @@ extension NSManagedObjectContext {
     /// `NSDeletedObjectsKey` to object IDs (arrays or sets) or to URIs of object IDs. Each context posts
     /// `NSManagedObjectContextObjectsDidChange` for what the merge changed.
     public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
+        mergeChanges(fromRemoteContextSave: changeNotificationData, into: contexts, savedThroughCoordinator: false)
+    }
+
+    /// `mergeChanges(fromRemoteContextSave:into:)`, told whether the changes were saved through the contexts'
+    /// coordinator, whose row cache then already holds the saved rows; otherwise the cache forgets the rows of
+    /// the changed objects, so their faults read the store.
+    class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext],
+                            savedThroughCoordinator: Bool) {
         for context in contexts {
             context.performAndWait {
                 // Objects, IDs or URIs under Apple's keys, or IDs under the `…ObjectIDs` keys (a remote-change
@@ -13,7 +21,8 @@ extension NSManagedObjectContext {
                 context.mergeIDs(
                     inserted: context.objectIDs(in: changeNotificationData[NSInsertedObjectsKey]) + context.objectIDs(in: changeNotificationData[NSInsertedObjectIDsKey]),
                     updated: context.objectIDs(in: changeNotificationData[NSUpdatedObjectsKey]) + context.objectIDs(in: changeNotificationData[NSUpdatedObjectIDsKey]),
-                    deleted: context.objectIDs(in: changeNotificationData[NSDeletedObjectsKey]) + context.objectIDs(in: changeNotificationData[NSDeletedObjectIDsKey]))
+                    deleted: context.objectIDs(in: changeNotificationData[NSDeletedObjectsKey]) + context.objectIDs(in: changeNotificationData[NSDeletedObjectIDsKey]),
+                    savedThroughCoordinator: savedThroughCoordinator)
             }
         }
     }
@@ -23,10 +32,12 @@ extension NSManagedObjectContext {
     /// `NSManagedObjectContextObjectsDidChange` reports the merged objects at once.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         guard let info = notification.userInfo, (notification.object as? NSManagedObjectContext) !== self else { return }
+        let source = notification.object as? NSManagedObjectContext
         // Objects (a context's save) or object IDs (a history transaction's `objectIDNotification()`).
         mergeIDs(inserted: objectIDs(in: info[NSInsertedObjectsKey]) + objectIDs(in: info[NSInsertedObjectIDsKey]),
                  updated: objectIDs(in: info[NSUpdatedObjectsKey]) + objectIDs(in: info[NSUpdatedObjectIDsKey]),
-                 deleted: objectIDs(in: info[NSDeletedObjectsKey]) + objectIDs(in: info[NSDeletedObjectIDsKey]))
+                 deleted: objectIDs(in: info[NSDeletedObjectsKey]) + objectIDs(in: info[NSDeletedObjectIDsKey]),
+                 savedThroughCoordinator: source.map { $0.parent == nil && $0.persistentStoreCoordinator === persistentStoreCoordinator } ?? false)
         processPendingChanges()
     }
 
@@ -51,8 +62,12 @@ extension NSManagedObjectContext {
 
     /// Takes in another context's changes: deleted objects leave (reported as deleted), updated registered
     /// objects are refreshed (reported as refreshed), inserted objects with permanent IDs are registered as
-    /// faults (reported as inserted; a temporary ID of another context names nothing here).
-    private func mergeIDs(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
+    /// faults (reported as inserted; a temporary ID of another context names nothing here). Unless the changes
+    /// were saved through this context's coordinator, the coordinator's row cache first forgets the rows of the
+    /// updated and deleted objects, which it cannot know.
+    private func mergeIDs(inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID],
+                          savedThroughCoordinator: Bool) {
+        if !savedThroughCoordinator { persistentStoreCoordinator?.forgetCachedRows(of: updated + deleted) }
         // Merged changes are not the context's own: they are not registered for undo (see Decisions, "Undo").
         undoRecorder?.suspensions += 1
         defer { undoRecorder?.suspensions -= 1 }
@@ -144,7 +159,8 @@ extension NSManagedObjectContext {
                 NSUpdatedObjectsKey: (info[NSUpdatedObjectsKey] as? Set<NSManagedObject> ?? []).compactMap(\.assignedID),
                 NSDeletedObjectsKey: (info[NSDeletedObjectsKey] as? Set<NSManagedObject> ?? []).compactMap(\.assignedID),
             ]
-            self.perform { NSManagedObjectContext.mergeChanges(fromRemoteContextSave: ids, into: [self]) }
+            let saved = source.parent == nil && source.persistentStoreCoordinator === self.persistentStoreCoordinator
+            self.perform { NSManagedObjectContext.mergeChanges(fromRemoteContextSave: ids, into: [self], savedThroughCoordinator: saved) }
         }
     }
 

@@ -35,11 +35,13 @@ extension NSManagedObjectContext {
         guard let key = objectID.key, let coordinator = persistentStoreCoordinator, let store = coordinator.store(for: objectID) else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in this context's stores.")
         }
-        let rows = try coordinator.rows(for: [key], in: store)
+        // Whether the object exists is asked of the store itself (the row read is recorded in the row cache).
+        let rows = try coordinator.rowSnapshots(for: [key], in: store, stalenessInterval: 0)
         guard let row = rows.first else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in its store.")
         }
-        guard let object = materialize(row: row, store: store) else {
+        var memo = MaterializationMemo(store: store, fallback: nil)
+        guard let object = materialize(row: row, refresh: false, memo: &memo) else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "The store has no entity numbered \(row.key.entityNumber) in this model.")
         }
         return object
@@ -50,24 +52,25 @@ extension NSManagedObjectContext {
         ManagedObjectClassRegistry.shared.objectClass(for: entity, fallback: fallback).init(instantiating: entity, insertInto: nil)
     }
 
-    /// The registered object for a row of `store`, filled from the row unless it has unsaved changes; nil for
-    /// a row whose entity number the model does not have.
+    /// The registered object for a row of `store` read outside the row cache, filled from the row unless it has
+    /// unsaved changes; nil for a row whose entity number the model does not have.
     func materialize(row: StoreRow, store: NSPersistentStore, refresh: Bool = false, fallback: NSManagedObject.Type? = nil) -> NSManagedObject? {
         var memo = MaterializationMemo(store: store, fallback: fallback)
-        return materialize(row: row, refresh: refresh, memo: &memo)
+        return materialize(row: RowSnapshot(row, readTime: RowSnapshot.now()), refresh: refresh, memo: &memo)
     }
 
-    /// `materialize(row:store:refresh:fallback:)` for one of many rows of the memo's store, with the entities
-    /// and classes looked up so far. With `asFault`, an object that is not filled yet (new, or a registered
-    /// fault) becomes a fault holding the row (`FaultState.snapshot`), filled when it fires without calling
-    /// the store; a filled object is treated as without `asFault`.
-    func materialize(row: StoreRow, refresh: Bool, asFault: Bool = false, memo: inout MaterializationMemo) -> NSManagedObject? {
+    /// The registered object for a row of the memo's store (a snapshot of the coordinator's row cache), with the
+    /// entities and classes looked up so far; filled from the row unless it has unsaved changes, and then holding
+    /// the snapshot. With `asFault`, an object that is not filled yet (new, or a registered fault) becomes a
+    /// fault holding the snapshot (`FaultState.snapshot`), filled when it fires without calling the store; a
+    /// filled object is treated as without `asFault`.
+    func materialize(row: RowSnapshot, refresh: Bool, asFault: Bool = false, memo: inout MaterializationMemo) -> NSManagedObject? {
         // A registered object is found without making its ID.
         if let object = registered[NSManagedObjectID.Identity(store: memo.store.identity, key: row.key)] {
             if object.faulted, asFault {
-                object.holdSnapshot(of: row)
+                object.holdSnapshot(row)
             } else if object.faulted || (refresh && !object.hasChanges) {
-                fill(object, with: row)
+                fill(object, from: row)
                 object.awakeFromFetchWithoutRecording()
             }
             return object
@@ -76,10 +79,10 @@ extension NSManagedObjectContext {
         let object = memo.makeObject(entity: entity)
         object.assignKey(row.key, in: memo.store.identity)
         if asFault {
-            object.holdSnapshot(of: row)
+            object.holdSnapshot(row)
             register(object)
         } else {
-            fill(object, with: row)
+            fill(object, from: row)
             register(object)
             object.awakeFromFetchWithoutRecording()
         }

@@ -13,7 +13,7 @@
 /// - Nothing the context holds is overwritten: objects with unsaved changes keep their values, and a
 ///   relationship the context already holds (a to-many read or changed before, a destination already filled)
 ///   is kept as it is; the next step goes on from it. Destinations of such a to-many that are faults without
-///   their rows get them with one more store request (`rows(for:in:)`) for the step.
+///   their rows get them from the row cache or with one more store request (`rowSnapshots(for:in:stalenessInterval:)`) for the step.
 /// - Objects fetched without their rows are prefetched from once their rows are read: the objects of a batch
 ///   (`fetchBatchSize`) when their batch fills (a store error then leaves their relationships to fault in one by
 ///   one, since a property access cannot throw); objects of a fetch with `includesPropertyValues = false` never.
@@ -96,7 +96,7 @@ extension NSManagedObjectContext {
         return reached.objects
     }
 
-    /// Reads, with one `rows(for:)` per store, the rows of the reached objects that have none in hand (the
+    /// Reads, from the row cache or with one `rows(for:)` per store, the rows of the reached objects that have none in hand (the
     /// destinations of a to-many the context read before, which it made as faults), so that they too hold their
     /// values and the next step can go on from them.
     private func readRows(of reached: [NSManagedObject], plan: RelationshipPrefetchPlan) throws {
@@ -109,7 +109,7 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else { return }
         for (store, keys) in unread {
             var memo = MaterializationMemo(store: store, fallback: nil)
-            for row in try coordinator.rows(for: keys, in: store) {
+            for row in try coordinator.rowSnapshots(for: keys, in: store, stalenessInterval: stalenessInterval) {
                 _ = materialize(row: row, refresh: plan.refreshes, asFault: plan.asFaults, memo: &memo)
             }
         }
@@ -132,7 +132,7 @@ extension NSManagedObjectContext {
     private func heldDestinations(of source: NSManagedObject, slot: Int, relationship: NSRelationshipDescription) -> HeldDestinations {
         let value: Any?
         switch source.faultState {
-        case .filled: value = slot < source.slots.count ? source.slots[slot] : nil
+        case .filled, .filledFromRow: value = slot < source.slots.count ? source.slots[slot] : nil
         case .snapshot: value = relationship.isToMany ? nil : source.committed.flatMap { slot < $0.count ? $0[slot] : nil }
         case .store, .batch: return .unread
         }
@@ -225,7 +225,7 @@ extension NSManagedObject {
     /// Whether the object's row is in hand: it is filled, or a fault holding the row its fetch read.
     fileprivate var holdsItsRow: Bool {
         switch faultState {
-        case .filled, .snapshot: return true
+        case .filled, .filledFromRow, .snapshot: return true
         case .store, .batch: return false
         }
     }

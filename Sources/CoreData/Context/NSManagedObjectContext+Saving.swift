@@ -169,19 +169,25 @@ extension NSManagedObjectContext {
     private func write(_ plan: StoreSavePlan, coordinator: NSPersistentStoreCoordinator) throws {
         let policy = NSMergePolicy.resolve(mergePolicy)
         var writtenMetadata: NSPersistentStore.PendingMetadata?
-        let result = try coordinator.applyChanges(to: plan.store, building: {
+        let (result, snapshots) = try coordinator.applyChanges(to: plan.store, building: {
             let pending = plan.store.peekPendingMetadata()
             writtenMetadata = pending
             return try transaction(for: plan, metadata: pending)
         }, resolvingConflicts: { try resolveVersionConflict($0, in: plan, policy: policy) })
         plan.store.clearPendingMetadata(written: writtenMetadata)
         plan.derivedValues = result.derivedValues
+        // Each written object holds the row cache's snapshot of what it wrote, so other contexts' faults of it
+        // find that row while the object lives.
         for object in plan.inserted {
-            object.version = object.storedObjectKey.flatMap { result.versions[$0] } ?? 1
+            let snapshot = object.storedObjectKey.flatMap { snapshots[$0] }
+            object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? 1
+            object.holdSavedSnapshot(snapshot)
             markChangedToManyWritten(object)
         }
         for object in plan.updated {
-            object.version = object.storedObjectKey.flatMap { result.versions[$0] } ?? object.version + 1
+            let snapshot = object.storedObjectKey.flatMap { snapshots[$0] }
+            object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? object.version + 1
+            object.holdSavedSnapshot(snapshot)
             markChangedToManyWritten(object)
         }
     }

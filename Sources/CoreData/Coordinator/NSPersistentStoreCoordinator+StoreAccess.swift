@@ -59,14 +59,22 @@ extension NSPersistentStoreCoordinator {
 
     // MARK: Fetching
 
-    /// The rows `request` selects in each of `stores`, store by store in the given order.
+    /// The rows `request` selects in each of `stores`, store by store in the given order, as snapshots recorded
+    /// in the row cache (each replacing the snapshot the cache had for its key).
     /// - Throws: the first store's error (as Apple's `NSError`); 134060 when a store answers with another
     ///   kind of result than rows.
-    func fetchRows(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, rows: [StoreRow])] {
+    func fetchRowSnapshots(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, rows: [RowSnapshot])] {
         try stores.map { store in
+            let readTime = RowSnapshot.now()
             guard case .rows(let rows) = try fetch(request, in: store) else { throw wrongResultKind(store, "rows") }
-            return (store, rows)
+            return (store, rowCache.record(rows, of: store, readAt: readTime))
         }
+    }
+
+    /// The rows `request` selects in each of `stores`, as `fetchRowSnapshots(_:from:)` gives and records them.
+    /// - Throws: as `fetchRowSnapshots(_:from:)`.
+    func fetchRows(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, rows: [StoreRow])] {
+        try fetchRowSnapshots(request, from: stores).map { ($0.store, $0.rows.map(\.row)) }
     }
 
     /// The keys `request` selects in each of `stores`, store by store in the given order.
@@ -107,10 +115,29 @@ extension NSPersistentStoreCoordinator {
 
     // MARK: Faulting
 
-    /// The current rows of `keys` in `store`; keys the store does not have are left out.
+    /// The current rows of `keys` in `store`, read from the store and recorded in the row cache; keys the store
+    /// does not have are left out.
     /// - Throws: the store's error, as Apple's `NSError`.
     func rows(for keys: [ObjectKey], in store: NSPersistentStore) throws -> [StoreRow] {
-        try access(store, .read, "read rows") { try store.backend.rows(for: keys) }
+        try storeRowSnapshots(for: keys, in: store).map(\.row)
+    }
+
+    /// The rows of `keys` in `store` for faults of a context whose `stalenessInterval` is `interval`: the row
+    /// cache's snapshot of each key that an object still uses and that is fresh enough (the newest read or saved
+    /// through this coordinator), and the others read from the store in one call and recorded. Keys the store
+    /// does not have are left out; the order is not the order of `keys`.
+    /// - Throws: the store's error, as Apple's `NSError`.
+    func rowSnapshots(for keys: [ObjectKey], in store: NSPersistentStore, stalenessInterval interval: TimeInterval) throws -> [RowSnapshot] {
+        let (cached, missing) = rowCache.snapshots(of: keys, in: store, stalenessInterval: interval)
+        guard !missing.isEmpty else { return cached }
+        return cached + (try storeRowSnapshots(for: missing, in: store))
+    }
+
+    /// The rows of `keys` read from `store` and recorded in the row cache.
+    private func storeRowSnapshots(for keys: [ObjectKey], in store: NSPersistentStore) throws -> [RowSnapshot] {
+        let readTime = RowSnapshot.now()
+        let rows = try access(store, .read, "read rows") { try store.backend.rows(for: keys) }
+        return rowCache.record(rows, of: store, readAt: readTime)
     }
 
     /// The keys of the destinations of the to-many `relationship` of the object with `key` in `store`, in
@@ -120,15 +147,25 @@ extension NSPersistentStoreCoordinator {
         try access(store, .read, "read the \(relationship.name) relationship") { try store.backend.relatedKeys(of: key, through: relationship) }
     }
 
-    /// The destinations of `relationship` for each of `keys` in `store`, with the destinations' rows, for
-    /// prefetching (see `RelationshipPrefetching`): the backend's own answer when it adopts the protocol, else the
-    /// same answer from its core requirements (`relatedRowsOneByOne`), all under one lock.
+    /// The destinations of `relationship` for each of `keys` in `store`, with the destinations' rows recorded in
+    /// the row cache, for prefetching (see `RelationshipPrefetching`): the backend's own answer when it adopts the
+    /// protocol, else the same answer from its core requirements (`relatedRowsOneByOne`), all under one lock.
     /// - Throws: the store's error, as Apple's `NSError`.
-    func relatedRows(of keys: [ObjectKey], through relationship: NSRelationshipDescription, in store: NSPersistentStore) throws -> RelatedRows {
-        try access(store, .read, "prefetch the \(relationship.name) relationship") {
+    func relatedRows(of keys: [ObjectKey], through relationship: NSRelationshipDescription,
+                     in store: NSPersistentStore) throws -> (destinations: [ObjectKey: [ObjectKey]], rows: [RowSnapshot]) {
+        let readTime = RowSnapshot.now()
+        let answer = try access(store, .read, "prefetch the \(relationship.name) relationship") {
             if let backend = store.backend as? RelationshipPrefetching { return try backend.relatedRows(of: keys, through: relationship) }
             return try store.backend.relatedRowsOneByOne(of: keys, through: relationship, model: managedObjectModel)
         }
+        return (answer.destinations, rowCache.record(answer.rows, of: store, readAt: readTime))
+    }
+
+    /// Removes the row cache's snapshots of the objects with these IDs (changed elsewhere, so their faults read
+    /// the store); IDs of no added store are ignored.
+    func forgetCachedRows(of ids: [NSManagedObjectID]) {
+        guard !ids.isEmpty else { return }
+        for (store, keys) in keysByStore(ids) { rowCache.forget(keys, in: store) }
     }
 
     // MARK: Saving
@@ -158,16 +195,21 @@ extension NSPersistentStoreCoordinator {
     /// resolution only another coordinator or process writing the same store can make the next attempt
     /// conflict, and then that writer succeeded: the loop has no cap. A save across stores calls this once per
     /// store, in the order the stores were added; each part is atomic, the whole is not (see Decisions.md).
+    /// What was written is recorded in the row cache (`RowCache.recordSave`), and the snapshots of the inserted
+    /// and updated rows are returned with the store's result, for the saved objects to hold; the rows of a version
+    /// conflict are removed from the cache (another coordinator changed them).
     /// - Throws: what `build` or `resolve` throws (133020 from `NSErrorMergePolicy`); any store error as
     ///   Apple's `NSError`. Nothing is written to the store then.
     func applyChanges(to store: NSPersistentStore, building build: () throws -> StoreChangeSet,
-                      resolvingConflicts resolve: (StoreVersionConflict) throws -> Void) throws -> StoreSaveResult {
+                      resolvingConflicts resolve: (StoreVersionConflict) throws -> Void) throws -> (result: StoreSaveResult, snapshots: [ObjectKey: RowSnapshot]) {
         try withLock {
             while true {
                 let changes = try build()
                 do {
-                    return try mapped(store, .write, "save") { try store.backend.save(changes) }
+                    let result = try mapped(store, .write, "save") { try store.backend.save(changes) }
+                    return (result, rowCache.recordSave(changes, result: result, of: store, at: RowSnapshot.now()))
                 } catch let conflict as StoreVersionConflict {
+                    rowCache.forget(conflict.conflicts.map(\.key), in: store)
                     try resolve(conflict)
                 }
             }
@@ -183,7 +225,9 @@ extension NSPersistentStoreCoordinator {
     func batchDelete(_ parts: [(store: NSPersistentStore, request: StoreBatchDeleteRequest)]) throws -> [NSManagedObjectID] {
         try requireWritable(parts.map(\.store))
         return try parts.flatMap { store, request in
-            try access(store, .write, "batch delete") { try store.backend.batchDelete(request) }.compactMap { store.objectID(for: $0) }
+            let keys = try access(store, .write, "batch delete") { try store.backend.batchDelete(request) }
+            rowCache.forget(keys, in: store)
+            return keys.compactMap { store.objectID(for: $0) }
         }
     }
 
@@ -193,7 +237,9 @@ extension NSPersistentStoreCoordinator {
     func batchDeleteCount(_ parts: [(store: NSPersistentStore, request: StoreBatchDeleteRequest)]) throws -> Int {
         try requireWritable(parts.map(\.store))
         return try parts.reduce(0) { total, part in
-            total + (try access(part.store, .write, "batch delete") { try part.store.backend.batchDeleteCount(part.request) })
+            // The deleted keys are not known: every row of the store leaves the row cache.
+            defer { rowCache.forgetAll(in: part.store) }
+            return total + (try access(part.store, .write, "batch delete") { try part.store.backend.batchDeleteCount(part.request) })
         }
     }
 
@@ -217,7 +263,9 @@ extension NSPersistentStoreCoordinator {
     func batchUpdate(_ request: StoreBatchUpdateRequest, in stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, keys: [ObjectKey])] {
         try stores.map { store in
             guard let backend = store.backend as? BatchUpdating else { throw CoreDataError.unsupported("batch updates in \(store.type) stores") }
-            return (store, try access(store, .write, "batch update") { try backend.batchUpdate(request) })
+            let keys = try access(store, .write, "batch update") { try backend.batchUpdate(request) }
+            rowCache.forget(keys, in: store)  // their new values are not known here
+            return (store, keys)
         }
     }
 
@@ -226,7 +274,9 @@ extension NSPersistentStoreCoordinator {
     ///   `BatchInserting`.
     func batchInsert(_ request: StoreBatchInsertRequest, into store: NSPersistentStore) throws -> [ObjectKey] {
         guard let backend = store.backend as? BatchInserting else { throw CoreDataError.unsupported("batch inserts in \(store.type) stores") }
-        return try access(store, .write, "batch insert") { try backend.batchInsert(request) }
+        let keys = try access(store, .write, "batch insert") { try backend.batchInsert(request) }
+        rowCache.forget(keys, in: store)  // an insert that updated a row by its constraint changed it
+        return keys
     }
 
     // MARK: History

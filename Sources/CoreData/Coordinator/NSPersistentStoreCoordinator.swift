@@ -4,9 +4,9 @@
 /// Store types are plugins: the coordinator finds the backend for a type name in a registry, where the
 /// built-in SQLite, XML, binary and in-memory stores are registered, and where users register their own.
 ///
-/// `@unchecked Sendable`: `stores`, and the data of every store, are read and written only under `lock`; the model is
-/// frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it is only read; `name` is set before
-/// the coordinator is shared, then only read.
+/// `@unchecked Sendable`: `stores`, and the data of every store, are read and written only under `lock` (the row
+/// cache under its own); the model is frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on
+/// it is only read; `name` is set before the coordinator is shared, then only read.
 open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The model the coordinator's stores hold objects of.
     public let managedObjectModel: NSManagedObjectModel
@@ -23,6 +23,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Serializes every call into the stores. Taken only by the coordinator's own methods: everything else
     /// reaches the stores through the entry points of `NSPersistentStoreCoordinator+StoreAccess.swift`.
     let lock = NSRecursiveLock()
+
+    /// The rows read and saved through the coordinator, shared by its contexts (see `RowCache`; it has a lock
+    /// of its own).
+    let rowCache = RowCache()
 
     /// A coordinator for `model`.
     public init(managedObjectModel model: NSManagedObjectModel) {
@@ -127,6 +131,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             throw CoreDataError.operation("The store \(store) is not added to this coordinator.")
         }
         stores.remove(at: index)
+        rowCache.forgetAll(in: store)
         store.remoteChangeWatcher?.stop()
         store.remoteChangeWatcher = nil
         store.backend.close()

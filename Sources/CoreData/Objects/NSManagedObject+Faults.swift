@@ -1,19 +1,34 @@
 /// Making an object a fault, of each kind (see `FaultState`); contexts fill faults
 /// (`NSManagedObjectContext+Faults.swift`).
 extension NSManagedObject {
-    /// Makes the object a fault holding the row a fetch read for it: the row's values (as the store gave
-    /// them) become its committed values, its slots the entity's shared empty array, and it fills from them
-    /// when it fires.
-    func holdSnapshot(of row: StoreRow) {
-        committed = row.values
-        version = row.version
+    /// Makes the object a fault holding the snapshot of the row a fetch read for it: the row's values (as the
+    /// store gave them, sharing the snapshot's storage) become its committed values, its slots the entity's
+    /// shared empty array, and it fills when it fires (see `FaultState.snapshot`).
+    func holdSnapshot(_ snapshot: RowSnapshot) {
+        committed = snapshot.values
+        version = snapshot.version
         slots = layout.emptySlots
         changedSlots = []
-        faultState = .snapshot
+        faultState = .snapshot(snapshot)
+    }
+
+    /// Puts a snapshot's values into the object, marks it saved, unchanged and filled, and has it hold the
+    /// snapshot (so the row cache keeps it while the object lives).
+    func fill(from snapshot: RowSnapshot) {
+        fill(values: snapshot.values, version: snapshot.version)
+        faultState = .filledFromRow(snapshot)
+    }
+
+    /// Has a filled object hold `snapshot`, the row a save through the coordinator just wrote for it, in place
+    /// of the snapshot it held (nil: the row cache does not know the row written, so it holds none); a fault
+    /// is left as it is.
+    func holdSavedSnapshot(_ snapshot: RowSnapshot?) {
+        guard !faulted else { return }
+        faultState = snapshot.map { .filledFromRow($0) } ?? .filled
     }
 
     /// Puts a row's values (by slot, as the store gave them) into the object and marks it saved, unchanged and
-    /// filled.
+    /// filled, holding no snapshot.
     func fill(values row: [Any?], version: Int64) {
         var values = row
         if values.count != layout.slotCount {
@@ -33,13 +48,14 @@ extension NSManagedObject {
     /// Fires a snapshot fault that has no context (its context was reset, or let go of it): it fills from the
     /// row its fetch read, as it would have in its context; any other fault stays a fault.
     func fireDetachedSnapshotFault() {
-        guard case .snapshot = faultState else { return }
+        guard case .snapshot(let snapshot) = faultState else { return }
         fill(values: committed ?? [], version: version)
+        faultState = .filledFromRow(snapshot)
         awakeFromFetchWithoutRecording()
     }
 
     /// Makes the object a fault that reads its store when it next fires, and frees everything it held: its
-    /// values, committed values, unsaved changes and invalid-value marks, and a fetched snapshot or batch.
+    /// values, committed values, unsaved changes and invalid-value marks, and the snapshot or batch it held.
     func discardValues() {
         slots = layout.emptySlots
         committed = nil
@@ -48,8 +64,8 @@ extension NSManagedObject {
         faultState = .store
     }
 
-    /// Drops the row a snapshot fault holds, so it reads its store when it fires (the row changed since the
-    /// fetch); any other object is left as it is.
+    /// Drops the row a snapshot fault holds, so it fills as a `.store` fault when it fires (the row changed
+    /// since the fetch); any other object is left as it is.
     func dropSnapshot() {
         guard case .snapshot = faultState else { return }
         committed = nil

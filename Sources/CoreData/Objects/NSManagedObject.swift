@@ -91,7 +91,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// Whether the object is a fault. Setting it true makes a fault that reads its store when it fires;
     /// setting it false ends the fault (the caller has put the values in place).
     var faulted: Bool {
-        @inline(__always) get { if case .filled = faultState { return false } else { return true } }
+        @inline(__always) get {
+            switch faultState {
+            case .filled, .filledFromRow: return false
+            case .store, .snapshot, .batch: return true
+            }
+        }
         set { faultState = newValue ? .store : .filled }
     }
     // The four-byte and one-byte fields share one word, and `pendingOwner` (nine bytes) ends the object, so a

@@ -84,7 +84,8 @@ public protocol PersistentStoreBackend: AnyObject {
     /// missing object. Contexts ask for one row when a fault fires, and for up to `fetchBatchSize` keys at once.
     ///
     /// Conformance: `add-store/reopen`, `fetch/missing-object`, `faults/batched-fetch`,
-    /// `faults/batched-array-reflects-the-store-at-the-fetch`, `faults/fault-fired-after-its-row-was-deleted`.
+    /// `faults/batched-array-reflects-the-store-at-the-fetch`, `faults/fault-fired-after-its-row-was-deleted`,
+    /// `faults/fault-of-row-deleted-elsewhere`, `faults/staleness-interval`.
     func rows(for keys: [ObjectKey]) throws -> [StoreRow]
 
     /// The keys of the destinations of a to-many relationship of one object.

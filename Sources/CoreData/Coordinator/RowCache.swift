@@ -1,0 +1,184 @@
+import Foundation
+
+/// The coordinator's row cache, shared by its contexts: the newest snapshot of each row read or saved through
+/// the coordinator, per store and key (Apple's coordinator row cache).
+///
+/// Guarantees:
+/// - Every row the coordinator reads from a store is recorded (`record(_:of:readAt:)`), replacing the snapshot it
+///   had for that key; every successful save records its inserted and updated rows with their new versions and
+///   removes its deleted rows (`recordSave(_:result:of:at:)`); keys whose values the cache cannot know (batch
+///   updates and deletes, derived values a save computed, changes merged from elsewhere) are removed (`forget`).
+///   So the snapshot found for a key is the row as last read or written through this coordinator.
+/// - Reference counting: a snapshot is held by the objects that use it, and the cache lets go of one that only it
+///   holds. A look-up treats such a snapshot as absent (and removes it), so what a fault finds never depends on
+///   when the last sweep ran; `sweep()` removes all of them at once, and runs by itself when the cache has doubled
+///   since the last sweep (and holds over `sweepThreshold` snapshots), so each sweep is paid for by the rows
+///   recorded since, and the cache holds at most about twice the snapshots objects use.
+/// - Each call takes the lock once, whatever the number of rows.
+///
+/// `@unchecked Sendable`: `snapshots`, `count` and `countAfterLastSweep` are read and written only under `lock`;
+/// snapshots themselves are immutable. `isKnownUniquelyReferenced` is exact from any thread: a snapshot only
+/// the cache holds cannot be reached by anyone else, and nobody takes one out of the cache without the lock.
+final class RowCache: @unchecked Sendable {
+    /// A row's place in the cache: its store (by the identity object of the added store) and key.
+    struct Entry: Hashable {
+        let store: ObjectIdentifier
+        let key: ObjectKey
+    }
+
+    /// Sweeps wait until the cache holds more snapshots than this.
+    static let sweepThreshold = 1_024
+
+    private let lock = NSLock()
+    private var snapshots: [Entry: RowSnapshot] = [:]
+    private var countAfterLastSweep = 0
+
+    /// The number of snapshots held, those no object uses any more but not yet swept included.
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return snapshots.count
+    }
+
+    // MARK: Reading
+
+    /// The newest snapshot of `key` in `store` that some object still uses, if it may fill a fault of a context
+    /// whose `stalenessInterval` is `interval` (see `RowSnapshot.isFresh`); nil otherwise.
+    func snapshot(of key: ObjectKey, in store: NSPersistentStore, stalenessInterval interval: TimeInterval) -> RowSnapshot? {
+        guard interval != 0 else { return nil }
+        let now = interval > 0 ? RowSnapshot.now() : 0  // the clock is read only when the age matters
+        lock.lock()
+        defer { lock.unlock() }
+        return usedSnapshot(Entry(store: ObjectIdentifier(store.identity), key: key), stalenessInterval: interval, now: now)
+    }
+
+    /// The snapshots of `keys` in `store` that `snapshot(of:in:stalenessInterval:)` would give, by key, and the
+    /// keys it has none for, in the order given.
+    func snapshots(of keys: [ObjectKey], in store: NSPersistentStore,
+                   stalenessInterval interval: TimeInterval) -> (found: [RowSnapshot], missing: [ObjectKey]) {
+        guard interval != 0 else { return ([], keys) }
+        let now = interval > 0 ? RowSnapshot.now() : 0
+        let storeID = ObjectIdentifier(store.identity)
+        var found: [RowSnapshot] = []
+        var missing: [ObjectKey] = []
+        lock.lock()
+        defer { lock.unlock() }
+        for key in keys {
+            if let snapshot = usedSnapshot(Entry(store: storeID, key: key), stalenessInterval: interval, now: now) {
+                found.append(snapshot)
+            } else {
+                missing.append(key)
+            }
+        }
+        return (found, missing)
+    }
+
+    /// The snapshot at `entry` when an object still uses it and it is fresh enough; one only the cache holds is
+    /// removed (the lock held).
+    private func usedSnapshot(_ entry: Entry, stalenessInterval interval: TimeInterval, now: TimeInterval) -> RowSnapshot? {
+        guard snapshots[entry] != nil else { return nil }
+        if isKnownUniquelyReferenced(&snapshots[entry]) {
+            snapshots[entry] = nil
+            return nil
+        }
+        guard let snapshot = snapshots[entry], snapshot.isFresh(forStalenessInterval: interval, now: now) else { return nil }
+        return snapshot
+    }
+
+    // MARK: Recording
+
+    /// Records rows `store` just gave (read at `readTime`), each replacing the snapshot of its key, and returns
+    /// their snapshots in the same order.
+    func record(_ rows: [StoreRow], of store: NSPersistentStore, readAt readTime: TimeInterval) -> [RowSnapshot] {
+        let storeID = ObjectIdentifier(store.identity)
+        let recorded = rows.map { RowSnapshot($0, readTime: readTime) }
+        lock.lock()
+        defer { lock.unlock() }
+        if recorded.count > 1 { snapshots.reserveCapacity(snapshots.count + recorded.count) }
+        for snapshot in recorded { snapshots[Entry(store: storeID, key: snapshot.key)] = snapshot }
+        sweepIfGrown()
+        return recorded
+    }
+
+    /// Records what a successful save wrote to `store` at `time`: inserted and updated rows with their new
+    /// versions (1 for an insert, the checked version plus one for an update, or the version the store reports),
+    /// and removes deleted rows and rows whose derived values the store computed (their values by slot are not
+    /// known here). Returns the snapshots of the inserted and updated rows, by key.
+    func recordSave(_ changes: StoreChangeSet, result: StoreSaveResult, of store: NSPersistentStore,
+                    at time: TimeInterval) -> [ObjectKey: RowSnapshot] {
+        let storeID = ObjectIdentifier(store.identity)
+        var saved: [ObjectKey: RowSnapshot] = [:]
+        saved.reserveCapacity(changes.inserted.count + changes.updated.count)
+        for row in changes.inserted where result.derivedValues[row.key] == nil {
+            saved[row.key] = RowSnapshot(key: row.key, version: result.versions[row.key] ?? 1, values: row.values, readTime: time)
+        }
+        var unknown: [ObjectKey] = changes.deleted.map(\.key) + result.derivedValues.keys
+        for update in changes.updated {
+            let key = update.row.key
+            guard result.derivedValues[key] == nil,
+                  let version = result.versions[key] ?? update.expectedVersion.map({ $0 + 1 }) else {
+                unknown.append(key)
+                continue
+            }
+            saved[key] = RowSnapshot(key: key, version: version, values: update.row.values, readTime: time)
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        if saved.count > 1 { snapshots.reserveCapacity(snapshots.count + saved.count) }
+        for key in unknown { snapshots[Entry(store: storeID, key: key)] = nil }
+        for (key, snapshot) in saved { snapshots[Entry(store: storeID, key: key)] = snapshot }
+        sweepIfGrown()
+        return saved
+    }
+
+    // MARK: Forgetting
+
+    /// Removes the snapshots of `keys` in `store`: their rows changed in ways the cache cannot follow.
+    func forget(_ keys: [ObjectKey], in store: NSPersistentStore) {
+        guard !keys.isEmpty else { return }
+        let storeID = ObjectIdentifier(store.identity)
+        lock.lock()
+        defer { lock.unlock() }
+        for key in keys { snapshots[Entry(store: storeID, key: key)] = nil }
+    }
+
+    /// Removes every snapshot of `store` (a batch change whose rows are not known, or the store was removed).
+    func forgetAll(in store: NSPersistentStore) {
+        let storeID = ObjectIdentifier(store.identity)
+        lock.lock()
+        defer { lock.unlock() }
+        snapshots = snapshots.filter { $0.key.store != storeID }
+        countAfterLastSweep = snapshots.count
+    }
+
+    // MARK: Sweeping
+
+    /// Removes every snapshot that only the cache holds.
+    func sweep() {
+        lock.lock()
+        defer { lock.unlock() }
+        sweepHoldingLock()
+    }
+
+    /// Sweeps when the cache holds more than `sweepThreshold` snapshots and twice as many as after the last
+    /// sweep (the lock held).
+    private func sweepIfGrown() {
+        if snapshots.count > Self.sweepThreshold, snapshots.count >= 2 * countAfterLastSweep { sweepHoldingLock() }
+    }
+
+    /// One pass over the cache, removing the snapshots only it holds (the lock held).
+    private func sweepHoldingLock() {
+        var unused: [Entry] = []
+        var index = snapshots.startIndex
+        while index != snapshots.endIndex {
+            if isKnownUniquelyReferenced(&snapshots.values[index]) { unused.append(snapshots.keys[index]) }
+            index = snapshots.index(after: index)
+        }
+        if unused.count == snapshots.count {
+            snapshots.removeAll(keepingCapacity: false)
+        } else {
+            for entry in unused { snapshots[entry] = nil }
+        }
+        countAfterLastSweep = snapshots.count
+    }
+}

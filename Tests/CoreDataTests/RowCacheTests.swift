@@ -1,0 +1,130 @@
+@testable import CoreData
+import Testing
+
+/// The coordinator's row cache (`RowCache`): shared by the coordinator's contexts, updated by saves, and holding
+/// only the rows objects use. The conformance cases `faults/*` check what users see on every store; these check
+/// the cache itself.
+@Suite struct RowCacheTests {
+    /// A coordinator's context that saved `count` authors named "a0", "a1", …, reset so it holds no objects.
+    private func savedAuthors(_ count: Int) throws -> NSManagedObjectContext {
+        let context = try inMemoryContext()
+        try context.performAndWait {
+            for index in 0..<count {
+                let author = Author(context: context)
+                author.name = "a\(index)"
+                author.age = Int64(index)
+            }
+            try context.save()
+            context.reset()
+        }
+        return context
+    }
+
+    private func newContext(on other: NSManagedObjectContext) -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = other.persistentStoreCoordinator
+        return context
+    }
+
+    private func byAge() -> NSFetchRequest<Author> {
+        let request = NSFetchRequest<Author>(entityName: "Author")
+        request.sortDescriptors = [NSSortDescriptor(key: "age", ascending: true)]
+        return request
+    }
+
+    @Test func anObjectsFaultStateIsOneWord() {
+        #expect(MemoryLayout<FaultState>.size == 8, "holding a snapshot costs an object no more than a fault state did")
+    }
+
+    @Test func theCacheLetsGoOfRowsWhenTheirObjectsAreReleased() throws {
+        let writer = try savedAuthors(3_000)
+        let cache = try #require(writer.persistentStoreCoordinator).rowCache
+        cache.sweep()
+        #expect(cache.count == 0, "the writer's objects are gone, and with them the rows it saved")
+        let reader = newContext(on: writer)
+        try reader.performAndWait {
+            var authors: [Author]? = try reader.fetch(byAge())
+            #expect(authors?.count == 3_000)
+            cache.sweep()
+            #expect(cache.count == 3_000, "each fault holds its row")
+            #expect(authors?[0].name == "a0")
+            cache.sweep()
+            #expect(cache.count == 3_000, "a filled object holds its row too")
+            for author in authors?.prefix(1_000) ?? [] { reader.refresh(author, mergeChanges: false) }
+            cache.sweep()
+            #expect(cache.count == 2_000, "refresh(_:mergeChanges: false) lets go of the row")
+            authors = nil
+            reader.reset()
+        }
+        cache.sweep()
+        #expect(cache.count == 0, "released objects let go of their rows")
+    }
+
+    @Test func aSweepRunsWhenTheCacheHasDoubled() throws {
+        let writer = try savedAuthors(5_000)
+        let cache = try #require(writer.persistentStoreCoordinator).rowCache
+        let reader = newContext(on: writer)
+        cache.sweep()  // the rows the writer saved: its objects are gone
+        try reader.performAndWait {
+            let request = byAge()
+            request.fetchBatchSize = 100
+            var peak = 0
+            for author in try reader.fetch(request) {
+                _ = author.name
+                reader.refresh(author, mergeChanges: false)
+                peak = max(peak, cache.count)
+            }
+            #expect(peak <= 2 * RowCache.sweepThreshold + 100, "walking a batched array keeps the cache small: \(peak) rows at most")
+        }
+    }
+
+    @Test func aRowOneContextReadFillsAnotherContextsFault() throws {
+        let writer = try savedAuthors(2)
+        let first = newContext(on: writer)
+        let second = newContext(on: writer)
+        let (fault, id) = try first.performAndWait {
+            let fault = try #require(try first.fetch(byAge()).first)
+            return (fault, fault.objectID)
+        }
+        let held = first.performAndWait { fault.faultState.heldSnapshot }
+        #expect(held != nil, "a fetched fault holds its row's snapshot")
+        try second.performAndWait {
+            let object = try #require(second.object(with: id) as? Author)
+            #expect(object.isFault)
+            #expect(object.name == "a0")
+            #expect(object.faultState.heldSnapshot === held, "the other context's fault filled from the cached row, without reading the store")
+        }
+    }
+
+    @Test func aSaveReplacesTheCachedRowAndTheSavedObjectHoldsIt() throws {
+        let writer = try savedAuthors(1)
+        let reader = newContext(on: writer)
+        let fault = try reader.performAndWait { try #require(try reader.fetch(byAge()).first) }
+        let saved = try writer.performAndWait {
+            let author = try #require(try writer.fetch(byAge()).first)
+            author.name = "renamed"
+            try writer.save()
+            return author
+        }
+        let savedSnapshot = writer.performAndWait { saved.faultState.heldSnapshot }
+        #expect(savedSnapshot?.version == 2, "the saved object holds the row it wrote, at its new version")
+        reader.performAndWait {
+            #expect(fault.name == "renamed", "the reader's fault shows what the other context saved")
+            #expect(fault.faultState.heldSnapshot === savedSnapshot)
+            #expect(fault.committedValues(forKeys: ["name"])["name"] as? String == "renamed")
+        }
+    }
+
+    @Test func aBatchUpdateDropsTheRowsItChanged() throws {
+        let writer = try savedAuthors(2)
+        let reader = newContext(on: writer)
+        let faults = try reader.performAndWait { try reader.fetch(byAge()) }
+        try writer.performAndWait {
+            let update = NSBatchUpdateRequest(entityName: "Author")
+            update.predicate = NSPredicate(format: "age == 0")
+            update.propertiesToUpdate = ["name": "batch"]
+            _ = try writer.execute(update)
+        }
+        #expect(reader.performAndWait { faults.map(\.name) } == ["batch", "a1"], "a fault whose row a batch update changed reads the store")
+    }
+}
