@@ -83,9 +83,12 @@ struct ScratchStoreFile {
         guard let version = fields["version"].flatMap(AttributeValueCoercion.integer), (1...largest).contains(version) else {
             throw damaged("its version is not a number from 1 to \(largest)")
         }
+        guard let storedValues = fields["values"] as? [String: Any], let storedLists = fields["toMany"] as? [String: Any] else {
+            throw damaged("its values or to-many lists are missing")
+        }
         let layout = entity.layout
         var object = ScratchObject(entity: entity, version: version, values: layout.emptySlots)
-        for (name, stored) in fields["values"] as? [String: Any] ?? [:] {
+        for (name, stored) in storedValues {
             guard let slot = layout.slotByName[name], layout.isStoredSlot[slot] else { throw damaged("\(entity.name ?? "") has no stored property \(name)") }
             let value: Any?
             if layout.slotKinds[slot] == .toOne {
@@ -96,7 +99,7 @@ struct ScratchStoreFile {
             guard let value else { throw damaged("\(name) does not hold a value of its type") }
             object.values[slot] = value
         }
-        for (name, stored) in fields["toMany"] as? [String: Any] ?? [:] {
+        for (name, stored) in storedLists {
             guard layout.relationshipsByName[name]?.isToMany == true, let list = stored as? [Any] else {
                 throw damaged("\(entity.name ?? "") has no to-many relationship \(name)")
             }

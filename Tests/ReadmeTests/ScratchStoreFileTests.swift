@@ -68,6 +68,35 @@ import CoreData
         #expect(error?.localizedDescription.contains("stars") == true, "\(String(describing: error))")
     }
 
+    /// 300 copies of a store file, each with a few bytes changed: each opens, or is refused with a Cocoa error
+    /// of a bad file; none traps.
+    @Test func damagedBytesNeverTrap() throws {
+        let url = try Self.storeWithOneNote()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let original = [UInt8](try Data(contentsOf: url))
+        var state: UInt64 = 0x5C7A_7C40
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var refused = 0
+        for _ in 0..<300 {
+            var bytes = original
+            for _ in 0..<(1 + next(4)) { bytes[next(bytes.count)] = UInt8(truncatingIfNeeded: next(256)) }
+            try Data(bytes).write(to: url)
+            do {
+                let coordinator = try Self.coordinator(at: url)
+                for store in coordinator.persistentStores { try coordinator.remove(store) }
+            } catch let error as NSError {
+                #expect(error.domain == NSCocoaErrorDomain)
+                #expect([NSPersistentStoreInvalidTypeError, NSFileReadCorruptFileError, NSPersistentStoreIncompatibleVersionHashError].contains(error.code),
+                        "\(error.code): \(error.localizedDescription)")
+                refused += 1
+            }
+        }
+        #expect(refused > 0)
+    }
+
     @Test func aPropertyListOfAnotherKindIs134000() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("scratch-\(UUID().uuidString)/Other.plist")
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
