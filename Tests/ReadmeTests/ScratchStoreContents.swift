@@ -45,33 +45,46 @@ struct ScratchContents {
     ///   of an entity the model lacks.
     mutating func apply(_ changes: StoreChangeSet, model: NSManagedObjectModel) throws -> [ObjectKey: Int64] {
         try checkVersions(of: changes)
-        for row in changes.inserted {
+        try insert(changes.inserted, model: model)
+        let versions = update(changes.updated)
+        for change in changes.toManyChanges {
+            objects[change.owner]?.toMany[change.relationship.name] = change.destinations
+        }
+        for deletion in changes.deleted { objects[deletion.key] = nil }
+        if let replacement = changes.metadata { replaceMetadata(with: replacement) }
+        return versions
+    }
+
+    /// Adds the rows, each at version 1.
+    private mutating func insert(_ rows: [StoreRow], model: NSManagedObjectModel) throws {
+        for row in rows {
             guard let entity = model.entity(withNumber: row.key.entityNumber) else {
                 throw CoreDataError.saveFailed("the inserted object \(row.key) has no entity in the model")
             }
             objects[row.key] = ScratchObject(entity: entity, version: 1, values: row.values)
         }
+    }
+
+    /// Writes each update's whole row (its unchanged slots hold the stored values) and raises its version by one.
+    /// - Returns: the new versions of the updates without a version check.
+    private mutating func update(_ updates: [StoreRowUpdate]) -> [ObjectKey: Int64] {
         var versions: [ObjectKey: Int64] = [:]
-        for update in changes.updated {
+        for update in updates {
             guard var object = objects[update.row.key] else { continue }  // checkVersions reported it
             object.values = update.row.values
             object.version += 1
             objects[update.row.key] = object
             if update.expectedVersion == nil { versions[update.row.key] = object.version }
         }
-        for change in changes.toManyChanges {
-            objects[change.owner]?.toMany[change.relationship.name] = change.destinations
-        }
-        for deletion in changes.deleted {
-            objects[deletion.key] = nil
-        }
-        if let replacement = changes.metadata {
-            var kept = ModelCompatibility.keepingModelKeys(of: metadata, in: replacement)
-            kept[NSStoreTypeKey] = metadata[NSStoreTypeKey]
-            kept[NSStoreUUIDKey] = metadata[NSStoreUUIDKey]
-            metadata = kept
-        }
         return versions
+    }
+
+    /// The app's metadata, keeping the record of the model, the store type and the UUID.
+    private mutating func replaceMetadata(with replacement: [String: Any]) {
+        var kept = ModelCompatibility.keepingModelKeys(of: metadata, in: replacement)
+        kept[NSStoreTypeKey] = metadata[NSStoreTypeKey]
+        kept[NSStoreUUIDKey] = metadata[NSStoreUUIDKey]
+        metadata = kept
     }
 
     /// - Throws: `StoreVersionConflict` when an update's object is gone, or an update's or deletion's expected
