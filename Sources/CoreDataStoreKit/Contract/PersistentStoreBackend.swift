@@ -156,7 +156,9 @@ public protocol PersistentStoreBackend: AnyObject {
     ///   for a read-only store (`add-store/read-only`) or a write that fails.
     ///
     /// Conformance: `batch-delete/predicate`, `batch-delete/all-and-status`, `batch-delete/object-ids`,
-    /// `batch-delete/relationships-stay-consistent`, `batch-delete/deny-rule`.
+    /// `batch-delete/relationships-stay-consistent`, `batch-delete/deny-rule`,
+    /// `batch-delete/nullified-rows-get-new-versions` (a to-one cleared; whether a row that only loses members of
+    /// a many-to-many gets a new version is left to the store: the SQLite store's join tables change no row).
     func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey]
 
     /// Deletes exactly as `batchDelete(_:)` does and returns how many rows were deleted, for Apple's
