@@ -177,15 +177,13 @@ extension NSManagedObjectContext {
         plan.store.clearPendingMetadata(written: writtenMetadata)
         plan.derivedValues = result.derivedValues
         // Each written object holds the row cache's snapshot of what it wrote, so other contexts' faults of it
-        // find that row while the object lives.
-        for object in plan.inserted {
-            let snapshot = object.storedObjectKey.flatMap { snapshots[$0] }
+        // find that row while the object lives. The snapshots come in change-set order, as the objects do.
+        for (object, snapshot) in zip(plan.writtenInserted, snapshots.inserted) {
             object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? 1
             object.holdSavedSnapshot(snapshot)
             markChangedToManyWritten(object)
         }
-        for object in plan.updated {
-            let snapshot = object.storedObjectKey.flatMap { snapshots[$0] }
+        for (object, snapshot) in zip(plan.writtenUpdated, snapshots.updated) {
             object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? object.version + 1
             object.holdSavedSnapshot(snapshot)
             markChangedToManyWritten(object)
@@ -216,23 +214,30 @@ extension NSManagedObjectContext {
         return TransformableStorage.value(from: data, attribute: attribute)
     }
 
-    /// The change set for one store's part of the save.
+    /// The change set for one store's part of the save; the plan's `writtenInserted` and `writtenUpdated` list
+    /// the objects of its inserted and updated rows in the same order.
     private func changeSet(for plan: StoreSavePlan) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
         plan.rows = []
         plan.committedInPlace = []
+        plan.writtenInserted = []
         plan.rows.reserveCapacity(plan.inserted.count + plan.updated.count)
+        plan.writtenInserted.reserveCapacity(plan.inserted.count)
         changes.inserted.reserveCapacity(plan.inserted.count)
-        changes.updated.reserveCapacity(plan.updated.count)
         for object in plan.inserted {
             guard let key = object.storedObjectKey else { continue }
             let values = try rowValues(object, store: plan.store)
             plan.rows.append((object, values))
+            plan.writtenInserted.append(object)
             changes.inserted.append(StoreRow(key: key, version: 0, values: values))
             changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: plan.store)
         }
         // Objects mostly come in runs of one entity changing the same slots: such a run shares one array.
         var lastChanged: (layout: EntityLayout, slots: SlotSet, stored: [Int])?
+        var updates: [StoreRowUpdate] = []
+        var updatedObjects: [NSManagedObject] = []
+        updates.reserveCapacity(plan.updated.count)
+        updatedObjects.reserveCapacity(plan.updated.count)
         for object in plan.updated {
             guard let key = object.storedObjectKey else { continue }
             let values = try rowValues(object, store: plan.store)
@@ -253,7 +258,8 @@ extension NSManagedObjectContext {
                 changed = object.changedSlots.filter { object.layout.isStoredSlot[$0] }
                 lastChanged = (object.layout, object.changedSlots, changed)
             }
-            changes.updated.append(StoreRowUpdate(row: row, expectedVersion: object.version, changedSlots: changed))
+            updates.append(StoreRowUpdate(row: row, expectedVersion: object.version, changedSlots: changed))
+            updatedObjects.append(object)
             let changedToMany = object.layout.toManySlots.filter { object.changedSlots.contains($0) }
             if !changedToMany.isEmpty {
                 changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: plan.store)
@@ -263,8 +269,14 @@ extension NSManagedObjectContext {
             guard let key = object.storedObjectKey else { continue }
             changes.deleted.append(StoreRowDeletion(key: key, expectedVersion: object.version))
         }
-        // In key order, so a store walks its tables (or B-trees) forward rather than jumping about.
-        changes.updated.sort { ($0.row.key.entityNumber, $0.row.key.primaryKey) < ($1.row.key.entityNumber, $1.row.key.primaryKey) }
+        // In key order, so a store walks its tables (or B-trees) forward rather than jumping about; the objects
+        // follow their rows.
+        let keyOrder = updates.indices.sorted { first, second in
+            let lhs = updates[first].row.key, rhs = updates[second].row.key
+            return (lhs.entityNumber, lhs.primaryKey) < (rhs.entityNumber, rhs.primaryKey)
+        }
+        changes.updated = keyOrder.map { updates[$0] }
+        plan.writtenUpdated = keyOrder.map { updatedObjects[$0] }
         changes.deleted.sort { ($0.key.entityNumber, $0.key.primaryKey) < ($1.key.entityNumber, $1.key.primaryKey) }
         return changes
     }
@@ -383,6 +395,10 @@ final class StoreSavePlan {
     /// Updated objects whose written row is their slot array and whose other slots equal their committed values
     /// (see `NSManagedObject.commitChangedSlots`): only their changed slots are copied into `committed`.
     var committedInPlace: [NSManagedObject] = []
+    /// The inserted objects written, in the order of the change set's inserted rows.
+    var writtenInserted: [NSManagedObject] = []
+    /// The updated objects written, in the order of the change set's updated rows (key order).
+    var writtenUpdated: [NSManagedObject] = []
     /// Updated objects the overwrite policy resolved: every attribute and to-one of theirs is written.
     var overwrite = Set<ObjectIdentifier>()
     /// The derived attribute values the store computed in the save (`StoreSaveResult.derivedValues`).

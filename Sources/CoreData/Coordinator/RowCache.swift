@@ -9,6 +9,11 @@ import Foundation
 ///   removes its deleted rows (`recordSave(_:result:of:at:)`); keys whose values the cache cannot know (batch
 ///   updates and deletes, derived values a save computed, changes merged from elsewhere) are removed (`forget`).
 ///   So the snapshot found for a key is the row as last read or written through this coordinator.
+/// - A snapshot's `isCacheNewest` is true exactly while the cache holds it as the newest of its key: set when it
+///   is recorded, cleared when it is replaced or removed (by `record`, `recordSave`, `forget`, `forgetAll`), all
+///   under the lock. Only a look-up or a sweep removes a snapshot without clearing it, and those remove only
+///   snapshots nothing else holds, whose flag nobody can read. So a fault holding a snapshot whose flag is set
+///   knows, without the lock, that a look-up would give that snapshot back (the fault's fast path).
 /// - Reference counting: a snapshot is held by the objects that use it, and the cache lets go of one that only it
 ///   holds. A look-up treats such a snapshot as absent (and removes it), so what a fault finds never depends on
 ///   when the last sweep ran; `sweep()` removes all of them at once, and runs by itself when the cache has doubled
@@ -17,7 +22,7 @@ import Foundation
 /// - Each call takes the lock once, whatever the number of rows.
 ///
 /// `@unchecked Sendable`: `snapshots`, `count` and `countAfterLastSweep` are read and written only under `lock`;
-/// snapshots themselves are immutable. `isKnownUniquelyReferenced` is exact from any thread: a snapshot only
+/// snapshots themselves are immutable but for their `isCacheNewest` flag, an atomic written only under `lock`. `isKnownUniquelyReferenced` is exact from any thread: a snapshot only
 /// the cache holds cannot be reached by anyone else, and nobody takes one out of the cache without the lock.
 final class RowCache: @unchecked Sendable {
     /// A row's place in the cache: its store (by the identity object of the added store) and key.
@@ -76,57 +81,83 @@ final class RowCache: @unchecked Sendable {
     /// The snapshot at `entry` when an object still uses it and it is fresh enough; one only the cache holds is
     /// removed (the lock held).
     private func usedSnapshot(_ entry: Entry, stalenessInterval interval: TimeInterval, now: TimeInterval) -> RowSnapshot? {
-        guard snapshots[entry] != nil else { return nil }
-        if isKnownUniquelyReferenced(&snapshots[entry]) {
-            snapshots[entry] = nil
+        guard let index = snapshots.index(forKey: entry) else { return nil }  // the one hash of the look-up
+        if isKnownUniquelyReferenced(&snapshots.values[index]) {
+            snapshots.remove(at: index)  // nothing else holds it: no flag to clear
             return nil
         }
-        guard let snapshot = snapshots[entry], snapshot.isFresh(forStalenessInterval: interval, now: now) else { return nil }
-        return snapshot
+        let snapshot = snapshots.values[index]
+        return snapshot.isFresh(forStalenessInterval: interval, now: now) ? snapshot : nil
     }
 
     // MARK: Recording
 
     /// Records rows `store` just gave (read at `readTime`), each replacing the snapshot of its key, and returns
-    /// their snapshots in the same order.
+    /// their snapshots in the same order (each the cache's newest of its key, unless a later row of `rows` has
+    /// the same key).
     func record(_ rows: [StoreRow], of store: NSPersistentStore, readAt readTime: TimeInterval) -> [RowSnapshot] {
         let storeID = ObjectIdentifier(store.identity)
-        let recorded = rows.map { RowSnapshot($0, readTime: readTime) }
+        let recorded = rows.map { RowSnapshot($0, readTime: readTime) }  // made before the lock is taken
         lock.lock()
         defer { lock.unlock() }
         if recorded.count > 1 { snapshots.reserveCapacity(snapshots.count + recorded.count) }
-        for snapshot in recorded { snapshots[Entry(store: storeID, key: snapshot.key)] = snapshot }
+        for snapshot in recorded { enter(snapshot, at: Entry(store: storeID, key: snapshot.key)) }
         sweepIfGrown()
         return recorded
+    }
+
+    /// Makes `snapshot` the newest at `entry`, clearing the flag of the one it replaces (one hash; the lock held).
+    private func enter(_ snapshot: RowSnapshot, at entry: Entry) {
+        snapshots.updateValue(snapshot, forKey: entry)?.leaveCache()
+        snapshot.enterCache()
+    }
+
+    /// Removes the snapshot at `entry`, clearing its flag (the lock held).
+    private func remove(_ entry: Entry) {
+        snapshots.removeValue(forKey: entry)?.leaveCache()
+    }
+
+    /// The snapshots a save recorded, in the order of its change set: one for each inserted row
+    /// (`StoreChangeSet.inserted`) and one for each updated row (`StoreChangeSet.updated`), nil for a row whose
+    /// written values the cache does not know (removed from the cache instead).
+    struct SavedSnapshots {
+        var inserted: [RowSnapshot?] = []
+        var updated: [RowSnapshot?] = []
     }
 
     /// Records what a successful save wrote to `store` at `time`: inserted and updated rows with their new
     /// versions (1 for an insert, the checked version plus one for an update, or the version the store reports),
     /// and removes deleted rows and rows whose derived values the store computed (their values by slot are not
-    /// known here). Returns the snapshots of the inserted and updated rows, by key.
+    /// known here). Returns the snapshots of the inserted and updated rows, in change-set order.
     func recordSave(_ changes: StoreChangeSet, result: StoreSaveResult, of store: NSPersistentStore,
-                    at time: TimeInterval) -> [ObjectKey: RowSnapshot] {
+                    at time: TimeInterval) -> SavedSnapshots {
         let storeID = ObjectIdentifier(store.identity)
-        var saved: [ObjectKey: RowSnapshot] = [:]
-        saved.reserveCapacity(changes.inserted.count + changes.updated.count)
-        for row in changes.inserted where result.derivedValues[row.key] == nil {
-            saved[row.key] = RowSnapshot(key: row.key, version: result.versions[row.key] ?? 1, values: row.values, readTime: time)
+        let derived = !result.derivedValues.isEmpty  // the store computed some rows' values: look each row up
+        var saved = SavedSnapshots()
+        saved.inserted = changes.inserted.map { row in
+            if derived, result.derivedValues[row.key] != nil { return nil }
+            let version = result.versions.isEmpty ? 1 : result.versions[row.key] ?? 1
+            return RowSnapshot(key: row.key, version: version, values: row.values, readTime: time)
         }
-        var unknown: [ObjectKey] = changes.deleted.map(\.key) + result.derivedValues.keys
-        for update in changes.updated {
+        saved.updated = changes.updated.map { update in
             let key = update.row.key
-            guard result.derivedValues[key] == nil,
-                  let version = result.versions[key] ?? update.expectedVersion.map({ $0 + 1 }) else {
-                unknown.append(key)
-                continue
-            }
-            saved[key] = RowSnapshot(key: key, version: version, values: update.row.values, readTime: time)
+            if derived, result.derivedValues[key] != nil { return nil }
+            let reported = result.versions.isEmpty ? nil : result.versions[key]
+            guard let version = reported ?? update.expectedVersion.map({ $0 + 1 }) else { return nil }
+            return RowSnapshot(key: key, version: version, values: update.row.values, readTime: time)
         }
         lock.lock()
         defer { lock.unlock() }
-        if saved.count > 1 { snapshots.reserveCapacity(snapshots.count + saved.count) }
-        for key in unknown { snapshots[Entry(store: storeID, key: key)] = nil }
-        for (key, snapshot) in saved { snapshots[Entry(store: storeID, key: key)] = snapshot }
+        snapshots.reserveCapacity(snapshots.count + saved.inserted.count + saved.updated.count)
+        for deletion in changes.deleted { remove(Entry(store: storeID, key: deletion.key)) }
+        for key in result.derivedValues.keys { remove(Entry(store: storeID, key: key)) }
+        for (row, snapshot) in zip(changes.inserted, saved.inserted) {
+            if let snapshot { enter(snapshot, at: Entry(store: storeID, key: row.key)) } else { remove(Entry(store: storeID, key: row.key)) }
+        }
+        for (update, snapshot) in zip(changes.updated, saved.updated) {
+            let entry = Entry(store: storeID, key: update.row.key)
+            if let snapshot { enter(snapshot, at: entry) } else { remove(entry) }
+        }
         sweepIfGrown()
         return saved
     }
@@ -139,7 +170,7 @@ final class RowCache: @unchecked Sendable {
         let storeID = ObjectIdentifier(store.identity)
         lock.lock()
         defer { lock.unlock() }
-        for key in keys { snapshots[Entry(store: storeID, key: key)] = nil }
+        for key in keys { remove(Entry(store: storeID, key: key)) }
     }
 
     /// Removes every snapshot of `store` (a batch change whose rows are not known, or the store was removed).
@@ -147,6 +178,7 @@ final class RowCache: @unchecked Sendable {
         let storeID = ObjectIdentifier(store.identity)
         lock.lock()
         defer { lock.unlock() }
+        for (entry, snapshot) in snapshots where entry.store == storeID { snapshot.leaveCache() }
         snapshots = snapshots.filter { $0.key.store != storeID }
         countAfterLastSweep = snapshots.count
     }
