@@ -67,7 +67,7 @@ extension NSPersistentStoreCoordinator {
         try stores.map { store in
             let readTime = RowSnapshot.now()
             guard case .rows(let rows) = try fetch(request, in: store) else { throw wrongResultKind(store, "rows") }
-            return (store, rowCache.record(rows, of: store, readAt: readTime))
+            return (store, rowCache.record(consume rows, of: store, readAt: readTime))
         }
     }
 
@@ -137,7 +137,7 @@ extension NSPersistentStoreCoordinator {
     private func storeRowSnapshots(for keys: [ObjectKey], in store: NSPersistentStore) throws -> [RowSnapshot] {
         let readTime = RowSnapshot.now()
         let rows = try access(store, .read, "read rows") { try store.backend.rows(for: keys) }
-        return rowCache.record(rows, of: store, readAt: readTime)
+        return rowCache.record(consume rows, of: store, readAt: readTime)
     }
 
     /// The keys of the destinations of the to-many `relationship` of the object with `key` in `store`, in

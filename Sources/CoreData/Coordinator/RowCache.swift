@@ -95,15 +95,34 @@ final class RowCache: @unchecked Sendable {
     /// Records rows `store` just gave (read at `readTime`), each replacing the snapshot of its key, and returns
     /// their snapshots in the same order (each the cache's newest of its key, unless a later row of `rows` has
     /// the same key).
-    func record(_ rows: [StoreRow], of store: NSPersistentStore, readAt readTime: TimeInterval) -> [RowSnapshot] {
+    func record(_ rows: consuming [StoreRow], of store: NSPersistentStore, readAt readTime: TimeInterval) -> [RowSnapshot] {
         let storeID = ObjectIdentifier(store.identity)
-        let recorded = rows.map { RowSnapshot($0, readTime: readTime) }  // made before the lock is taken
+        let recorded = Self.snapshots(of: rows, readAt: readTime)  // made before the lock is taken
         lock.lock()
         defer { lock.unlock() }
-        if recorded.count > 1 { snapshots.reserveCapacity(snapshots.count + recorded.count) }
+        reserveRoom(forNew: recorded.count)
         for snapshot in recorded { enter(snapshot, at: Entry(store: storeID, key: snapshot.key)) }
         sweepIfGrown()
         return recorded
+    }
+
+    /// Snapshots of `rows`, in the same order. The rows are taken apart rather than copied: each row's values move
+    /// into its snapshot (when the caller gave up its array, as the coordinator's readers do), so a large fetch
+    /// does not touch each row's value array twice more, once to retain it and once to release it with the array.
+    private static func snapshots(of rows: consuming [StoreRow], readAt readTime: TimeInterval) -> [RowSnapshot] {
+        var remaining = rows
+        var made: [RowSnapshot] = []
+        made.reserveCapacity(remaining.count)
+        while let row = remaining.popLast() { made.append(RowSnapshot(row, readTime: readTime)) }
+        made.reverse()
+        return made
+    }
+
+    /// Reserves room for up to `incoming` new keys when they outnumber the snapshots held (a large read into a
+    /// small cache): fewer incoming rows, which may mostly replace snapshots held, leave the growth to the
+    /// dictionary, so that re-reading rows the cache has does not make it rehash every entry (the lock held).
+    private func reserveRoom(forNew incoming: Int) {
+        if incoming > snapshots.count { snapshots.reserveCapacity(snapshots.count + incoming) }
     }
 
     /// Makes `snapshot` the newest at `entry`, clearing the flag of the one it replaces (one hash; the lock held).
@@ -148,7 +167,7 @@ final class RowCache: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        snapshots.reserveCapacity(snapshots.count + saved.inserted.count + saved.updated.count)
+        reserveRoom(forNew: saved.inserted.count)  // updated rows mostly replace snapshots the cache holds
         for deletion in changes.deleted { remove(Entry(store: storeID, key: deletion.key)) }
         for key in result.derivedValues.keys { remove(Entry(store: storeID, key: key)) }
         for (row, snapshot) in zip(changes.inserted, saved.inserted) {
