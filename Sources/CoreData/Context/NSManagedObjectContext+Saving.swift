@@ -232,14 +232,19 @@ extension NSManagedObjectContext {
             changes.inserted.append(StoreRow(key: key, version: 0, values: values))
             changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: plan.store)
         }
+        // Updated rows go in key order, so a store walks its tables (or B-trees) forward rather than jumping
+        // about: the objects are put in that order first (their keys beside them), then their rows are made.
+        var keyed: [(key: ObjectKey, object: NSManagedObject)] = []
+        keyed.reserveCapacity(plan.updated.count)
+        for object in plan.updated {
+            if let key = object.storedObjectKey { keyed.append((key, object)) }
+        }
+        keyed.sort { ($0.key.entityNumber, $0.key.primaryKey) < ($1.key.entityNumber, $1.key.primaryKey) }
+        plan.writtenUpdated = keyed.map(\.object)
+        changes.updated.reserveCapacity(keyed.count)
         // Objects mostly come in runs of one entity changing the same slots: such a run shares one array.
         var lastChanged: (layout: EntityLayout, slots: SlotSet, stored: [Int])?
-        var updates: [StoreRowUpdate] = []
-        var updatedObjects: [NSManagedObject] = []
-        updates.reserveCapacity(plan.updated.count)
-        updatedObjects.reserveCapacity(plan.updated.count)
-        for object in plan.updated {
-            guard let key = object.storedObjectKey else { continue }
+        for (key, object) in keyed {
             let values = try rowValues(object, store: plan.store)
             if object.layout.slotsAreRow, object.committed?.count == object.layout.slotCount {
                 plan.committedInPlace.append(object)
@@ -258,8 +263,7 @@ extension NSManagedObjectContext {
                 changed = object.changedSlots.filter { object.layout.isStoredSlot[$0] }
                 lastChanged = (object.layout, object.changedSlots, changed)
             }
-            updates.append(StoreRowUpdate(row: row, expectedVersion: object.version, changedSlots: changed))
-            updatedObjects.append(object)
+            changes.updated.append(StoreRowUpdate(row: row, expectedVersion: object.version, changedSlots: changed))
             let changedToMany = object.layout.toManySlots.filter { object.changedSlots.contains($0) }
             if !changedToMany.isEmpty {
                 changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: plan.store)
@@ -269,14 +273,6 @@ extension NSManagedObjectContext {
             guard let key = object.storedObjectKey else { continue }
             changes.deleted.append(StoreRowDeletion(key: key, expectedVersion: object.version))
         }
-        // In key order, so a store walks its tables (or B-trees) forward rather than jumping about; the objects
-        // follow their rows.
-        let keyOrder = updates.indices.sorted { first, second in
-            let lhs = updates[first].row.key, rhs = updates[second].row.key
-            return (lhs.entityNumber, lhs.primaryKey) < (rhs.entityNumber, rhs.primaryKey)
-        }
-        changes.updated = keyOrder.map { updates[$0] }
-        plan.writtenUpdated = keyOrder.map { updatedObjects[$0] }
         changes.deleted.sort { ($0.key.entityNumber, $0.key.primaryKey) < ($1.key.entityNumber, $1.key.primaryKey) }
         return changes
     }
