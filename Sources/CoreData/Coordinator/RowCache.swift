@@ -16,9 +16,10 @@ import Foundation
 ///   knows, without the lock, that a look-up would give that snapshot back (the fault's fast path).
 /// - Reference counting: a snapshot is held by the objects that use it, and the cache lets go of one that only it
 ///   holds. A look-up treats such a snapshot as absent (and removes it), so what a fault finds never depends on
-///   when the last sweep ran; `sweep()` removes all of them at once, and runs by itself when the cache has doubled
-///   since the last sweep (and holds over `sweepThreshold` snapshots), so each sweep is paid for by the rows
-///   recorded since, and the cache holds at most about twice the snapshots objects use.
+///   when the last sweep ran; `sweep()` removes all of them at once, and runs by itself when recording would take
+///   the cache past twice the snapshots it held after the last sweep (and past `sweepThreshold`), so each sweep is
+///   paid for by the rows recorded since, and the cache holds at most about twice the snapshots objects use. It
+///   runs before the new snapshots are entered: their caller holds them, so a pass over them would remove none.
 /// - Each call takes the lock once, whatever the number of rows.
 ///
 /// `@unchecked Sendable`: `snapshots`, `count` and `countAfterLastSweep` are read and written only under `lock`;
@@ -100,9 +101,9 @@ final class RowCache: @unchecked Sendable {
         let recorded = Self.snapshots(of: rows, readAt: readTime)  // made before the lock is taken
         lock.lock()
         defer { lock.unlock() }
-        reserveRoom(forNew: recorded.count)
+        let swept = makeRoom(forEntering: recorded.count, newKeysAtMost: recorded.count)
         for snapshot in recorded { enter(snapshot, at: Entry(store: storeID, key: snapshot.key)) }
-        sweepIfGrown()
+        if swept { countAfterLastSweep = snapshots.count }
         return recorded
     }
 
@@ -118,11 +119,19 @@ final class RowCache: @unchecked Sendable {
         return made
     }
 
-    /// Reserves room for up to `incoming` new keys when they outnumber the snapshots held (a large read into a
-    /// small cache): fewer incoming rows, which may mostly replace snapshots held, leave the growth to the
-    /// dictionary, so that re-reading rows the cache has does not make it rehash every entry (the lock held).
-    private func reserveRoom(forNew incoming: Int) {
-        if incoming > snapshots.count { snapshots.reserveCapacity(snapshots.count + incoming) }
+    /// Makes room for `incoming` snapshots about to be entered, of which at most `newKeys` may be keys the cache
+    /// lacks (the lock held). First sweeps when entering them could take the cache past `sweepThreshold` and past
+    /// twice the snapshots it held after the last sweep; returns whether it swept (the caller then counts the
+    /// snapshots after entering its own as the new base: they are used, by the caller's objects). Then reserves
+    /// room for the new keys when they outnumber the snapshots held (a large read into a small cache); fewer,
+    /// which may mostly replace snapshots held, leave the growth to the dictionary, so that re-reading or saving
+    /// rows the cache has does not make it rehash every entry.
+    private func makeRoom(forEntering incoming: Int, newKeysAtMost newKeys: Int) -> Bool {
+        let most = snapshots.count + incoming
+        let sweeps = most > Self.sweepThreshold && most > 2 * countAfterLastSweep
+        if sweeps { sweepHoldingLock() }
+        if newKeys > snapshots.count { snapshots.reserveCapacity(snapshots.count + newKeys) }
+        return sweeps
     }
 
     /// Makes `snapshot` the newest at `entry`, clearing the flag of the one it replaces (one hash; the lock held).
@@ -167,7 +176,8 @@ final class RowCache: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        reserveRoom(forNew: saved.inserted.count)  // updated rows mostly replace snapshots the cache holds
+        // Updated rows mostly replace snapshots the cache holds; inserted ones are new keys.
+        let swept = makeRoom(forEntering: saved.inserted.count + saved.updated.count, newKeysAtMost: saved.inserted.count)
         for deletion in changes.deleted { remove(Entry(store: storeID, key: deletion.key)) }
         for key in result.derivedValues.keys { remove(Entry(store: storeID, key: key)) }
         for (row, snapshot) in zip(changes.inserted, saved.inserted) {
@@ -177,7 +187,7 @@ final class RowCache: @unchecked Sendable {
             let entry = Entry(store: storeID, key: update.row.key)
             if let snapshot { enter(snapshot, at: entry) } else { remove(entry) }
         }
-        sweepIfGrown()
+        if swept { countAfterLastSweep = snapshots.count }
         return saved
     }
 
@@ -209,12 +219,6 @@ final class RowCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         sweepHoldingLock()
-    }
-
-    /// Sweeps when the cache holds more than `sweepThreshold` snapshots and twice as many as after the last
-    /// sweep (the lock held).
-    private func sweepIfGrown() {
-        if snapshots.count > Self.sweepThreshold, snapshots.count >= 2 * countAfterLastSweep { sweepHoldingLock() }
     }
 
     /// One pass over the cache, removing the snapshots only it holds (the lock held).
