@@ -11,7 +11,7 @@
 ///   fault that fires after another context of the coordinator saved its object shows the saved values, as on
 ///   Apple's platforms. A fault made by a fetch (`FaultState.snapshot`) whose snapshot is still the cache's fills
 ///   from the values it holds (a merged deletion may have cleared references in them), and knows so without the
-///   cache's lock (`RowSnapshot.isCacheNewest`): a fetch's faults fill as fast as they did before the cache.
+///   cache's lock or a look-up (`RowSnapshot.isCacheNewest`).
 /// - A batch fault fills every fault still waiting for its batch, from the row cache and with one
 ///   `rows(for:in:)` call for the rows the cache lacks.
 /// - A fault whose row is gone, or whose store cannot be read, stays empty and, with

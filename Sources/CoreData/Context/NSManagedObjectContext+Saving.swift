@@ -177,7 +177,8 @@ extension NSManagedObjectContext {
         plan.store.clearPendingMetadata(written: writtenMetadata)
         plan.derivedValues = result.derivedValues
         // Each written object holds the row cache's snapshot of what it wrote, so other contexts' faults of it
-        // find that row while the object lives. The snapshots come in change-set order, as the objects do.
+        // find that row while the object lives. The snapshots come in change-set order, as the objects do (an
+        // object without a stored key, which a save with permanent IDs never has, is not written and not here).
         for (object, snapshot) in zip(plan.writtenInserted, snapshots.inserted) {
             object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? 1
             object.holdSavedSnapshot(snapshot)

@@ -23,8 +23,9 @@ import Foundation
 /// - Each call takes the lock once, whatever the number of rows.
 ///
 /// `@unchecked Sendable`: `snapshots`, `count` and `countAfterLastSweep` are read and written only under `lock`;
-/// snapshots themselves are immutable but for their `isCacheNewest` flag, an atomic written only under `lock`. `isKnownUniquelyReferenced` is exact from any thread: a snapshot only
-/// the cache holds cannot be reached by anyone else, and nobody takes one out of the cache without the lock.
+/// snapshots themselves are immutable but for their `isCacheNewest` flag, an atomic written only under `lock`.
+/// `isKnownUniquelyReferenced` is exact from any thread: a snapshot only the cache holds cannot be reached by
+/// anyone else, and nobody takes one out of the cache without the lock.
 final class RowCache: @unchecked Sendable {
     /// A row's place in the cache: its store (by the identity object of the added store) and key.
     struct Entry: Hashable {
