@@ -1,4 +1,5 @@
 @testable import CoreData
+import Foundation
 import Testing
 
 /// The coordinator's row cache (`RowCache`): shared by the coordinator's contexts, updated by saves, and holding
@@ -185,5 +186,29 @@ import Testing
             #expect(faults[1].faultState.heldSnapshot?.isCacheNewest == false, "forgetting a store's rows clears their flags")
             #expect(faults[1].name == "a1")
         }
+    }
+
+    @Test func theStalenessIntervalDecidesEvenForTheNewestSnapshot() throws {
+        let writer = try savedAuthors(1)
+        func firedFault(staleness: TimeInterval, waiting: TimeInterval = 0) throws -> (held: RowSnapshot?, after: RowSnapshot?, name: String?) {
+            let reader = newContext(on: writer)
+            return try reader.performAndWait {
+                reader.stalenessInterval = staleness
+                let fault = try #require(try reader.fetch(byAge()).first)
+                let held = fault.faultState.heldSnapshot
+                #expect(held?.isCacheNewest == true)
+                if waiting > 0 { Thread.sleep(forTimeInterval: waiting) }
+                let name = fault.name
+                return (held, fault.faultState.heldSnapshot, name)
+            }
+        }
+        let any = try firedFault(staleness: -1)
+        #expect(any.name == "a0" && any.after === any.held, "a negative interval fills from the fault's own snapshot")
+        let recent = try firedFault(staleness: 3_600)
+        #expect(recent.name == "a0" && recent.after === recent.held, "a snapshot younger than the interval fills the fault")
+        let none = try firedFault(staleness: 0)
+        #expect(none.name == "a0" && none.after !== none.held && none.after != nil, "0 reads the store, though the snapshot is the newest")
+        let old = try firedFault(staleness: 0.01, waiting: 0.05)
+        #expect(old.name == "a0" && old.after !== old.held && old.after != nil, "a snapshot older than the interval is not used: the store is read")
     }
 }
