@@ -259,4 +259,37 @@ import Testing
         #expect(total == 7)
         try stack.close()
     }
+
+    /// `@min` and `@max` over a to-many whose destination is a sub-entity sharing its table: Apple's WHEN clause
+    /// would name a bare `Z_ENT` there, which SQLite rejects when the trigger fires; ours works.
+    @Test func extremesOverASubentityDestinationWork() throws {
+        let shelf = NSEntityDescription(name: "Shelf")
+        let item = NSEntityDescription(name: "Item")
+        let book = NSEntityDescription(name: "Book")
+        let lamp = NSEntityDescription(name: "Lamp")
+        item.subentities = [book, lamp]
+        item.properties = [NSAttributeDescription(name: "size", type: .integer64)]
+        let books = NSRelationshipDescription(name: "books", destination: book, toMany: true)
+        let place = NSRelationshipDescription(name: "shelf", destination: shelf, toMany: false)
+        (books.inverseRelationship, place.inverseRelationship) = (place, books)
+        book.properties = [place]
+        shelf.properties = [NSAttributeDescription(name: "name", type: .string), books,
+                            Self.derived("smallest", .integer64AttributeType, "books.@min.size"),
+                            Self.derived("largest", .integer64AttributeType, "books.@max.size")]
+        let model = NSManagedObjectModel(entities: [shelf, item, book, lamp])
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: model, url: url)
+        let values: [String] = try stack.context.performAndWait {
+            let top = DerivedAttributeSharedTableTests.insert("Shelf", into: stack.context, ["name": "top"])
+            for size in [Int64(4), 9, 2] {
+                DerivedAttributeSharedTableTests.insert("Book", into: stack.context, ["size": size, "shelf": top])
+            }
+            DerivedAttributeSharedTableTests.insert("Lamp", into: stack.context, ["size": Int64(1)])
+            try stack.context.save()
+            return ["smallest", "largest"].map { top.value(forKey: $0).map { "\($0)" } ?? "nil" }
+        }
+        #expect(values == ["2", "9"])
+        try stack.close()
+        #expect(RawSQLite.rows(url, "SELECT ZSMALLEST, ZLARGEST FROM ZSHELF").map { $0.joined(separator: " ") } == ["2 9"])
+    }
 }
