@@ -6,7 +6,9 @@ import CoreDataStoreKit
 ///
 /// The same triggers as the SQLite store's (`SQLiteDerivedAttributeTriggers`, SQLiteStore.md "Derived
 /// attributes"), with the same names, events, conditions and values, spelled from the same plan
-/// (`SQLDerivedAttributePlan`) and written for PostgreSQL: each trigger is a
+/// (`SQLDerivedAttributePlan`) and written for PostgreSQL, except that `@sum`, `@min` and `@max` of a
+/// one-to-many and `@count` of a many-to-many recompute the value with one subquery where the SQLite store has
+/// Apple's incremental triggers (same values, other trigger names): each trigger is a
 /// PL/pgSQL trigger function and a row trigger of the same name, quoted so the name is Apple's exactly
 /// (`"Z_DA_ZVOLUME_Volume_leafCount_SOURCE_INSERT"`); a name longer than PostgreSQL's 63 bytes is cut to 54
 /// and ends with `_` and 8 hex digits of its hash, so two long names never become one.

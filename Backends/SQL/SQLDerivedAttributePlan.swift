@@ -24,7 +24,13 @@ public struct SQLDerivedAttributePlan {
         /// The attribute's name.
         public var name: String { attribute.name }
         /// Apple's trigger name prefix for triggers on the attribute's own table, `Z_DA_<TABLE>_<Entity>_<attribute>`.
-        public var prefix: String { "Z_DA_\(table)_\(entity.name ?? "")_\(attribute.name)" }
+        public var prefix: String { prefix(on: table) }
+
+        /// Apple's trigger name prefix with no role, `Z_DA_<TABLE>_<Entity>_<attribute>`, for triggers on `table`
+        /// (Apple's `@min`/`@max` triggers on the destination table have no `PARAMETER` role).
+        public func prefix(on table: String) -> String {
+            "Z_DA_\(table)_\(entity.name ?? "")_\(attribute.name)"
+        }
 
         /// Apple's trigger name prefix for triggers on a table the value is read from,
         /// `Z_DA_<PARAMETER TABLE>_<Entity>_<attribute>_PARAMETER`.

@@ -12,11 +12,14 @@ import CoreDataStoreKit
 /// `…InsertUpdated…` variant for a new row) for every row it changed, which is how the store learns which
 /// objects' values changed in a save (`SQLiteFunctions`).
 ///
-/// The SQL of `@count` over a one-to-many relationship is byte for byte what Apple's SQLite store writes (the
-/// SampleModel2 fixture); the SQL of to-one key paths, `lowercase:`/`uppercase:`/`canonical:` and `now()`
-/// follows Apple's published format strings. `@sum`, `@min`, `@max`, `@avg`, `@count` over a many-to-many
-/// relationship and a copy of the entity's own attribute are our own triggers in the same naming scheme,
-/// which recompute the value with one subquery (see SQLiteStore.md, "Derived attributes").
+/// The trigger SQL is Apple's, text, names and order, for every derivation Apple's SQLite store supports
+/// (`@count` of a one-to-many byte for byte as in the SampleModel2 fixtures; the others as the format strings of
+/// Apple's `NSSQLDerivedAttributeSQLGenerator` spell them): a copy of an own attribute, `lowercase:`/
+/// `uppercase:`/`canonical:` of one, `now()`, to-one key paths and string functions of them, `@count` and
+/// `@sum` of a one-to-many, `@min` and `@max` of a one-to-many, `@count` of a many-to-many. Where we differ it is
+/// to stay correct, and SQLiteStore.md ("Derived attributes") lists each difference. `@avg`, and `@sum`,
+/// `@min`, `@max` or `@avg` of a many-to-many, which Apple's store refuses, are our own triggers in the same
+/// naming scheme, which recompute the value with one subquery.
 struct SQLiteDerivedAttributeTriggers {
     /// One trigger: its name and `CREATE TRIGGER` statement.
     struct Trigger: Equatable {
@@ -46,7 +49,14 @@ struct SQLiteDerivedAttributeTriggers {
                 addToOneTriggers(target, foreignKey: foreignKey, destinationTable: destinationTable, value: valueColumn,
                                  function: function.map(Self.sqlFunction))
             case .countOfOneToMany(let destinationTable, let foreignKey):
-                addCountTriggers(target, parameterTable: destinationTable, foreignKey: foreignKey)
+                addCountingTriggers(target, parameterTable: destinationTable, foreignKey: foreignKey, summed: nil)
+            case .aggregate(.sum, .oneToMany(let destinationTable, let foreignKey), let value?):
+                addCountingTriggers(target, parameterTable: destinationTable, foreignKey: foreignKey, summed: value.column)
+            case .aggregate(let aggregate, .oneToMany(let destinationTable, let foreignKey), let value?) where aggregate == .min || aggregate == .max:
+                addExtremumTriggers(target, minimum: aggregate == .min, destinationTable: destinationTable, foreignKey: foreignKey,
+                                    value: value.column)
+            case .aggregate(.count, .manyToMany(let join, let owner, _, _), nil):
+                addManyToManyCountTriggers(target, joinTable: join, ownerColumn: owner)
             case .aggregate(let aggregate, let rows, let value):
                 addRecomputingAggregateTriggers(target, aggregate: aggregate, rows: rows, valueColumn: value?.column)
             }
@@ -100,9 +110,10 @@ struct SQLiteDerivedAttributeTriggers {
     // MARK: The entity's own columns (Apple's)
 
     /// `now()`, a function of an own attribute, or a copy of one: set when a row is inserted with the watched
-    /// column not NULL, and whenever the watched column is updated. A subentity's triggers fire for its own rows
-    /// only (its `Z_ENT` range), not for a sibling's or the parent's rows in the same table; an entity that has
-    /// its table to itself or is the root of its table has Apple's triggers, with no condition.
+    /// column not NULL, and whenever the watched column is updated. An entity that has its table to itself or is
+    /// the root of its table has Apple's triggers, which have no condition. A subentity's triggers fire for its own
+    /// rows only (its `Z_ENT` range), not for a sibling's or the parent's rows in the same table (ours: Apple's have
+    /// no condition, so its `now()` of a subentity stamps and reports every row of the table at each save).
     private mutating func addOwnColumnTriggers(_ target: Target, watched: String, newValue: String, refreshValue: String) {
         let t = target.table, c = target.column
         let entityAnd = target.condition(" AND ", "NEW.")
@@ -114,8 +125,9 @@ struct SQLiteDerivedAttributeTriggers {
             + " UPDATE \(t) SET \(c) = \(newValue) WHERE Z_PK = NEW.Z_PK;"
             + target.report(Self.updated, where: "Z_PK = NEW.Z_PK") + " END")
         if watched != "Z_OPT" {
-            let condition = target.condition(" WHERE ", "")
-            refreshStatements.append("UPDATE \(t) SET \(c) = \(refreshValue)\(condition)")
+            // Apple's data statement: a space, then the entity's range always as a range.
+            let rows = target.planned.entityRange.map { "WHERE \($0.low) <= Z_ENT AND Z_ENT <= \($0.high)" } ?? ""
+            refreshStatements.append("UPDATE \(t) SET \(c) = \(refreshValue) \(rows)")
         }
     }
 
@@ -146,38 +158,120 @@ struct SQLiteDerivedAttributeTriggers {
         add("\(parameterPrefix)_UPDATE", "AFTER UPDATE OF \(value) ON \(d) FOR EACH ROW BEGIN"
             + " UPDATE \(t) SET \(c) = \(copied) WHERE \(foreignKey) = NEW.Z_PK\(parameterAnd);"
             + target.report(Self.updated, where: "\(foreignKey) = NEW.Z_PK\(parameterAnd)") + " END")
-        let all = target.condition(" WHERE ", "")
-        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT \(selectedFromAlias) FROM \(d) AS z_d WHERE z_d.Z_PK = \(t).\(foreignKey))\(all)")
+        if destinationTable == target.planned.table {
+            let all = target.condition(" WHERE ", "")
+            refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT \(selectedFromAlias) FROM \(d) AS z_d WHERE z_d.Z_PK = \(t).\(foreignKey))\(all)")
+        } else {
+            // Apple's data statement, which has no entity condition.
+            refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT \(selected) FROM \(d) WHERE Z_PK = \(t).\(foreignKey))")
+        }
     }
 
-    // MARK: @count of a one-to-many (Apple's, as in the fixtures)
+    // MARK: @count and @sum of a one-to-many (Apple's; @count as in the fixtures)
 
-    /// Counted up and down as destination rows are inserted, moved and deleted; counted whole when the source
-    /// row is inserted. The statement that counts every row reads the destinations as `z_p`, so `<table>.Z_PK`
-    /// is the row being updated even when the relationship leads to the entity's own table (`children`).
-    private mutating func addCountTriggers(_ target: Target, parameterTable: String, foreignKey: String) {
+    /// `@count` (`summed` nil) or `@sum` of the destinations' `summed` column: moved by one (or by the value) as
+    /// destination rows are inserted, moved, changed and deleted; counted or summed whole when the source row is
+    /// inserted. A NULL value adds nothing.
+    private mutating func addCountingTriggers(_ target: Target, parameterTable: String, foreignKey: String, summed: String?) {
         let t = target.table, c = target.column, p = q(parameterTable)
         let and = target.condition(" AND ", "")
         let when = target.condition(" WHEN ", "NEW.")
         let parameter = target.planned.parameterPrefix(on: parameterTable)
+        let added = summed.map { "+ IFNULL(NEW.\($0), 0)" } ?? "+ 1"
+        let removed = summed.map { "- IFNULL(OLD.\($0), 0)" } ?? "- 1"
+        let watched = summed.map { "\(foreignKey), \($0)" } ?? foreignKey
+        /// `COUNT`/`SUM` over the destinations, their columns read with `row` (an alias and a dot, or nothing).
+        func total(_ row: String) -> String { "IFNULL(" + (summed.map { "SUM(\(row)\($0))" } ?? "COUNT(\(row)\(foreignKey))") + ", 0)" }
         func step(_ row: String, _ change: String) -> String {
             " BEGIN UPDATE \(t) SET \(c) = \(change) WHERE Z_PK = \(row).\(foreignKey)\(and);"
                 + target.report(Self.updated, where: "Z_PK = \(row).\(foreignKey)\(and)") + " END"
         }
-        add("\(parameter)_INSERT", "AFTER INSERT ON \(p) FOR EACH ROW WHEN (NEW.\(foreignKey) NOT NULL)" + step("NEW", "IFNULL(\(c), 0) + 1"))
-        add("\(parameter)_UPDATE_INCREMENT", "AFTER UPDATE OF \(foreignKey) ON \(p) FOR EACH ROW WHEN (NEW.\(foreignKey) NOT NULL)" + step("NEW", "\(c) + 1"))
-        add("\(parameter)_UPDATE_DECREMENT", "AFTER UPDATE OF \(foreignKey) ON \(p) FOR EACH ROW WHEN (OLD.\(foreignKey) NOT NULL)" + step("OLD", "\(c) - 1"))
-        add("\(parameter)_DELETE", "AFTER DELETE ON \(p) FOR EACH ROW WHEN (OLD.\(foreignKey) NOT NULL)" + step("OLD", "\(c) - 1"))
-        let count = "(SELECT IFNULL(COUNT(\(foreignKey)), 0) FROM \(p) WHERE \(foreignKey) = NEW.Z_PK)"
-        add("\(target.prefix)_SOURCE_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW\(when) BEGIN UPDATE \(t) SET \(c) = \(count) WHERE Z_PK = NEW.Z_PK;"
+        add("\(parameter)_INSERT", "AFTER INSERT ON \(p) FOR EACH ROW WHEN (NEW.\(foreignKey) NOT NULL)" + step("NEW", "IFNULL(\(c), 0) \(added)"))
+        add("\(parameter)_UPDATE_INCREMENT", "AFTER UPDATE OF \(watched) ON \(p) FOR EACH ROW WHEN (NEW.\(foreignKey) NOT NULL)" + step("NEW", "\(c) \(added)"))
+        add("\(parameter)_UPDATE_DECREMENT", "AFTER UPDATE OF \(watched) ON \(p) FOR EACH ROW WHEN (OLD.\(foreignKey) NOT NULL)" + step("OLD", "\(c) \(removed)"))
+        add("\(parameter)_DELETE", "AFTER DELETE ON \(p) FOR EACH ROW WHEN (OLD.\(foreignKey) NOT NULL)" + step("OLD", "\(c) \(removed)"))
+        let whole = "(SELECT \(total("")) FROM \(p) WHERE \(foreignKey) = NEW.Z_PK)"
+        add("\(target.prefix)_SOURCE_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW\(when) BEGIN UPDATE \(t) SET \(c) = \(whole) WHERE Z_PK = NEW.Z_PK;"
             + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK") + " END")
-        let all = target.condition(" WHERE ", "")
-        refreshStatements.append("UPDATE \(t) SET \(c) = (SELECT IFNULL(COUNT(z_p.\(foreignKey)), 0) FROM \(p) AS z_p WHERE z_p.\(foreignKey) = \(t).Z_PK)\(all)")
+        addWholeValueStatement(target, rowsOf: parameterTable, matching: foreignKey, total)
+    }
+
+    // MARK: @min and @max of a one-to-many (Apple's)
+
+    /// Lowered (raised) when a destination row brings a smaller (larger) value, recomputed from the destination
+    /// table when the row that held the extreme value leaves or changes, computed whole when the source row is
+    /// inserted. Apple's names have no role: `Z_DA_<DESTINATION>_<Entity>_<attribute>_INSERT`, `_UPDATE_SET`,
+    /// `_UPDATE_UNSET`, `_DELETE`, and `Z_DA_<TABLE>_<Entity>_<attribute>_INSERT` on the source table.
+    ///
+    /// Two differences from Apple's text, both to stay correct (SQLiteStore.md): Apple's WHEN clauses add the
+    /// destination entity's `Z_ENT` range with a bare `Z_ENT`, which SQLite rejects when the trigger fires (so only
+    /// a destination that is a root entity works there), and which the foreign key makes needless (only the
+    /// destination entity's rows have it), so it is left out; and `_UPDATE_SET` reports the old owner whose value
+    /// it recomputed also when that value became NULL (its last destination moved away), as Apple's `_UPDATE_UNSET`
+    /// and `_DELETE` do, where Apple's reports it only when the old value is still at most (at least) the new.
+    private mutating func addExtremumTriggers(_ target: Target, minimum: Bool, destinationTable: String, foreignKey fk: String, value v: String) {
+        let t = target.table, c = target.column, d = q(destinationTable)
+        let function = minimum ? "MIN" : "MAX", beyond = minimum ? "<" : ">"
+        let and = target.condition(" AND ", "")
+        let when = target.condition(" WHEN ", "NEW.")
+        let name = target.planned.prefix(on: destinationTable)
+        let watched = "\(fk), \(v)"
+        /// The new row's value becomes the owner's when it is beyond the owner's value or the owner has none.
+        let takeNew = " UPDATE \(t) SET \(c) = NEW.\(v) WHERE Z_PK = NEW.\(fk)\(and) AND (\(c) IS NULL OR NEW.\(v) \(beyond) \(c));"
+        /// The old owner's value is recomputed when the old row held it.
+        let recomputeOld = " UPDATE \(t) SET \(c) = (SELECT \(function)(\(v)) FROM \(d) WHERE \(fk) = OLD.\(fk)) WHERE Z_PK = OLD.\(fk)\(and) AND OLD.\(v) \(beyond)= \(c);"
+        let reportOld = target.report(Self.updated, where: "Z_PK = OLD.\(fk)\(and) AND (\(c) IS NULL OR OLD.\(v) \(beyond)= \(c))")
+        add("\(name)_INSERT", "AFTER INSERT ON \(d) FOR EACH ROW WHEN (NEW.\(fk) NOT NULL AND NEW.\(v) NOT NULL) BEGIN" + takeNew
+            + target.report(Self.updated, where: "Z_PK = NEW.\(fk)\(and) AND (\(c) IS NULL OR NEW.\(v) \(beyond)= \(c))") + " END")
+        add("\(name)_UPDATE_SET", "AFTER UPDATE OF \(watched) ON \(d) FOR EACH ROW WHEN (NEW.\(fk) NOT NULL AND NEW.\(v) NOT NULL) BEGIN"
+            + recomputeOld + reportOld + takeNew
+            + target.report(Self.updated, where: "Z_PK = NEW.\(fk)\(and) AND NEW.\(v) \(beyond)= \(c)") + " END")
+        add("\(name)_UPDATE_UNSET", "AFTER UPDATE OF \(watched) ON \(d) FOR EACH ROW WHEN (OLD.\(fk) NOT NULL AND OLD.\(v) NOT NULL"
+            + " AND (NEW.\(fk) IS NULL OR NEW.\(v) IS NULL)) BEGIN" + recomputeOld + reportOld + " END")
+        add("\(name)_DELETE", "AFTER DELETE ON \(d) FOR EACH ROW WHEN (OLD.\(fk) NOT NULL AND OLD.\(v) NOT NULL) BEGIN" + recomputeOld + reportOld + " END")
+        add("\(target.prefix)_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW\(when) BEGIN"
+            + " UPDATE \(t) SET \(c) = (SELECT \(function)(\(v)) FROM \(d) WHERE \(fk) = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK;"
+            + target.report(Self.insertUpdated, where: "Z_PK = NEW.Z_PK") + " END")
+        addWholeValueStatement(target, rowsOf: destinationTable, matching: fk) { row in "\(function)(\(row)\(v))" }
+    }
+
+    // MARK: @count of a many-to-many (Apple's)
+
+    /// Counted up and down as rows of the join table are inserted and deleted (the store never updates a join
+    /// row's keys), counted whole when the source row is inserted. Apple's `SOURCE_INSERT` here reports with
+    /// `NSCoreDataDATriggerUpdatedAffectedObjectValue`, not the `…InsertUpdated…` variant.
+    private mutating func addManyToManyCountTriggers(_ target: Target, joinTable: String, ownerColumn: String) {
+        let t = target.table, c = target.column, j = q(joinTable), owner = q(ownerColumn)
+        let and = target.condition(" AND ", "")
+        let when = target.condition(" WHEN ", "NEW.")
+        let parameter = target.planned.parameterPrefix(on: joinTable)
+        add("\(parameter)_INSERT", "AFTER INSERT ON \(j) FOR EACH ROW BEGIN UPDATE \(t) SET \(c) = IFNULL(\(c), 0) + 1 WHERE Z_PK = NEW.\(owner)\(and);"
+            + target.report(Self.updated, where: "Z_PK = NEW.\(owner)\(and)") + " END")
+        add("\(parameter)_DELETE", "AFTER DELETE ON \(j) FOR EACH ROW BEGIN UPDATE \(t) SET \(c) = \(c) - 1 WHERE Z_PK = OLD.\(owner)\(and);"
+            + target.report(Self.updated, where: "Z_PK = OLD.\(owner)\(and)") + " END")
+        add("\(target.prefix)_SOURCE_INSERT", "AFTER INSERT ON \(t) FOR EACH ROW\(when) BEGIN"
+            + " UPDATE \(t) SET \(c) = (SELECT IFNULL(COUNT(\(owner)), 0) FROM \(j) WHERE \(owner) = NEW.Z_PK) WHERE Z_PK = NEW.Z_PK;"
+            + target.report(Self.updated, where: "Z_PK = NEW.Z_PK") + " END")
+        addWholeValueStatement(target, rowsOf: joinTable, matching: owner) { row in "IFNULL(COUNT(\(row)\(owner)), 0)" }
+    }
+
+    /// Apple's statement that computes every value of an aggregate at once,
+    /// `UPDATE T SET C = (SELECT <aggregate> FROM R WHERE <key> = T.Z_PK)<entity condition>;`, the aggregate over
+    /// the rows of `table` whose `key` column (quoted) is the row's key. When `table` is the target's own table
+    /// (`children.@count`), `T.Z_PK` there would name the inner row, so the rows are read through the alias `z_p`:
+    /// `aggregate` is given the prefix its columns take (`"z_p."`, or nothing).
+    private mutating func addWholeValueStatement(_ target: Target, rowsOf table: String, matching key: String,
+                                                 _ aggregate: (String) -> String) {
+        let t = target.table, r = q(table), all = target.condition(" WHERE ", "")
+        let rows = table == target.planned.table ? "\(r) AS z_p WHERE z_p.\(key)" : "\(r) WHERE \(key)"
+        let row = table == target.planned.table ? "z_p." : ""
+        refreshStatements.append("UPDATE \(t) SET \(target.column) = (SELECT \(aggregate(row)) FROM \(rows) = \(t).Z_PK)\(all);")
     }
 
     // MARK: Other aggregates (ours)
 
-    /// `@sum`, `@min`, `@max`, `@avg` of a one-to-many, and any aggregate of a many-to-many: recomputed whole
+    /// `@avg` of a one-to-many, and `@sum`, `@min`, `@max`, `@avg` of a many-to-many, which Apple's store refuses
+    /// (its generator throws "unsupported function on to many (not count or sum)"): recomputed whole
     /// for the source rows a change of the destination table (or join table) touches. The subquery reads the
     /// destinations as `z_d` (and the join table as `z_j`), so `<table>.Z_PK` is the row being updated even when
     /// the relationship leads to the entity's own table.

@@ -265,13 +265,18 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
 
     /// Gives a store made before its model's derived attributes had triggers (by an older version of this
     /// package) the triggers it lacks, and computes every derived value once. A store with them all (every store
-    /// Apple's Core Data or this package made) is left alone.
+    /// Apple's Core Data or this package made) is left alone. A store that lacks some has its other `Z_DA_…`
+    /// triggers dropped first and made again, so an older version's own triggers (its `@sum`, `@min`, `@max` and
+    /// many-to-many `@count`, now Apple's, partly under other names) never count a change twice.
     private func addMissingDerivedAttributeTriggers() throws {
         let derived = try SQLiteDerivedAttributeTriggers(schema: schema, entities: openRequest.entities)
         guard !derived.triggers.isEmpty else { return }
         let existing = Set(try connection.query("SELECT name FROM sqlite_master WHERE type = 'trigger'", cached: false) { $0.string(at: 0) ?? "" })
         guard derived.triggers.contains(where: { !existing.contains($0.name) }) else { return }
         try connection.transaction {
+            for older in existing where older.hasPrefix("Z_DA_") {
+                try connection.execute("DROP TRIGGER IF EXISTS \(q(older))")
+            }
             try Self.createDerivedAttributeTriggers(on: connection, schema: schema, entities: openRequest.entities, refreshing: true)
         }
     }
