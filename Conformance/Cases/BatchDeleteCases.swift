@@ -112,5 +112,44 @@ enum BatchDeleteCases {
                 try env.expectEqual(Fixtures.names(try reopened.fetch(nodes)), ["loner"], "nodes left")
             }
         },
+        // A row whose reference a batch delete clears is changed, so it gets a new version: a context still
+        // holding the old reference meets a conflict when it saves the row, and never writes the deleted
+        // object's key back.
+        ConformanceCase("batch-delete/nullified-rows-get-new-versions") { env in
+            let coordinator = try env.openCoordinator()
+            let writer = env.context(coordinator)
+            try writer.performAndWait {
+                let owner = Fixtures.owner(writer, "Ann")
+                for rank in 0..<2 { Fixtures.item(writer, "item \(rank)", rank: Int64(rank)).setValue(owner, forKey: "owner") }
+                try writer.save()
+            }
+            let strict = env.context(coordinator), trumping = env.context(coordinator)
+            let strictItem = try strict.performAndWait { try env.require(try Fixtures.byName(strict, "Item")["item 0"], "item 0") }
+            let trumpingItem = try trumping.performAndWait { try env.require(try Fixtures.byName(trumping, "Item")["item 1"], "item 1") }
+            try strict.performAndWait { try env.expect(strictItem.value(forKey: "owner") != nil, "item 0 read with its owner") }
+            try trumping.performAndWait { try env.expect(trumpingItem.value(forKey: "owner") != nil, "item 1 read with its owner") }
+            try writer.performAndWait {
+                _ = try writer.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Owner")))
+            }
+            try strict.performAndWait {
+                strictItem.setValue("renamed 0", forKey: "name")
+                try env.expectError([NSManagedObjectMergeError], "saving an object whose owner a batch delete cleared, with NSErrorMergePolicy") {
+                    try strict.save()
+                }
+            }
+            try trumping.performAndWait {
+                trumping.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+                trumpingItem.setValue("renamed 1", forKey: "name")
+                try trumping.save()
+            }
+            let reopened = try env.reopenedContext(or: coordinator)
+            try reopened.performAndWait {
+                let items = try Fixtures.byName(reopened, "Item")
+                try env.expectEqual(Set(items.keys), ["item 0", "renamed 1"], "the conflicting save wrote nothing; the trumping one its name")
+                for item in items.values {
+                    try env.expect(item.value(forKey: "owner") == nil, "\(item.value(forKey: "name") ?? "") does not point at the deleted owner")
+                }
+            }
+        },
     ]
 }

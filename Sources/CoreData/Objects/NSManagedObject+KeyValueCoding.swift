@@ -3,10 +3,19 @@
 extension NSManagedObject {
     /// The value at a dotted key path (`author.name`): each key is read with `value(forKey:)`; a nil on the way
     /// gives nil, and a to-many on the way gives the values of each destination, as a set (an array for an
-    /// ordered relationship).
+    /// ordered relationship). A collection operator after a to-many (`items.@count`, `items.@sum.price`,
+    /// `items.@distinctUnionOfObjects.name`) works on its destinations as key-value coding's does
+    /// (`KeyValueCollectionOperator`), the rest of the path read from each.
     public func value(forKeyPath keyPath: String) -> Any? {
         var current: Any? = self
-        for key in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+        let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false)
+        for (index, key) in keys.enumerated() {
+            if key.hasPrefix("@"), let (elements, ordered) = Self.collectionElements(current) {
+                let rest = keys.dropFirst(index + 1).joined(separator: ".")
+                return KeyValueCollectionOperator.apply(key.dropFirst(), to: elements, ordered: ordered,
+                                                        rightKeyPath: rest.isEmpty ? nil : rest)
+            }
+            let key = String(key)
             switch current {
             case let object as NSManagedObject:
                 current = object.value(forKey: key)
@@ -21,6 +30,18 @@ extension NSManagedObject {
             }
         }
         return current
+    }
+
+    /// The elements of a collection a key path reached (a to-many's destinations, or the values read from
+    /// them), and whether they are in order; nil when `value` is no collection.
+    private static func collectionElements(_ value: Any?) -> (elements: [Any], ordered: Bool)? {
+        switch value {
+        case let set as Set<NSManagedObject>: return (Array(set), false)
+        case let set as NSSet: return (set.allObjects, false)
+        case let ordered as NSOrderedSet: return (ordered.array, true)
+        case let array as [Any]: return (array, true)
+        default: return nil
+        }
     }
 
     /// Sets the value at a dotted key path: the last key is set on the object the rest of the path leads to;

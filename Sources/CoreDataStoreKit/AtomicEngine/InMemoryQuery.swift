@@ -1,4 +1,10 @@
-/// Predicate matching and sorting in memory, shared by the atomic engine and contexts.
+/// Predicate matching and sorting in memory, with the meaning of `NSPredicate.evaluate(with:)`: used by the
+/// atomic engine and contexts, and by any store to answer `StoreFetchRequest`s it cannot answer in its own query
+/// language.
+///
+/// A store hands it objects adopting `PredicateKeyValueReading` (an attribute's value, a to-one's destination as
+/// another such object, a to-many's as an array of them) and `StoredObjectReference` (the row's key, so that
+/// comparisons with object IDs and managed objects compare keys). Docs/WritingAStore.md shows it in use.
 public enum InMemoryQuery {
     /// Whether `object` matches `predicate` (nil matches everything).
     /// - Throws: the predicate's parse error (2048).

@@ -30,9 +30,14 @@ public protocol PersistentStoreBackend: AnyObject {
     /// - A store saved with a model of other version hashes is refused, unless the type adopts
     ///   `LightweightMigrating` and the options ask for migration (`add-store/incompatible-model`).
     ///
-    /// - Throws: 134000 (`NSPersistentStoreInvalidTypeError`) or 259 (`NSFileReadCorruptFileError`) for a
-    ///   file that is not a store of this type or is damaged; 134100
-    ///   (`NSPersistentStoreIncompatibleVersionHashError`) for a store saved with an incompatible model.
+    /// `ModelCompatibility.metadata(storeType:uuid:entities:model:)` makes a new store's metadata, and
+    /// `ModelCompatibility.compare(metadata:entities:)` decides whether a store's recorded model is the
+    /// request's (compare before decoding rows, so that rows of another model are 134100, not 259).
+    ///
+    /// - Throws: 134000 (`NSPersistentStoreInvalidTypeError`, `CoreDataError.notAStore`) or 259
+    ///   (`NSFileReadCorruptFileError`, `CoreDataError.corruptStore`) for a file that is not a store of this
+    ///   type or is damaged; 134100 (`NSPersistentStoreIncompatibleVersionHashError`,
+    ///   `CoreDataError.incompatibleModel`) for a store saved with an incompatible model.
     init(_ request: StoreOpenRequest) throws
 
     /// The metadata of the store at `url`, read without adding the store
@@ -49,8 +54,8 @@ public protocol PersistentStoreBackend: AnyObject {
 
     /// The store's metadata.
     ///
-    /// The store guarantees: `NSStoreType`; `NSStoreUUID`, fixed when the store is created and the same after
-    /// every reopen; `NSStoreModelVersionHashes` with each entity's version hash; and every key saved with
+    /// The store guarantees: `NSStoreType`, the name its class is registered under; `NSStoreUUID`, fixed when
+    /// the store is created and the same after every reopen; `NSStoreModelVersionHashes` with each entity's version hash; and every key saved with
     /// `StoreChangeSet.metadata`, kept across reopens.
     ///
     /// Conformance: `add-store/metadata`, `add-store/metadata-hashes`.
@@ -71,7 +76,9 @@ public protocol PersistentStoreBackend: AnyObject {
     /// `fetch/predicates-agree-with-evaluate`, `fetch/key-paths-through-relationships`); in the order of the
     /// sort descriptors, nil first in ascending order; after skipping `fetchOffset` and keeping at most
     /// `fetchLimit` (`fetch/sort-limit-offset`); in the form `request.result` asks for (`fetch/result-types`).
-    /// Rows it cannot select in its own query language it selects by evaluating the predicate in memory.
+    /// Rows it cannot select in its own query language it selects by evaluating the predicate in memory, with
+    /// `InMemoryQuery.filter(_:by:)` and `InMemoryQuery.sort(_:by:)` over objects adopting
+    /// `PredicateKeyValueReading` and `StoredObjectReference` (which gives it the evaluator's meaning).
     ///
     /// - Throws: 134060 (`NSCoreDataError`) or 2048 for a predicate naming keys the entity lacks; it never traps,
     ///   whatever the predicate (`fetch/malformed-predicate`, `fetch/mutated-predicates-never-trap`).
@@ -97,7 +104,7 @@ public protocol PersistentStoreBackend: AnyObject {
     func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription) throws -> [ObjectKey]
 
     /// Hands out `count` new primary keys for the inheritance hierarchy of `entity` (one sequence per
-    /// hierarchy).
+    /// hierarchy, `entity.rootEntity`'s; `StoreNumberLimits.keys(after:count:)` gives the next keys).
     ///
     /// The store guarantees: a key is never given out twice in this store, also after the object with the
     /// highest key was deleted and the store reopened.
@@ -138,16 +145,20 @@ public protocol PersistentStoreBackend: AnyObject {
 
     /// Deletes the rows `request` selects without loading them into contexts (`NSBatchDeleteRequest`).
     ///
-    /// The store guarantees: delete rules are applied in the store (nullify clears references to deleted rows,
-    /// cascade deletes destinations, deny refuses); deny is checked against every row the request deletes,
-    /// cascades included, so a destination deleted by the same request does not deny; all at once or nothing;
+    /// The store guarantees: delete rules are applied in the store (cascade deletes destinations, deny
+    /// refuses); deny is checked against every row the request deletes, cascades included, so a destination
+    /// deleted by the same request does not deny; the references remaining rows hold to deleted rows are
+    /// cleared (to-ones set to nil, to-many lists without them), and each row changed so gets a new version,
+    /// as an update does, so that a context holding its old values meets a conflict; all at once or nothing;
     /// the keys of every row deleted (cascades included) are returned.
     ///
     /// - Throws: 1600 (`NSValidationRelationshipDeniedDeleteError`) from a deny rule, deleting nothing; 134030
     ///   for a read-only store (`add-store/read-only`) or a write that fails.
     ///
     /// Conformance: `batch-delete/predicate`, `batch-delete/all-and-status`, `batch-delete/object-ids`,
-    /// `batch-delete/relationships-stay-consistent`, `batch-delete/deny-rule`.
+    /// `batch-delete/relationships-stay-consistent`, `batch-delete/deny-rule`,
+    /// `batch-delete/nullified-rows-get-new-versions` (a to-one cleared; whether a row that only loses members of
+    /// a many-to-many gets a new version is left to the store: the SQLite store's join tables change no row).
     func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey]
 
     /// Deletes exactly as `batchDelete(_:)` does and returns how many rows were deleted, for Apple's

@@ -18,8 +18,10 @@ public struct StoreFetchRequest {
     public var entity: NSEntityDescription
     /// Whether rows of subentities match too.
     public var includesSubentities: Bool
-    /// Which rows match; nil matches all. Stores get its syntax tree with `parsedExpression`; a block
-    /// predicate must be evaluated in memory.
+    /// Which rows match; nil matches all. Stores get its syntax tree with `parsedExpression`; a store without a
+    /// query language, and any store for what its language cannot express (a block predicate, say), evaluates
+    /// it in memory with `InMemoryQuery` over objects adopting `PredicateKeyValueReading` and
+    /// `StoredObjectReference`.
     public var predicate: NSPredicate?
     /// The order, first key first; empty leaves the order to the store.
     public var sortDescriptors: [NSSortDescriptor]

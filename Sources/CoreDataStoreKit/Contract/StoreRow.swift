@@ -3,8 +3,12 @@
 /// `values` is indexed by slot in the layout of the row's concrete entity (`EntityLayout`): every stored
 /// attribute holds its Swift value or nil, every to-one relationship holds the destination's `ObjectKey` or nil,
 /// and transient and to-many slots hold nil (to-many destinations come from `relatedKeys(of:through:)`).
-/// Attribute values have these types: Int16, Int32, Int64, Decimal, Double, Float, String, Bool, Date, Data,
-/// UUID, URL, and Data for transformable attributes (already transformed by the coordinator).
+/// Attribute values have exactly the Swift type of their attribute type: Int16, Int32, Int64, Decimal, Double,
+/// Float, String, Bool, Date, Data, UUID, URL; Data for transformable attributes (already transformed by the
+/// coordinator); and for a composite attribute (`NSCompositeAttributeDescription`) a `[String: Any]` of its
+/// elements' values by element name, nested composites as nested dictionaries, elements without a value absent.
+/// A row's entity is `model.entity(withNumber: key.entityNumber)`; `entity.layout.slotByName`, `slotKinds` and
+/// `storedSlots` say which slot is which.
 public struct StoreRow {
     /// The object's key.
     public var key: ObjectKey
