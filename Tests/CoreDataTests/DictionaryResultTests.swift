@@ -98,6 +98,40 @@ import CoreData
         }
     }
 
+    /// Rows of a subentity, whose layout adds its own properties, give the inherited properties' values under
+    /// the same names; a fetch of the subentity alone gives its own properties too.
+    @Test(arguments: storeTypes)
+    func subentityRowsGiveTheirInheritedValues(_ type: NSPersistentStore.StoreType) throws {
+        let animal = NSEntityDescription(name: "Animal")
+        animal.properties = [NSAttributeDescription(name: "name", type: .string), NSAttributeDescription(name: "legs", type: .integer16)]
+        let bird = NSEntityDescription(name: "Bird")
+        bird.properties = [NSAttributeDescription(name: "wingspan", type: .double)]
+        animal.subentities = [bird]
+        let model = NSManagedObjectModel(entities: [animal, bird])
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dictionary-results-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let context = try Self.context(model, type, at: folder.appendingPathComponent("store"))
+        try context.performAndWait {
+            let cat = NSManagedObject(entity: animal, insertInto: context)
+            cat.setValue("cat", forKey: "name")
+            cat.setValue(4, forKey: "legs")
+            let owl = NSManagedObject(entity: bird, insertInto: context)
+            owl.setValue("owl", forKey: "name")
+            owl.setValue(2, forKey: "legs")
+            owl.setValue(1.5, forKey: "wingspan")
+            try context.save()
+            let animals = NSFetchRequest<NSDictionary>(entityName: "Animal")
+            animals.resultType = .dictionaryResultType
+            animals.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            #expect(try context.fetch(animals) == [NSDictionary(dictionary: ["name": "cat", "legs": 4]), NSDictionary(dictionary: ["name": "owl", "legs": 2])],
+                    "\(type.rawValue)")
+            let birds = NSFetchRequest<NSDictionary>(entityName: "Bird")
+            birds.resultType = .dictionaryResultType
+            #expect(try context.fetch(birds) == [NSDictionary(dictionary: ["name": "owl", "legs": 2, "wingspan": 1.5])], "\(type.rawValue)")
+        }
+    }
+
     @Test(arguments: storeTypes)
     func propertiesToFetchAndDistinctResults(_ type: NSPersistentStore.StoreType) throws {
         let model = Self.model()
