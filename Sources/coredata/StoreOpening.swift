@@ -111,7 +111,7 @@ enum StoreOpening {
         guard let cached = try SQLiteStore.cachedModel(at: readable) else {
             throw UsageError("\(named.lastPathComponent) has no cached model: its Z_MODELCACHE table is missing (stores Apple's Core Data "
                              + "wrote before about 2015) or empty (this package leaves it empty for models its .mom writer refuses: "
-                             + "a block predicate or a composite attribute); pass --model")
+                             + "a block predicate); pass --model")
         }
         return (cached, "cached in the store")
     }

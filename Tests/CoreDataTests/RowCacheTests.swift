@@ -1,4 +1,5 @@
 @testable import CoreData
+import Foundation
 import Testing
 
 /// The coordinator's row cache (`RowCache`): shared by the coordinator's contexts, updated by saves, and holding
@@ -108,6 +109,9 @@ import Testing
         }
         let savedSnapshot = writer.performAndWait { saved.faultState.heldSnapshot }
         #expect(savedSnapshot?.version == 2, "the saved object holds the row it wrote, at its new version")
+        #expect(savedSnapshot?.isCacheNewest == true)
+        let fetched = reader.performAndWait { fault.faultState.heldSnapshot }
+        #expect(fetched?.isCacheNewest == false, "the save superseded the snapshot the reader's fault holds")
         reader.performAndWait {
             #expect(fault.name == "renamed", "the reader's fault shows what the other context saved")
             #expect(fault.faultState.heldSnapshot === savedSnapshot)
@@ -119,6 +123,8 @@ import Testing
         let writer = try savedAuthors(2)
         let reader = newContext(on: writer)
         let faults = try reader.performAndWait { try reader.fetch(byAge()) }
+        let held = reader.performAndWait { faults.map { $0.faultState.heldSnapshot?.isCacheNewest } }
+        #expect(held == [true, true])
         try writer.performAndWait {
             let update = NSBatchUpdateRequest(entityName: "Author")
             update.predicate = NSPredicate(format: "age == 0")
@@ -126,5 +132,83 @@ import Testing
             _ = try writer.execute(update)
         }
         #expect(reader.performAndWait { faults.map(\.name) } == ["batch", "a1"], "a fault whose row a batch update changed reads the store")
+    }
+
+    @Test func aFaultWhoseSnapshotIsStillTheNewestFillsFromIt() throws {
+        let writer = try savedAuthors(2)
+        let reader = newContext(on: writer)
+        try reader.performAndWait {
+            let faults = try reader.fetch(byAge())
+            let held = try #require(faults[0].faultState.heldSnapshot)
+            #expect(held.isCacheNewest, "a fetched row is the cache's newest")
+            #expect(faults[0].name == "a0")
+            #expect(!faults[0].isFault)
+            #expect(faults[0].faultState.heldSnapshot === held, "the fault filled from its own snapshot, which it still holds")
+            #expect(held.isCacheNewest)
+        }
+    }
+
+    @Test func aFaultWhoseSnapshotAnotherReadSupersededFillsFromTheNewerOne() throws {
+        let writer = try savedAuthors(1)
+        let first = newContext(on: writer)
+        let second = newContext(on: writer)
+        let fault = try first.performAndWait { try #require(try first.fetch(byAge()).first) }
+        let (later, newer) = try second.performAndWait { () throws -> (Author, RowSnapshot?) in
+            let later = try #require(try second.fetch(byAge()).first)
+            return (later, later.faultState.heldSnapshot)
+        }
+        first.performAndWait {
+            #expect(fault.faultState.heldSnapshot?.isCacheNewest == false, "the second fetch replaced the row in the cache")
+            #expect(fault.name == "a0")
+            #expect(fault.faultState.heldSnapshot === newer, "the fault filled from the cache's newest snapshot")
+        }
+        second.performAndWait { #expect(later.name == "a0") }
+    }
+
+    @Test func aFaultWhoseRowWasForgottenReadsTheStore() throws {
+        let writer = try savedAuthors(2)
+        let coordinator = try #require(writer.persistentStoreCoordinator)
+        let reader = newContext(on: writer)
+        let (faults, ids) = try reader.performAndWait { () throws -> ([Author], [NSManagedObjectID]) in
+            let faults = try reader.fetch(byAge())
+            return (faults, faults.map(\.objectID))
+        }
+        coordinator.forgetCachedRows(of: [ids[0]])
+        reader.performAndWait {
+            #expect(faults[0].faultState.heldSnapshot?.isCacheNewest == false, "forgetting a row clears its snapshot's flag")
+            #expect(faults[1].faultState.heldSnapshot?.isCacheNewest == true, "and only its own")
+            #expect(faults[0].name == "a0")
+            #expect(faults[0].faultState.heldSnapshot?.isCacheNewest == true, "the fault read the store and holds the row it read")
+        }
+        let store = try #require(coordinator.persistentStores.first)
+        coordinator.rowCache.forgetAll(in: store)
+        reader.performAndWait {
+            #expect(faults[1].faultState.heldSnapshot?.isCacheNewest == false, "forgetting a store's rows clears their flags")
+            #expect(faults[1].name == "a1")
+        }
+    }
+
+    @Test func theStalenessIntervalDecidesEvenForTheNewestSnapshot() throws {
+        let writer = try savedAuthors(1)
+        func firedFault(staleness: TimeInterval, waiting: TimeInterval = 0) throws -> (held: RowSnapshot?, after: RowSnapshot?, name: String?) {
+            let reader = newContext(on: writer)
+            return try reader.performAndWait {
+                reader.stalenessInterval = staleness
+                let fault = try #require(try reader.fetch(byAge()).first)
+                let held = fault.faultState.heldSnapshot
+                #expect(held?.isCacheNewest == true)
+                if waiting > 0 { Thread.sleep(forTimeInterval: waiting) }
+                let name = fault.name
+                return (held, fault.faultState.heldSnapshot, name)
+            }
+        }
+        let any = try firedFault(staleness: -1)
+        #expect(any.name == "a0" && any.after === any.held, "a negative interval fills from the fault's own snapshot")
+        let recent = try firedFault(staleness: 3_600)
+        #expect(recent.name == "a0" && recent.after === recent.held, "a snapshot younger than the interval fills the fault")
+        let none = try firedFault(staleness: 0)
+        #expect(none.name == "a0" && none.after !== none.held && none.after != nil, "0 reads the store, though the snapshot is the newest")
+        let old = try firedFault(staleness: 0.01, waiting: 0.05)
+        #expect(old.name == "a0" && old.after !== old.held && old.after != nil, "a snapshot older than the interval is not used: the store is read")
     }
 }

@@ -121,12 +121,12 @@ struct CompileAndGenerateTests {
         #expect(compiled.fetchRequestTemplatesByName["Busy"]?.predicate?.predicateFormat == "SUBQUERY(children, $c, $c.name == \"a\").@count > 0")
     }
 
-    /// A model the `.mom` writer refuses (a composite attribute) fails the compile with 3328 naming the entity
-    /// and the attribute; nothing is written.
-    @Test func aModelTheWriterRefusesIsNotCompiled() throws {
+    /// A model with composite attributes (nested, with defaults) compiles: the compiled model has the same
+    /// composites, elements in order, and the same version hashes as its source.
+    @Test func aModelWithCompositesCompilesWithItsElements() throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let source = folder.appendingPathComponent("Refused.xcdatamodel")
+        let source = folder.appendingPathComponent("Places.xcdatamodel")
         try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
         try Data("""
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -136,16 +136,28 @@ struct CompileAndGenerateTests {
                     <attribute name="place" optional="YES" attributeType="Composite" composite="Place"/>
                 </entity>
                 <composite name="Place">
-                    <attribute name="city" optional="YES" attributeType="String"/>
+                    <attribute name="street" optional="YES" attributeType="String"/>
+                    <attribute name="city" optional="YES" attributeType="String" defaultValueString="Paris"/>
+                    <attribute name="position" optional="YES" attributeType="Composite" composite="Position"/>
+                </composite>
+                <composite name="Position">
+                    <attribute name="latitude" optional="YES" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
+                    <attribute name="longitude" optional="YES" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
                 </composite>
             </model>
             """.utf8).write(to: source.appendingPathComponent("contents"))
-        let output = folder.appendingPathComponent("Refused.momd")
-        let error = try #require(#expect(throws: NSError.self) { try ModelCompiler.compile(source, to: output) })
-        #expect(error.domain == NSCocoaErrorDomain && error.code == NSFeatureUnsupportedError)
-        #expect(error.userInfo[ModelFileEntityErrorKey] as? String == "Tag")
-        #expect(error.userInfo[ModelFilePropertyErrorKey] as? String == "place", "\(error.localizedDescription)")
-        #expect(!FileManager.default.fileExists(atPath: output.path))
+        let output = folder.appendingPathComponent("Places.momd")
+        try ModelCompiler.compile(source, to: output)
+        let original = try NSManagedObjectModel.load(contentsOf: source)
+        let compiled = try NSManagedObjectModel.load(contentsOf: output)
+        let place = try #require(compiled.entitiesByName["Tag"]?.attributesByName["place"] as? NSCompositeAttributeDescription)
+        #expect(place.elements.map(\.name) == ["street", "city", "position"], "the elements in their order")
+        #expect(place.element(named: "city")?.defaultValue as? String == "Paris")
+        let position = try #require(place.element(named: "position") as? NSCompositeAttributeDescription, "a nested composite")
+        #expect(position.elements.map(\.name) == ["latitude", "longitude"])
+        #expect(position.elements.allSatisfy { $0.attributeType == .doubleAttributeType })
+        #expect(compiled.entityVersionHashesByName == original.entityVersionHashesByName)
+        #expect(place.versionHash == original.entitiesByName["Tag"]?.attributesByName["place"]?.versionHash)
     }
 
     @Test func compilingACompiledModelIsRefused() throws {

@@ -85,6 +85,31 @@ struct VersionHashingTests {
         #expect(DerivationExpressionText.appleDescription(of: "author.name") == "author.name")
     }
 
+    /// A composite hashes the hashes of its leaf elements (nested composites flattened), stored ones only, in
+    /// order of name; its own name and flags are not part of it (Apple's recipe).
+    @Test func aCompositeHashesItsLeafElementsByName() {
+        let latitude = NSAttributeDescription(name: "latitude", type: .double)
+        let longitude = NSAttributeDescription(name: "longitude", type: .double)
+        let label = NSAttributeDescription(name: "label", type: .string)
+        let scratch = NSAttributeDescription(name: "scratch", type: .string)
+        scratch.isTransient = true
+        let position = NSCompositeAttributeDescription()
+        position.name = "position"
+        position.elements = [longitude, latitude]
+        let place = NSCompositeAttributeDescription()
+        place.name = "place"
+        place.elements = [position, label, scratch]
+        let expected = SHA256.digest(label.versionHash + latitude.versionHash + longitude.versionHash)
+        #expect(place.versionHash == expected)
+        #expect(position.versionHash == SHA256.digest(latitude.versionHash + longitude.versionHash))
+        place.name = "elsewhere"
+        place.isOptional = false
+        #expect(place.versionHash == expected, "the composite's own name and flags are not part of its hash")
+        let empty = NSCompositeAttributeDescription()
+        empty.name = "empty"
+        #expect(empty.versionHash == SHA256.digest(Data()))
+    }
+
     @Test func whatIsNotPartOfAHashDoesNotChangeIt() throws {
         let model = Self.model()
         let item = try #require(model.entitiesByName["Item"])

@@ -25,6 +25,36 @@ import Testing
         return NSManagedObjectModel(entities: [place])
     }
 
+    /// The store caches its model with the composites (`Z_MODELCACHE`, Apple's `.mom` form, elements under
+    /// `NSCompositeElements`): the cached model has them, with the same version hashes, and opens the store.
+    @Test func theStoreCachesItsModelWithTheComposites() throws {
+        let url = TemporaryStore.url()
+        let model = Self.model()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            NSEntityDescription.insertNewObject(forEntityName: "Place", into: context)
+                .setValue(["latitude": 1.5, "longitude": 2.5, "city": ["name": "Paris"]], forKey: "location")
+            try context.save()
+        }
+        try coordinator.remove(store)
+        let cached = try #require(try SQLiteStore.cachedModel(at: url))
+        let location = try #require(cached.entitiesByName["Place"]?.attributesByName["location"] as? NSCompositeAttributeDescription)
+        #expect(location.elements.map(\.name) == ["label", "latitude", "longitude", "city"])
+        #expect((location.element(named: "city") as? NSCompositeAttributeDescription)?.elements.map(\.name) == ["name"])
+        #expect(cached.entityVersionHashesByName == model.entityVersionHashesByName)
+        let reader = NSPersistentStoreCoordinator(managedObjectModel: cached)
+        try reader.addPersistentStore(type: .sqlite, at: url)
+        let readerContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        readerContext.persistentStoreCoordinator = reader
+        try readerContext.performAndWait {
+            let place = try #require(try readerContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Place")).first)
+            #expect(place.value(forKeyPath: "location.city.name") as? String == "Paris")
+        }
+    }
+
     @Test func eachElementHasItsColumnAndConstraintsReachThem() throws {
         let url = TemporaryStore.url()
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())

@@ -10,7 +10,8 @@
 ///   newest snapshot is what a save through the coordinator last wrote, or what a fetch or fault last read: a
 ///   fault that fires after another context of the coordinator saved its object shows the saved values, as on
 ///   Apple's platforms. A fault made by a fetch (`FaultState.snapshot`) whose snapshot is still the cache's fills
-///   from the values it holds (a merged deletion may have cleared references in them).
+///   from the values it holds (a merged deletion may have cleared references in them), and knows so without the
+///   cache's lock or a look-up (`RowSnapshot.isCacheNewest`).
 /// - A batch fault fills every fault still waiting for its batch, from the row cache and with one
 ///   `rows(for:in:)` call for the rows the cache lacks.
 /// - A fault whose row is gone, or whose store cannot be read, stays empty and, with
@@ -43,7 +44,7 @@ extension NSManagedObjectContext {
     func fulfillFaultThrowing(_ object: NSManagedObject) throws {
         switch object.faultState {
         case .snapshot(let held):
-            if fillFromRowCache(object, holding: held) { return }
+            if fillFromHeldSnapshot(object, holding: held) || fillFromRowCache(object, holding: held) { return }
             object.dropSnapshot()  // the cache has no usable row: read the store
         case .batch(let batch):
             try fillBatch(batch)
@@ -76,6 +77,21 @@ extension NSManagedObjectContext {
         }
         fill(object, from: row)
         object.awakeFromFetchWithoutRecording()
+    }
+
+    /// The fast path of a fault a fetch made (holding `held`): when `held` is still the row cache's newest
+    /// snapshot of its row (`RowSnapshot.isCacheNewest`) and fresh enough for `stalenessInterval`, fills the
+    /// fault from the values it holds, as `fillFromRowCache` would, without the cache's lock, a look-up or
+    /// reaching the store. Returns false, leaving the fault alone, otherwise (a newer snapshot, none, a
+    /// `stalenessInterval` of 0 or a row too old): `fillFromRowCache` then decides.
+    private func fillFromHeldSnapshot(_ object: NSManagedObject, holding held: RowSnapshot) -> Bool {
+        let interval = stalenessInterval
+        guard interval != 0, held.isCacheNewest else { return false }
+        if interval > 0, !held.isFresh(forStalenessInterval: interval, now: RowSnapshot.now()) { return false }
+        object.fill(values: object.committed ?? [], version: object.version)
+        object.faultState = .filledFromRow(held)
+        object.awakeFromFetchWithoutRecording()
+        return true
     }
 
     /// Fills a fault a fetch made (holding `held`) from the row cache, when the cache's newest snapshot of its

@@ -177,15 +177,14 @@ extension NSManagedObjectContext {
         plan.store.clearPendingMetadata(written: writtenMetadata)
         plan.derivedValues = result.derivedValues
         // Each written object holds the row cache's snapshot of what it wrote, so other contexts' faults of it
-        // find that row while the object lives.
-        for object in plan.inserted {
-            let snapshot = object.storedObjectKey.flatMap { snapshots[$0] }
+        // find that row while the object lives. The snapshots come in change-set order, as the objects do (an
+        // object without a stored key, which a save with permanent IDs never has, is not written and not here).
+        for (object, snapshot) in zip(plan.writtenInserted, snapshots.inserted) {
             object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? 1
             object.holdSavedSnapshot(snapshot)
             markChangedToManyWritten(object)
         }
-        for object in plan.updated {
-            let snapshot = object.storedObjectKey.flatMap { snapshots[$0] }
+        for (object, snapshot) in zip(plan.writtenUpdated, snapshots.updated) {
             object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? object.version + 1
             object.holdSavedSnapshot(snapshot)
             markChangedToManyWritten(object)
@@ -216,25 +215,37 @@ extension NSManagedObjectContext {
         return TransformableStorage.value(from: data, attribute: attribute)
     }
 
-    /// The change set for one store's part of the save.
+    /// The change set for one store's part of the save; the plan's `writtenInserted` and `writtenUpdated` list
+    /// the objects of its inserted and updated rows in the same order.
     private func changeSet(for plan: StoreSavePlan) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
         plan.rows = []
         plan.committedInPlace = []
+        plan.writtenInserted = []
         plan.rows.reserveCapacity(plan.inserted.count + plan.updated.count)
+        plan.writtenInserted.reserveCapacity(plan.inserted.count)
         changes.inserted.reserveCapacity(plan.inserted.count)
-        changes.updated.reserveCapacity(plan.updated.count)
         for object in plan.inserted {
             guard let key = object.storedObjectKey else { continue }
             let values = try rowValues(object, store: plan.store)
             plan.rows.append((object, values))
+            plan.writtenInserted.append(object)
             changes.inserted.append(StoreRow(key: key, version: 0, values: values))
             changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: plan.store)
         }
+        // Updated rows go in key order, so a store walks its tables (or B-trees) forward rather than jumping
+        // about: the objects are put in that order first (their keys beside them), then their rows are made.
+        var keyed: [(key: ObjectKey, object: NSManagedObject)] = []
+        keyed.reserveCapacity(plan.updated.count)
+        for object in plan.updated {
+            if let key = object.storedObjectKey { keyed.append((key, object)) }
+        }
+        keyed.sort { ($0.key.entityNumber, $0.key.primaryKey) < ($1.key.entityNumber, $1.key.primaryKey) }
+        plan.writtenUpdated = keyed.map(\.object)
+        changes.updated.reserveCapacity(keyed.count)
         // Objects mostly come in runs of one entity changing the same slots: such a run shares one array.
         var lastChanged: (layout: EntityLayout, slots: SlotSet, stored: [Int])?
-        for object in plan.updated {
-            guard let key = object.storedObjectKey else { continue }
+        for (key, object) in keyed {
             let values = try rowValues(object, store: plan.store)
             if object.layout.slotsAreRow, object.committed?.count == object.layout.slotCount {
                 plan.committedInPlace.append(object)
@@ -263,8 +274,6 @@ extension NSManagedObjectContext {
             guard let key = object.storedObjectKey else { continue }
             changes.deleted.append(StoreRowDeletion(key: key, expectedVersion: object.version))
         }
-        // In key order, so a store walks its tables (or B-trees) forward rather than jumping about.
-        changes.updated.sort { ($0.row.key.entityNumber, $0.row.key.primaryKey) < ($1.row.key.entityNumber, $1.row.key.primaryKey) }
         changes.deleted.sort { ($0.key.entityNumber, $0.key.primaryKey) < ($1.key.entityNumber, $1.key.primaryKey) }
         return changes
     }
@@ -383,6 +392,10 @@ final class StoreSavePlan {
     /// Updated objects whose written row is their slot array and whose other slots equal their committed values
     /// (see `NSManagedObject.commitChangedSlots`): only their changed slots are copied into `committed`.
     var committedInPlace: [NSManagedObject] = []
+    /// The inserted objects written, in the order of the change set's inserted rows.
+    var writtenInserted: [NSManagedObject] = []
+    /// The updated objects written, in the order of the change set's updated rows (key order).
+    var writtenUpdated: [NSManagedObject] = []
     /// Updated objects the overwrite policy resolved: every attribute and to-one of theirs is written.
     var overwrite = Set<ObjectIdentifier>()
     /// The derived attribute values the store computed in the save (`StoreSaveResult.derivedValues`).

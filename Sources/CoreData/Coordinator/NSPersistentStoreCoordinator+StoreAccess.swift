@@ -67,7 +67,7 @@ extension NSPersistentStoreCoordinator {
         try stores.map { store in
             let readTime = RowSnapshot.now()
             guard case .rows(let rows) = try fetch(request, in: store) else { throw wrongResultKind(store, "rows") }
-            return (store, rowCache.record(rows, of: store, readAt: readTime))
+            return (store, rowCache.record(consume rows, of: store, readAt: readTime))
         }
     }
 
@@ -147,7 +147,7 @@ extension NSPersistentStoreCoordinator {
     private func storeRowSnapshots(for keys: [ObjectKey], in store: NSPersistentStore) throws -> [RowSnapshot] {
         let readTime = RowSnapshot.now()
         let rows = try access(store, .read, "read rows") { try store.backend.rows(for: keys) }
-        return rowCache.record(rows, of: store, readAt: readTime)
+        return rowCache.record(consume rows, of: store, readAt: readTime)
     }
 
     /// The keys of the destinations of the to-many `relationship` of the object with `key` in `store`, in
@@ -206,12 +206,13 @@ extension NSPersistentStoreCoordinator {
     /// conflict, and then that writer succeeded: the loop has no cap. A save across stores calls this once per
     /// store, in the order the stores were added; each part is atomic, the whole is not (see Decisions.md).
     /// What was written is recorded in the row cache (`RowCache.recordSave`), and the snapshots of the inserted
-    /// and updated rows are returned with the store's result, for the saved objects to hold; the rows of a version
-    /// conflict are removed from the cache (another coordinator changed them).
+    /// and updated rows are returned with the store's result, in the order of the change set `build` gave last,
+    /// for the saved objects to hold; the rows of a version conflict are removed from the cache (another
+    /// coordinator changed them).
     /// - Throws: what `build` or `resolve` throws (133020 from `NSErrorMergePolicy`); any store error as
     ///   Apple's `NSError`. Nothing is written to the store then.
     func applyChanges(to store: NSPersistentStore, building build: () throws -> StoreChangeSet,
-                      resolvingConflicts resolve: (StoreVersionConflict) throws -> Void) throws -> (result: StoreSaveResult, snapshots: [ObjectKey: RowSnapshot]) {
+                      resolvingConflicts resolve: (StoreVersionConflict) throws -> Void) throws -> (result: StoreSaveResult, snapshots: RowCache.SavedSnapshots) {
         try withLock {
             while true {
                 let changes = try build()

@@ -9,16 +9,23 @@ import Foundation
 ///   removes its deleted rows (`recordSave(_:result:of:at:)`); keys whose values the cache cannot know (batch
 ///   updates and deletes, derived values a save computed, changes merged from elsewhere) are removed (`forget`).
 ///   So the snapshot found for a key is the row as last read or written through this coordinator.
+/// - A snapshot's `isCacheNewest` is true exactly while the cache holds it as the newest of its key: set when it
+///   is recorded, cleared when it is replaced or removed (by `record`, `recordSave`, `forget`, `forgetAll`), all
+///   under the lock. Only a look-up or a sweep removes a snapshot without clearing it, and those remove only
+///   snapshots nothing else holds, whose flag nobody can read. So a fault holding a snapshot whose flag is set
+///   knows, without the lock, that a look-up would give that snapshot back (the fault's fast path).
 /// - Reference counting: a snapshot is held by the objects that use it, and the cache lets go of one that only it
 ///   holds. A look-up treats such a snapshot as absent (and removes it), so what a fault finds never depends on
-///   when the last sweep ran; `sweep()` removes all of them at once, and runs by itself when the cache has doubled
-///   since the last sweep (and holds over `sweepThreshold` snapshots), so each sweep is paid for by the rows
-///   recorded since, and the cache holds at most about twice the snapshots objects use.
+///   when the last sweep ran; `sweep()` removes all of them at once, and runs by itself when recording would take
+///   the cache past twice the snapshots it held after the last sweep (and past `sweepThreshold`), so each sweep is
+///   paid for by the rows recorded since, and the cache holds at most about twice the snapshots objects use. It
+///   runs before the new snapshots are entered: their caller holds them, so a pass over them would remove none.
 /// - Each call takes the lock once, whatever the number of rows.
 ///
 /// `@unchecked Sendable`: `snapshots`, `count` and `countAfterLastSweep` are read and written only under `lock`;
-/// snapshots themselves are immutable. `isKnownUniquelyReferenced` is exact from any thread: a snapshot only
-/// the cache holds cannot be reached by anyone else, and nobody takes one out of the cache without the lock.
+/// snapshots themselves are immutable but for their `isCacheNewest` flag, an atomic written only under `lock`.
+/// `isKnownUniquelyReferenced` is exact from any thread: a snapshot only the cache holds cannot be reached by
+/// anyone else, and nobody takes one out of the cache without the lock.
 final class RowCache: @unchecked Sendable {
     /// A row's place in the cache: its store (by the identity object of the added store) and key.
     struct Entry: Hashable {
@@ -76,58 +83,112 @@ final class RowCache: @unchecked Sendable {
     /// The snapshot at `entry` when an object still uses it and it is fresh enough; one only the cache holds is
     /// removed (the lock held).
     private func usedSnapshot(_ entry: Entry, stalenessInterval interval: TimeInterval, now: TimeInterval) -> RowSnapshot? {
-        guard snapshots[entry] != nil else { return nil }
-        if isKnownUniquelyReferenced(&snapshots[entry]) {
-            snapshots[entry] = nil
+        guard let index = snapshots.index(forKey: entry) else { return nil }  // the one hash of the look-up
+        if isKnownUniquelyReferenced(&snapshots.values[index]) {
+            snapshots.remove(at: index)  // nothing else holds it: no flag to clear
             return nil
         }
-        guard let snapshot = snapshots[entry], snapshot.isFresh(forStalenessInterval: interval, now: now) else { return nil }
-        return snapshot
+        let snapshot = snapshots.values[index]
+        return snapshot.isFresh(forStalenessInterval: interval, now: now) ? snapshot : nil
     }
 
     // MARK: Recording
 
     /// Records rows `store` just gave (read at `readTime`), each replacing the snapshot of its key, and returns
-    /// their snapshots in the same order.
-    func record(_ rows: [StoreRow], of store: NSPersistentStore, readAt readTime: TimeInterval) -> [RowSnapshot] {
+    /// their snapshots in the same order (each the cache's newest of its key, unless a later row of `rows` has
+    /// the same key).
+    func record(_ rows: consuming [StoreRow], of store: NSPersistentStore, readAt readTime: TimeInterval) -> [RowSnapshot] {
         let storeID = ObjectIdentifier(store.identity)
-        let recorded = rows.map { RowSnapshot($0, readTime: readTime) }
+        let recorded = Self.snapshots(of: rows, readAt: readTime)  // made before the lock is taken
         lock.lock()
         defer { lock.unlock() }
-        if recorded.count > 1 { snapshots.reserveCapacity(snapshots.count + recorded.count) }
-        for snapshot in recorded { snapshots[Entry(store: storeID, key: snapshot.key)] = snapshot }
-        sweepIfGrown()
+        let swept = makeRoom(forEntering: recorded.count, newKeysAtMost: recorded.count)
+        for snapshot in recorded { enter(snapshot, at: Entry(store: storeID, key: snapshot.key)) }
+        if swept { countAfterLastSweep = snapshots.count }
         return recorded
+    }
+
+    /// Snapshots of `rows`, in the same order. The rows are taken apart rather than copied: each row's values move
+    /// into its snapshot (when the caller gave up its array, as the coordinator's readers do), so a large fetch
+    /// does not touch each row's value array twice more, once to retain it and once to release it with the array.
+    private static func snapshots(of rows: consuming [StoreRow], readAt readTime: TimeInterval) -> [RowSnapshot] {
+        var remaining = rows
+        var made: [RowSnapshot] = []
+        made.reserveCapacity(remaining.count)
+        while let row = remaining.popLast() { made.append(RowSnapshot(row, readTime: readTime)) }
+        made.reverse()
+        return made
+    }
+
+    /// Makes room for `incoming` snapshots about to be entered, of which at most `newKeys` may be keys the cache
+    /// lacks (the lock held). First sweeps when entering them could take the cache past `sweepThreshold` and past
+    /// twice the snapshots it held after the last sweep; returns whether it swept (the caller then counts the
+    /// snapshots after entering its own as the new base: they are used, by the caller's objects). Then reserves
+    /// room for the new keys when they outnumber the snapshots held (a large read into a small cache); fewer,
+    /// which may mostly replace snapshots held, leave the growth to the dictionary, so that re-reading or saving
+    /// rows the cache has does not make it rehash every entry.
+    private func makeRoom(forEntering incoming: Int, newKeysAtMost newKeys: Int) -> Bool {
+        let most = snapshots.count + incoming
+        let sweeps = most > Self.sweepThreshold && most > 2 * countAfterLastSweep
+        if sweeps { sweepHoldingLock() }
+        if newKeys > snapshots.count { snapshots.reserveCapacity(snapshots.count + newKeys) }
+        return sweeps
+    }
+
+    /// Makes `snapshot` the newest at `entry`, clearing the flag of the one it replaces (one hash; the lock held).
+    private func enter(_ snapshot: RowSnapshot, at entry: Entry) {
+        snapshots.updateValue(snapshot, forKey: entry)?.leaveCache()
+        snapshot.enterCache()
+    }
+
+    /// Removes the snapshot at `entry`, clearing its flag (the lock held).
+    private func remove(_ entry: Entry) {
+        snapshots.removeValue(forKey: entry)?.leaveCache()
+    }
+
+    /// The snapshots a save recorded, in the order of its change set: one for each inserted row
+    /// (`StoreChangeSet.inserted`) and one for each updated row (`StoreChangeSet.updated`), nil for a row whose
+    /// written values the cache does not know (removed from the cache instead).
+    struct SavedSnapshots {
+        var inserted: [RowSnapshot?] = []
+        var updated: [RowSnapshot?] = []
     }
 
     /// Records what a successful save wrote to `store` at `time`: inserted and updated rows with their new
     /// versions (1 for an insert, the checked version plus one for an update, or the version the store reports),
     /// and removes deleted rows and rows whose derived values the store computed (their values by slot are not
-    /// known here). Returns the snapshots of the inserted and updated rows, by key.
+    /// known here). Returns the snapshots of the inserted and updated rows, in change-set order.
     func recordSave(_ changes: StoreChangeSet, result: StoreSaveResult, of store: NSPersistentStore,
-                    at time: TimeInterval) -> [ObjectKey: RowSnapshot] {
+                    at time: TimeInterval) -> SavedSnapshots {
         let storeID = ObjectIdentifier(store.identity)
-        var saved: [ObjectKey: RowSnapshot] = [:]
-        saved.reserveCapacity(changes.inserted.count + changes.updated.count)
-        for row in changes.inserted where result.derivedValues[row.key] == nil {
-            saved[row.key] = RowSnapshot(key: row.key, version: result.versions[row.key] ?? 1, values: row.values, readTime: time)
+        let derived = !result.derivedValues.isEmpty  // the store computed some rows' values: look each row up
+        var saved = SavedSnapshots()
+        saved.inserted = changes.inserted.map { row in
+            if derived, result.derivedValues[row.key] != nil { return nil }
+            let version = result.versions.isEmpty ? 1 : result.versions[row.key] ?? 1
+            return RowSnapshot(key: row.key, version: version, values: row.values, readTime: time)
         }
-        var unknown: [ObjectKey] = changes.deleted.map(\.key) + result.derivedValues.keys
-        for update in changes.updated {
+        saved.updated = changes.updated.map { update in
             let key = update.row.key
-            guard result.derivedValues[key] == nil,
-                  let version = result.versions[key] ?? update.expectedVersion.map({ $0 + 1 }) else {
-                unknown.append(key)
-                continue
-            }
-            saved[key] = RowSnapshot(key: key, version: version, values: update.row.values, readTime: time)
+            if derived, result.derivedValues[key] != nil { return nil }
+            let reported = result.versions.isEmpty ? nil : result.versions[key]
+            guard let version = reported ?? update.expectedVersion.map({ $0 + 1 }) else { return nil }
+            return RowSnapshot(key: key, version: version, values: update.row.values, readTime: time)
         }
         lock.lock()
         defer { lock.unlock() }
-        if saved.count > 1 { snapshots.reserveCapacity(snapshots.count + saved.count) }
-        for key in unknown { snapshots[Entry(store: storeID, key: key)] = nil }
-        for (key, snapshot) in saved { snapshots[Entry(store: storeID, key: key)] = snapshot }
-        sweepIfGrown()
+        // Updated rows mostly replace snapshots the cache holds; inserted ones are new keys.
+        let swept = makeRoom(forEntering: saved.inserted.count + saved.updated.count, newKeysAtMost: saved.inserted.count)
+        for deletion in changes.deleted { remove(Entry(store: storeID, key: deletion.key)) }
+        for key in result.derivedValues.keys { remove(Entry(store: storeID, key: key)) }
+        for (row, snapshot) in zip(changes.inserted, saved.inserted) {
+            if let snapshot { enter(snapshot, at: Entry(store: storeID, key: row.key)) } else { remove(Entry(store: storeID, key: row.key)) }
+        }
+        for (update, snapshot) in zip(changes.updated, saved.updated) {
+            let entry = Entry(store: storeID, key: update.row.key)
+            if let snapshot { enter(snapshot, at: entry) } else { remove(entry) }
+        }
+        if swept { countAfterLastSweep = snapshots.count }
         return saved
     }
 
@@ -139,7 +200,7 @@ final class RowCache: @unchecked Sendable {
         let storeID = ObjectIdentifier(store.identity)
         lock.lock()
         defer { lock.unlock() }
-        for key in keys { snapshots[Entry(store: storeID, key: key)] = nil }
+        for key in keys { remove(Entry(store: storeID, key: key)) }
     }
 
     /// Removes every snapshot of `store` (a batch change whose rows are not known, or the store was removed).
@@ -147,6 +208,7 @@ final class RowCache: @unchecked Sendable {
         let storeID = ObjectIdentifier(store.identity)
         lock.lock()
         defer { lock.unlock() }
+        for (entry, snapshot) in snapshots where entry.store == storeID { snapshot.leaveCache() }
         snapshots = snapshots.filter { $0.key.store != storeID }
         countAfterLastSweep = snapshots.count
     }
@@ -158,12 +220,6 @@ final class RowCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         sweepHoldingLock()
-    }
-
-    /// Sweeps when the cache holds more than `sweepThreshold` snapshots and twice as many as after the last
-    /// sweep (the lock held).
-    private func sweepIfGrown() {
-        if snapshots.count > Self.sweepThreshold, snapshots.count >= 2 * countAfterLastSweep { sweepHoldingLock() }
     }
 
     /// One pass over the cache, removing the snapshots only it holds (the lock held).

@@ -118,12 +118,18 @@ enum KeyValueCollectionOperator: String {
 
     /// The elements of a value that is itself a collection (a set, an ordered set or an array); none otherwise.
     private static func elements(of value: Any) -> [Any] {
+        collection(value)?.elements ?? []
+    }
+
+    /// The elements of a collection a key path reached (a to-many's destinations, or values read from them:
+    /// a set, an ordered set or an array), and whether they are in order; nil when `value` is no collection.
+    static func collection(_ value: Any?) -> (elements: [Any], ordered: Bool)? {
         switch value {
-        case let set as Set<NSManagedObject>: return Array(set)
-        case let set as NSSet: return set.allObjects
-        case let ordered as NSOrderedSet: return ordered.array
-        case let array as [Any]: return array
-        default: return []
+        case let set as Set<NSManagedObject>: return (Array(set), false)
+        case let set as NSSet: return (set.allObjects, false)
+        case let ordered as NSOrderedSet: return (ordered.array, true)
+        case let array as [Any]: return (array, true)
+        default: return nil
         }
     }
 }

@@ -10,7 +10,7 @@ extension NSManagedObject {
         var current: Any? = self
         let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false)
         for (index, key) in keys.enumerated() {
-            if key.hasPrefix("@"), let (elements, ordered) = Self.collectionElements(current) {
+            if key.hasPrefix("@"), let (elements, ordered) = KeyValueCollectionOperator.collection(current) {
                 let rest = keys.dropFirst(index + 1).joined(separator: ".")
                 return KeyValueCollectionOperator.apply(key.dropFirst(), to: elements, ordered: ordered,
                                                         rightKeyPath: rest.isEmpty ? nil : rest)
@@ -30,18 +30,6 @@ extension NSManagedObject {
             }
         }
         return current
-    }
-
-    /// The elements of a collection a key path reached (a to-many's destinations, or the values read from
-    /// them), and whether they are in order; nil when `value` is no collection.
-    private static func collectionElements(_ value: Any?) -> (elements: [Any], ordered: Bool)? {
-        switch value {
-        case let set as Set<NSManagedObject>: return (Array(set), false)
-        case let set as NSSet: return (set.allObjects, false)
-        case let ordered as NSOrderedSet: return (ordered.array, true)
-        case let array as [Any]: return (array, true)
-        default: return nil
-        }
     }
 
     /// Sets the value at a dotted key path: the last key is set on the object the rest of the path leads to;

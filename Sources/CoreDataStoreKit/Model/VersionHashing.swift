@@ -25,11 +25,13 @@ public enum VersionHashing {
         case let derived as NSDerivedAttributeDescription:
             return SHA256.digest(Data(DerivationExpressionText.appleDescription(of: derived.derivationExpressionFormat ?? "").utf8))
         case let composite as NSCompositeAttributeDescription:
-            // Apple's recipe for composites is not known (no fixture has one): the attribute recipe followed
-            // by each element's hash in element order, so a change to any element changes the composite's.
-            var bytes = base(of: composite)
-            append(UInt32(truncatingIfNeeded: NSAttributeType.compositeAttributeType.rawValue), to: &bytes)
-            for element in composite.elements { bytes.append(hash(of: element)) }
+            // Apple's recipe (read off Core Data's implementation): the hashes of the composite's leaf elements
+            // (nested composites replaced by their own leaves), stored ones only, in order of name. The
+            // composite's own name, flags and type are not part of it.
+            var bytes = Data()
+            for leaf in leafElements(of: composite).filter({ !$0.isTransient }).sorted(by: { precedes($0.name, $1.name) }) {
+                bytes.append(hash(of: leaf))
+            }
             return SHA256.digest(bytes)
         case let attribute as NSAttributeDescription:
             var bytes = base(of: attribute)
@@ -49,6 +51,13 @@ public enum VersionHashing {
             return SHA256.digest(bytes)
         default:
             return base(of: property)
+        }
+    }
+
+    /// A composite's elements with every nested composite replaced by its own elements, recursively.
+    private static func leafElements(of composite: NSCompositeAttributeDescription) -> [NSAttributeDescription] {
+        composite.elements.flatMap { element in
+            (element as? NSCompositeAttributeDescription).map(leafElements(of:)) ?? [element]
         }
     }
 

@@ -199,7 +199,7 @@ enum MOMArchiveReader {
                 let propertyName = archive.string(propertyObject.fields["NSPropertyName"]) ?? archive.string(entry.key) ?? ""
                 if propertyObject.index != archived.index { proxiedNames[name, default: []].insert(propertyName) }
                 switch propertyObject.className {
-                case "NSAttributeDescription", "NSDerivedAttributeDescription":
+                case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
                     properties.append(try readAttribute(propertyObject, entity: name, name: propertyName))
                 case "NSRelationshipDescription":
                     let link = try readRelationship(propertyObject, entity: name, name: propertyName)
@@ -207,9 +207,6 @@ enum MOMArchiveReader {
                     entityDraft.relationships.append(link)
                 case "NSFetchedPropertyDescription":
                     properties.append(try readFetchedProperty(propertyObject, entity: name, name: propertyName))
-                case "NSCompositeAttributeDescription":
-                    throw CoreDataError.unsupportedModelFormat(.init(file: file, entity: name, property: propertyName),
-                                                               reason: "composite attributes in compiled models are not read: the archive form of their elements is not known (load the .xcdatamodeld instead)")
                 default:
                     throw CoreDataError.unsupportedModelFormat(.init(file: file, entity: name, property: propertyName),
                                                                reason: "unknown property class \(propertyObject.className)")
@@ -262,10 +259,13 @@ enum MOMArchiveReader {
             }
         }
 
-        func readAttribute(_ object: KeyedArchive.Object, entity: String, name: String) throws -> NSAttributeDescription {
+        /// An attribute, a derived attribute or a composite attribute (whose elements, `NSCompositeElements`, are
+        /// archived attributes and composites in turn; `depth` counts the composites around this one).
+        func readAttribute(_ object: KeyedArchive.Object, entity: String, name: String, depth: Int = 0) throws -> NSAttributeDescription {
             let fields = object.fields
             let attribute: NSAttributeDescription
-            if object.className == "NSDerivedAttributeDescription" {
+            switch object.className {
+            case "NSDerivedAttributeDescription":
                 let derived = NSDerivedAttributeDescription()
                 derived.derivationExpressionFormat = try rendering(entity, name) {
                     try archive.resolve(fields["NSDerivationExpression"]).map { _ in
@@ -273,7 +273,9 @@ enum MOMArchiveReader {
                     }
                 }
                 attribute = derived
-            } else {
+            case "NSCompositeAttributeDescription":
+                attribute = NSCompositeAttributeDescription()
+            default:
                 attribute = NSAttributeDescription()
             }
             attribute.name = name
@@ -281,6 +283,12 @@ enum MOMArchiveReader {
             let rawType = archive.integer(fields["NSAttributeType"]) ?? 0
             guard rawType >= 0, let type = NSAttributeType(rawValue: UInt(rawType)) else {
                 throw fail(entity, name, "unknown attribute type \(rawType)")
+            }
+            if let composite = attribute as? NSCompositeAttributeDescription {
+                guard type == .compositeAttributeType else { throw fail(entity, name, "a composite attribute has type \(rawType)") }
+                // Its default value is its elements' (each element archives its own).
+                composite.elements = try compositeElements(fields["NSCompositeElements"], entity: entity, composite: name, depth: depth)
+                return composite
             }
             attribute.attributeType = type
             attribute.attributeValueClassName = archive.string(fields["NSAttributeValueClassName"])
@@ -295,6 +303,35 @@ enum MOMArchiveReader {
                 attribute.defaultValue = coerced
             }
             return attribute
+        }
+
+        /// Composites nest at most this deep in an archive; deeper is taken for a damaged (cyclic) archive.
+        static let maximumCompositeDepth = 32
+
+        /// The elements of a composite attribute: archived attributes or composites, each named by its
+        /// `NSPropertyName`, in archive order.
+        /// - Throws: `invalidModelFile` (259) naming the composite for an element that is not an attribute, has no
+        ///   name or repeats one, and for composites nested deeper than `maximumCompositeDepth`.
+        func compositeElements(_ value: Any?, entity: String, composite: String, depth: Int) throws -> [NSAttributeDescription] {
+            guard depth < Self.maximumCompositeDepth else {
+                throw fail(entity, composite, "its elements nest composites more than \(Self.maximumCompositeDepth) deep")
+            }
+            var elements: [NSAttributeDescription] = []
+            var names = Set<String>()
+            for item in archive.elements(value) ?? [] {
+                guard let object = archive.object(item),
+                      ["NSAttributeDescription", "NSCompositeAttributeDescription"].contains(object.className) else {
+                    throw fail(entity, composite, "an element of the composite is not an archived attribute")
+                }
+                guard let elementName = archive.string(object.fields["NSPropertyName"]), !elementName.isEmpty else {
+                    throw fail(entity, composite, "an element of the composite has no name")
+                }
+                guard names.insert(elementName).inserted else {
+                    throw fail(entity, composite, "two elements of the composite are named \(elementName)")
+                }
+                elements.append(try readAttribute(object, entity: entity, name: elementName, depth: depth + 1))
+            }
+            return elements
         }
 
         func readRelationship(_ object: KeyedArchive.Object, entity: String, name: String) throws -> ModelDraft.Relationship {

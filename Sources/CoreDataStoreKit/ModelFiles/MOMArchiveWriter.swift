@@ -253,10 +253,6 @@ public enum MOMArchiveWriter {
 
         mutating func writeProperty(_ property: NSPropertyDescription, at index: Int, entity: NSEntityDescription) throws {
             let entityName = entity.name ?? ""
-            if property is NSCompositeAttributeDescription {
-                // No compiled model with a composite was found to read the archive key of its elements from.
-                throw unsupported(entityName, property.name, "composite attributes are not written: the archive form of NSCompositeAttributeDescription's elements is not known")
-            }
             let formats = property.validationPredicateFormats.isEmpty ? property.validationPredicates.map(\.predicateFormat)
                 : property.validationPredicateFormats
             let flags = Self.propertyFlags(property, hasValidation: !formats.isEmpty)
@@ -292,6 +288,20 @@ public enum MOMArchiveWriter {
                 if attribute.allowsExternalBinaryDataStorage { attributeFlags |= 0x1 }
                 if attribute.preservesValueInHistoryOnDeletion { attributeFlags |= 0x10 }
                 fields.append(("NSFlagsKey", .integer(Int64(attributeFlags))))
+                if let composite = attribute as? NSCompositeAttributeDescription {
+                    // Apple's archive key for the elements, each archived as an attribute (or composite) of the
+                    // entity; the composite's default value is its elements'.
+                    var elements: [Value] = []
+                    for element in composite.elements {
+                        let slot = builder.reserve()
+                        try writeProperty(element, at: slot, entity: entity)
+                        elements.append(.uid(slot))
+                    }
+                    fields.append(("NSCompositeElements", builder.array(elements)))
+                    builder.fill(index, className: "NSCompositeAttributeDescription",
+                                 superclasses: ["NSAttributeDescription", "NSPropertyDescription"], fields: fields)
+                    break
+                }
                 if let value = attribute.defaultValue {
                     fields.append(("NSDefaultValue", try plain(value, entity: entityName, property: property.name)))
                 }
