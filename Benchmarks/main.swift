@@ -90,7 +90,7 @@ func scratchURL(_ name: String) -> URL {
 }
 
 /// The workloads, in the order they run within one repetition.
-let workloads = ["insert + save", "fetch all, read every attribute", "predicate, indexed, 10%", "predicate, unindexed, 10%",
+let workloads = ["insert + save", "fetch all, read every attribute", "dictionary-result fetch, every row", "dictionary-result fetch, values not read", "predicate, indexed, 10%", "predicate, unindexed, 10%",
                  "predicate, unindexed, 0.1%", "\(lookups) fetches by ID", "update one attribute + save", "batch delete half, then all",
                  "batch insert all", "batch update one attribute, all rows"]
 var storeTimes: [String: [Double]] = [:]
@@ -169,6 +169,24 @@ func runStore() throws {
             checksum &+= sum
         }
     })
+    storeTimes[workloads[2], default: []].append(try seconds {
+        try context.performAndWait {
+            let request = NSFetchRequest<NSDictionary>(entityName: "Record")
+            request.resultType = .dictionaryResultType
+            var sum: Int64 = 0
+            for dictionary in try context.fetch(request) {
+                for key in attributeKeys { sum &+= dictionary[key] as? Int64 ?? 0 }
+            }
+            checksum &+= sum
+        }
+    })
+    storeTimes[workloads[3], default: []].append(try seconds {
+        try context.performAndWait {
+            let request = NSFetchRequest<NSDictionary>(entityName: "Record")
+            request.resultType = .dictionaryResultType
+            checksum &+= Int64(try context.fetch(request).count)
+        }
+    })
     func predicateFetch(_ workload: String, _ predicate: NSPredicate) throws {
         storeTimes[workload, default: []].append(try seconds {
             try context.performAndWait {
@@ -179,24 +197,24 @@ func runStore() throws {
             }
         })
     }
-    try predicateFetch(workloads[2], NSPredicate(format: "a0 < %d", rowCount / 10))
-    try predicateFetch(workloads[3], NSPredicate(format: "a1 < %d", rowCount / 10))
-    try predicateFetch(workloads[4], NSPredicate(format: "a1 < %d", rowCount / 1000))
+    try predicateFetch(workloads[4], NSPredicate(format: "a0 < %d", rowCount / 10))
+    try predicateFetch(workloads[5], NSPredicate(format: "a1 < %d", rowCount / 10))
+    try predicateFetch(workloads[6], NSPredicate(format: "a1 < %d", rowCount / 1000))
     let ids = context.performAndWait { stride(from: 0, to: all.count, by: max(1, all.count / lookups)).prefix(lookups).map { all[$0].objectID } }
     let (lookupCoordinator, lookupContext) = (coordinator, NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType))
     lookupContext.persistentStoreCoordinator = lookupCoordinator
-    storeTimes[workloads[5], default: []].append(try seconds {
+    storeTimes[workloads[7], default: []].append(try seconds {
         try lookupContext.performAndWait {
             for id in ids { checksum &+= (try lookupContext.existingObject(with: id) as? Record)?.a3 ?? 0 }
         }
     })
-    storeTimes[workloads[6], default: []].append(try seconds {
+    storeTimes[workloads[8], default: []].append(try seconds {
         try context.performAndWait {
             for object in all { object.a2 += 1 }
             try context.save()
         }
     })
-    storeTimes[workloads[7], default: []].append(try seconds {
+    storeTimes[workloads[9], default: []].append(try seconds {
         try context.performAndWait {
             let half = NSFetchRequest<NSFetchRequestResult>(entityName: "Record")
             half.predicate = NSPredicate(format: "a0 < %d", rowCount / 2)
@@ -204,10 +222,10 @@ func runStore() throws {
             _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Record")))
         }
     })
-    storeTimes[workloads[8], default: []].append(try seconds {
+    storeTimes[workloads[10], default: []].append(try seconds {
         try context.performAndWait { _ = try context.execute(NSBatchInsertRequest(entityName: "Record", objects: batchObjects)) }
     })
-    storeTimes[workloads[9], default: []].append(try seconds {
+    storeTimes[workloads[11], default: []].append(try seconds {
         try context.performAndWait {
             let update = NSBatchUpdateRequest(entityName: "Record")
             update.propertiesToUpdate = ["a2": Int64(7)]
@@ -249,20 +267,34 @@ func runBackend() throws {
         for row in rows { for value in row.values { sum &+= value as? Int64 ?? 0 } }
         checksum &+= sum
     })
+    backendTimes[workloads[2], default: []].append(try seconds {
+        let request = StoreFetchRequest(entity: entity, result: .dictionaries(properties: entity.properties, distinct: false))
+        guard case .dictionaries(let dictionaries) = try store.fetch(request) else { return }
+        var sum: Int64 = 0
+        for dictionary in dictionaries {
+            for key in attributeKeys { sum &+= dictionary[key] as? Int64 ?? 0 }
+        }
+        checksum &+= sum
+    })
+    backendTimes[workloads[3], default: []].append(try seconds {
+        let request = StoreFetchRequest(entity: entity, result: .dictionaries(properties: entity.properties, distinct: false))
+        guard case .dictionaries(let dictionaries) = try store.fetch(request) else { return }
+        checksum &+= Int64(dictionaries.count)
+    })
     func predicateFetch(_ workload: String, _ predicate: NSPredicate) throws {
         backendTimes[workload, default: []].append(try seconds {
             guard case .rows(let rows) = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate)) else { return }
             for row in rows { checksum &+= row.values[2] as? Int64 ?? 0 }
         })
     }
-    try predicateFetch(workloads[2], NSPredicate(format: "a0 < %d", rowCount / 10))
-    try predicateFetch(workloads[3], NSPredicate(format: "a1 < %d", rowCount / 10))
-    try predicateFetch(workloads[4], NSPredicate(format: "a1 < %d", rowCount / 1000))
+    try predicateFetch(workloads[4], NSPredicate(format: "a0 < %d", rowCount / 10))
+    try predicateFetch(workloads[5], NSPredicate(format: "a1 < %d", rowCount / 10))
+    try predicateFetch(workloads[6], NSPredicate(format: "a1 < %d", rowCount / 1000))
     let sample = stride(from: 0, to: keys.count, by: max(1, keys.count / lookups)).prefix(lookups).map { keys[$0] }
-    backendTimes[workloads[5], default: []].append(try seconds {
+    backendTimes[workloads[7], default: []].append(try seconds {
         for key in sample { checksum &+= try store.rows(for: [key]).first?.values[3] as? Int64 ?? 0 }
     })
-    backendTimes[workloads[6], default: []].append(try seconds {
+    backendTimes[workloads[8], default: []].append(try seconds {
         var changes = StoreChangeSet()
         changes.updated = all.map { row in
             var row = row
@@ -271,14 +303,14 @@ func runBackend() throws {
         }
         _ = try store.save(changes)
     })
-    backendTimes[workloads[7], default: []].append(try seconds {
+    backendTimes[workloads[9], default: []].append(try seconds {
         _ = try store.batchDeleteCount(.matching(StoreFetchRequest(entity: entity, predicate: NSPredicate(format: "a0 < %d", rowCount / 2), result: .keys)))
         _ = try store.batchDeleteCount(.matching(StoreFetchRequest(entity: entity, result: .keys)))
     })
-    backendTimes[workloads[8], default: []].append(try seconds {
+    backendTimes[workloads[10], default: []].append(try seconds {
         _ = try store.batchInsert(StoreBatchInsertRequest(entity: entity, objects: batchObjects))
     })
-    backendTimes[workloads[9], default: []].append(try seconds {
+    backendTimes[workloads[11], default: []].append(try seconds {
         _ = try store.batchUpdate(StoreBatchUpdateRequest(fetch: StoreFetchRequest(entity: entity), propertiesToUpdate: ["a2": Int64(7)]))
     })
     try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
@@ -344,17 +376,33 @@ func runRaw() throws {
         for row in all { for value in row.values { sum &+= value } }
         checksum &+= sum
     })
+    // The dictionary-result workloads' raw side: the attribute columns only, each row's ten values read into an
+    // array of its own (as the fetch-all side reads them); with `readingValues`, every value then read once.
+    func selectAttributes(readingValues: Bool) throws {
+        let statement = try prepare("SELECT \(columns.joined(separator: ", ")) FROM ZRECORD")
+        defer { sqlite3_finalize(statement) }
+        var rows: [[Int64]] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            rows.append((0..<10).map { sqlite3_column_int64(statement, Int32($0)) })
+        }
+        guard readingValues else { return checksum &+= Int64(rows.count) }
+        var sum: Int64 = 0
+        for row in rows { for value in row { sum &+= value } }
+        checksum &+= sum
+    }
+    rawTimes[workloads[2], default: []].append(try seconds { try selectAttributes(readingValues: true) })
+    rawTimes[workloads[3], default: []].append(try seconds { try selectAttributes(readingValues: false) })
     func predicateFetch(_ workload: String, _ column: String, _ limit: Int) throws {
         rawTimes[workload, default: []].append(try seconds {
             let rows = try select(selectAll + " WHERE \(column) < ?") { sqlite3_bind_int64($0, 1, Int64(limit)) }
             for row in rows { checksum &+= row.values[2] }
         })
     }
-    try predicateFetch(workloads[2], "ZA0", rowCount / 10)
-    try predicateFetch(workloads[3], "ZA1", rowCount / 10)
-    try predicateFetch(workloads[4], "ZA1", rowCount / 1000)
+    try predicateFetch(workloads[4], "ZA0", rowCount / 10)
+    try predicateFetch(workloads[5], "ZA1", rowCount / 10)
+    try predicateFetch(workloads[6], "ZA1", rowCount / 1000)
     let keys = stride(from: 0, to: all.count, by: max(1, all.count / lookups)).prefix(lookups).map { all[$0].pk }
-    rawTimes[workloads[5], default: []].append(try seconds {
+    rawTimes[workloads[7], default: []].append(try seconds {
         let statement = try prepare(selectAll + " WHERE Z_PK = ?")
         defer { sqlite3_finalize(statement) }
         for key in keys {
@@ -363,7 +411,7 @@ func runRaw() throws {
             sqlite3_reset(statement)
         }
     })
-    rawTimes[workloads[6], default: []].append(try seconds {
+    rawTimes[workloads[8], default: []].append(try seconds {
         let update = try prepare("UPDATE ZRECORD SET ZA2 = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?")
         defer { sqlite3_finalize(update) }
         try exec("BEGIN")
@@ -375,7 +423,7 @@ func runRaw() throws {
         }
         try exec("COMMIT")
     })
-    rawTimes[workloads[7], default: []].append(try seconds {
+    rawTimes[workloads[9], default: []].append(try seconds {
         try exec("BEGIN")
         let half = try prepare("DELETE FROM ZRECORD WHERE ZA0 < ?")
         sqlite3_bind_int64(half, 1, Int64(rowCount / 2))
@@ -384,10 +432,10 @@ func runRaw() throws {
         try exec("COMMIT")
         try exec("BEGIN; DELETE FROM ZRECORD; COMMIT")
     })
-    rawTimes[workloads[8], default: []].append(try seconds {
+    rawTimes[workloads[10], default: []].append(try seconds {
         try insertAll()
     })
-    rawTimes[workloads[9], default: []].append(try seconds {
+    rawTimes[workloads[11], default: []].append(try seconds {
         let update = try prepare("UPDATE ZRECORD SET ZA2 = ?, Z_OPT = Z_OPT + 1")
         defer { sqlite3_finalize(update) }
         sqlite3_bind_int64(update, 1, 7)

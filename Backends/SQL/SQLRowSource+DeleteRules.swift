@@ -47,13 +47,10 @@ extension SQLRowSource {
     public func dictionaries(_ rows: [StoreRow], properties: [NSPropertyDescription], distinct: Bool) -> [[String: Any]] {
         var seen = Set<NSDictionary>()
         var result: [[String: Any]] = []
+        result.reserveCapacity(rows.count)
+        var projection = StoreDictionaryProjection(properties: properties)
         for row in rows {
-            guard let layout = model.entity(withNumber: row.key.entityNumber)?.layout else { continue }
-            var dictionary: [String: Any] = [:]
-            for property in properties {
-                guard let slot = layout.slotByName[property.name], let value = row.values[slot] else { continue }
-                dictionary[property.name] = value
-            }
+            guard let dictionary = projection.dictionary(of: row.values, entityNumber: row.key.entityNumber, in: model) else { continue }
             if distinct {
                 guard seen.insert(NSDictionary(dictionary: dictionary)).inserted else { continue }
             }

@@ -65,12 +65,9 @@ extension NSManagedObjectContext {
 
         var results: [NSDictionary] = []
         results.reserveCapacity(groups.count)
+        var builder = DictionaryResultBuilder(keys: columns.map(\.name))
         for group in groups {
-            var dictionary: [String: Any] = [:]
-            for column in columns {
-                if let value = column.value(for: group) { dictionary[column.name] = value }
-            }
-            results.append(NSDictionary(dictionary: dictionary))
+            results.append(builder.dictionary { columns[$0].value(for: group) })
         }
         try SavedRowSource.throwFirstFailure(of: sources)
         return try finish(results, request, sortsResults: !sortsRows)

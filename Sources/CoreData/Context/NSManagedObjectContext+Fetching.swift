@@ -208,7 +208,52 @@ extension NSManagedObjectContext {
         return keys.compactMap { store.objectID(for: $0) }
     }
 
+    /// Dictionary results of attributes and to-one relationships (`propertiesToFetch`, or every such property),
+    /// each built straight from the store's values into the `NSDictionary` the caller gets
+    /// (`DictionaryResultBuilder`). Without `returnsDistinctResults` the stores give rows, whose values are read
+    /// by slot (no dictionary in between); with it, their dictionaries, from which they dropped the repeats.
+    /// - Throws: 134060 naming an entry of `propertiesToFetch` that is not such a property; a store's error.
     private func fetchDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSDictionary] {
+        let properties = try dictionaryProperties(of: request, entity: entity)
+        let coordinator = try fetchingCoordinator()
+        let single = stores.count == 1
+        var builder = DictionaryResultBuilder(keys: properties.map(\.name))
+        let forms = properties.map(DictionaryValueForm.init)
+        var result: [NSDictionary] = []
+        if request.returnsDistinctResults {
+            let storeRequest = storeFetchRequest(request, entity: entity, result: .dictionaries(properties: properties, distinct: true), pushLimits: single)
+            for (store, dictionaries) in try coordinator.fetchDictionaries(storeRequest, from: stores) {
+                result.reserveCapacity(result.count + dictionaries.count)
+                for values in dictionaries {
+                    result.append(builder.dictionary { index in
+                        values[properties[index].name].flatMap { forms[index].publicValue($0, in: store) }
+                    })
+                }
+            }
+        } else {
+            let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: single)
+            var projection = StoreDictionaryProjection(properties: properties)
+            for (store, rows) in try coordinator.fetchRowsForDictionaries(storeRequest, from: stores) {
+                result.reserveCapacity(result.count + rows.count)
+                for row in rows {
+                    guard let slots = projection.slots(ofEntityNumber: row.key.entityNumber, in: coordinator.managedObjectModel) else { continue }
+                    result.append(builder.dictionary { index in
+                        guard let slot = slots[index], row.values.indices.contains(slot), let value = row.values[slot] else { return nil }
+                        return forms[index].publicValue(value, in: store)
+                    })
+                }
+            }
+        }
+        if single { return result }
+        // Several stores: sort, drop duplicates, offset and limit the combined rows.
+        if let sorts = request.sortDescriptors, !sorts.isEmpty { try InMemoryQuery.sort(&result, by: sorts) }
+        return distinctAndLimited(result, request)
+    }
+
+    /// The properties a plain dictionary fetch returns: those `propertiesToFetch` names (by description or by
+    /// name), or every attribute and to-one relationship of the entity that is not transient.
+    /// - Throws: 134060 naming an entry that is not an attribute or to-one relationship of the entity.
+    private func dictionaryProperties<T>(of request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSPropertyDescription] {
         let layout = entity.layout
         var properties: [NSPropertyDescription] = []
         for item in request.propertiesToFetch ?? layout.allProperties.filter({ !$0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) }) {
@@ -219,32 +264,7 @@ extension NSManagedObjectContext {
             }
             properties.append(property)
         }
-        let single = stores.count == 1
-        var result: [NSDictionary] = []
-        let storeRequest = storeFetchRequest(request, entity: entity, result: .dictionaries(properties: properties, distinct: request.returnsDistinctResults),
-                                             pushLimits: single)
-        for (store, rows) in try fetchingCoordinator().fetchDictionaries(storeRequest, from: stores) {
-            for row in rows {
-                var dictionary: [String: Any] = [:]
-                for property in properties {
-                    guard let value = row[property.name] else { continue }
-                    if let key = value as? ObjectKey {
-                        dictionary[property.name] = store.objectID(for: key)
-                    } else if let attribute = property as? NSAttributeDescription {
-                        var stored = value
-                        if attribute.attributeType == .transformableAttributeType, let data = value as? Data {
-                            stored = TransformableStorage.value(from: data, attribute: attribute)
-                        }
-                        dictionary[property.name] = NSManagedObject.publicForm(stored, attribute.attributeType)
-                    }
-                }
-                result.append(NSDictionary(dictionary: dictionary))
-            }
-        }
-        if single { return result }
-        // Several stores: sort, drop duplicates, offset and limit the combined rows.
-        if let sorts = request.sortDescriptors, !sorts.isEmpty { try InMemoryQuery.sort(&result, by: sorts) }
-        return distinctAndLimited(result, request)
+        return properties
     }
 
     /// Dictionary results without repeats (with `returnsDistinctResults`), after the offset, up to the limit.

@@ -105,6 +105,16 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
+    /// The rows `request` (of result kind `.rows`) selects in each of `stores`, store by store, as the stores
+    /// give them, not recorded in the row cache: for dictionary results, which register no objects.
+    /// - Throws: as `fetchRows(_:from:)`.
+    func fetchRowsForDictionaries(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, rows: [StoreRow])] {
+        try stores.map { store in
+            guard case .rows(let rows) = try fetch(request, in: store) else { throw wrongResultKind(store, "rows") }
+            return (store, rows)
+        }
+    }
+
     /// One store's grouped aggregates (see `AggregatingBackend`), or nil when the store does not compute
     /// aggregates, cannot compute this query, or fails at it: the contract's fallback, where the caller
     /// computes the same results from rows, whose read reports a lasting store failure.

@@ -20,13 +20,10 @@ extension AtomicStore {
     func dictionaries(of selected: [AtomicRecord], properties: [NSPropertyDescription], distinct: Bool) -> [[String: Any]] {
         var seen = Set<NSDictionary>()
         var result: [[String: Any]] = []
+        result.reserveCapacity(selected.count)
+        var projection = StoreDictionaryProjection(properties: properties)
         for record in selected {
-            var dictionary: [String: Any] = [:]
-            let layout = record.entity.layout
-            for property in properties {
-                guard let slot = layout.slotByName[property.name] else { continue }
-                if let value = record.values[slot] { dictionary[property.name] = value }
-            }
+            guard let dictionary = projection.dictionary(of: record.values, entityNumber: record.key.entityNumber, in: openRequest.model) else { continue }
             if distinct {
                 guard seen.insert(NSDictionary(dictionary: dictionary)).inserted else { continue }
             }
