@@ -113,6 +113,14 @@ enum FetchCases {
                 distinct.returnsDistinctResults = true
                 distinct.includesSubentities = false
                 try env.expectEqual(try context.fetch(distinct).count, 2, "distinct dictionaries")
+                // The limit and offset count distinct results, not rows: four rows with the flag set come first.
+                distinct.sortDescriptors = [NSSortDescriptor(key: "flag", ascending: false)]
+                distinct.fetchLimit = 2
+                try env.expectEqual(try context.fetch(distinct).map { ($0["flag"] as? NSNumber)?.boolValue }, [true, false],
+                                    "a distinct fetch's limit counts distinct dictionaries")
+                distinct.fetchOffset = 1
+                try env.expectEqual(try context.fetch(distinct).map { ($0["flag"] as? NSNumber)?.boolValue }, [false],
+                                    "a distinct fetch's offset skips distinct dictionaries")
                 let counts = NSFetchRequest<NSNumber>(entityName: "Item")
                 counts.resultType = .countResultType
                 try env.expectEqual(try context.fetch(counts).first?.intValue, 11, "count result type")

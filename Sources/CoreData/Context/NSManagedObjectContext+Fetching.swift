@@ -220,8 +220,11 @@ extension NSManagedObjectContext {
         var builder = DictionaryResultBuilder(keys: properties.map(\.name))
         let forms = properties.map(DictionaryValueForm.init)
         var result: [NSDictionary] = []
+        // A store would apply an offset and limit to rows before dropping repeats: with `returnsDistinctResults`
+        // they are applied here, to the distinct dictionaries.
+        let pushLimits = single && !request.returnsDistinctResults
         if request.returnsDistinctResults {
-            let storeRequest = storeFetchRequest(request, entity: entity, result: .dictionaries(properties: properties, distinct: true), pushLimits: single)
+            let storeRequest = storeFetchRequest(request, entity: entity, result: .dictionaries(properties: properties, distinct: true), pushLimits: pushLimits)
             for (store, dictionaries) in try coordinator.fetchDictionaries(storeRequest, from: stores) {
                 result.reserveCapacity(result.count + dictionaries.count)
                 for values in dictionaries {
@@ -231,7 +234,7 @@ extension NSManagedObjectContext {
                 }
             }
         } else {
-            let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: single)
+            let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
             var projection = StoreDictionaryProjection(properties: properties)
             for (store, rows) in try coordinator.fetchRowsForDictionaries(storeRequest, from: stores) {
                 result.reserveCapacity(result.count + rows.count)
@@ -244,9 +247,9 @@ extension NSManagedObjectContext {
                 }
             }
         }
-        if single { return result }
-        // Several stores: sort, drop duplicates, offset and limit the combined rows.
-        if let sorts = request.sortDescriptors, !sorts.isEmpty { try InMemoryQuery.sort(&result, by: sorts) }
+        if pushLimits { return result }
+        // Several stores: sort the combined rows; then drop repeats, offset and limit.
+        if !single, let sorts = request.sortDescriptors, !sorts.isEmpty { try InMemoryQuery.sort(&result, by: sorts) }
         return distinctAndLimited(result, request)
     }
 
