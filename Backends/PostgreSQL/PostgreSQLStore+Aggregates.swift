@@ -1,9 +1,8 @@
 import CoreDataSQL
 import CoreDataStoreKit
 
-/// Aggregates computed by the server: `SELECT <groups>, SUM(…), COUNT(…), … FROM … WHERE … GROUP BY <groups>`,
-/// ordered by the request's sort descriptors and then by each group's first row (`MIN(Z_PK)`), which is the
-/// order the context gives groups it computes itself (as the SQLite store does, `SQLiteStore+Aggregates.swift`).
+/// Aggregates computed by the server, with the SQLite store's statement (`SQLAggregateStatement`: `SELECT <groups>,
+/// SUM(…), COUNT(…), … FROM … WHERE … GROUP BY <groups>`, in the order the context gives groups it computes itself).
 ///
 /// Values are read as the compiler reads them (`PostgreSQLDialect.readExpression`: Booleans as 0 and 1, strings
 /// ordered by code point for `MIN`/`MAX`). A query PostgreSQL cannot answer exactly as the context would is
@@ -13,29 +12,10 @@ import CoreDataStoreKit
 extension PostgreSQLStore: AggregatingBackend {
     public func aggregate(_ request: StoreFetchRequest, query: StoreAggregateQuery) throws -> [[Any?]]? {
         let compiled = try SQLCompiledFetch(request, schema: schema)
-        guard compiled.isComplete, let orderBy = compiled.orderBy, let table = schema.table(for: request.entity) else { return nil }
-        var groupColumns: [String] = []
-        for attribute in query.groupBy {
-            guard let column = table.column(for: attribute) else { return nil }
-            groupColumns.append("t0.\(column)")
+        let statement = SQLAggregateStatement.sql(for: query, of: request, compiled: compiled, schema: schema) { function, column, attribute in
+            Self.aggregateSQL(function, of: dialect.readExpression(column, type: attribute.attributeType), type: attribute.attributeType, dialect: dialect)
         }
-        var selected = groupColumns
-        for column in query.columns {
-            guard let attribute = column.attribute else {
-                guard column.function == .count else { return nil }
-                selected.append("COUNT(*)")
-                continue
-            }
-            guard let name = table.column(for: attribute),
-                  let function = Self.aggregateSQL(column.function, of: dialect.readExpression("t0.\(name)", type: attribute.attributeType),
-                                                   type: attribute.attributeType, dialect: dialect) else { return nil }
-            selected.append(function)
-        }
-        var sql = "SELECT \(selected.joined(separator: ", ")) FROM \(compiled.from)\(compiled.whereSQL)"
-        if !groupColumns.isEmpty {
-            sql += " GROUP BY " + groupColumns.joined(separator: ", ")
-            sql += " ORDER BY " + (orderBy + ["MIN(t0.Z_PK)"]).joined(separator: ", ")
-        }
+        guard let sql = statement else { return nil }
         let result = try run("compute aggregates", writes: false) {
             try connection.query(sql, compiled.bindings.map(Self.parameterText))
         }

@@ -3,41 +3,21 @@ import CoreDataSQL
 import CoreDataStoreKit
 import Foundation
 
-/// Aggregates in SQL: `SELECT <groups>, SUM(…), COUNT(…), … FROM … WHERE … GROUP BY <groups>`, ordered by the
-/// request's sort descriptors and then by each group's first row (`MIN(Z_PK)`), which is the order the context
-/// gives groups it computes itself.
+/// Aggregates in SQL (`SQLAggregateStatement`: `SELECT <groups>, SUM(…), COUNT(…), … FROM … WHERE … GROUP BY
+/// <groups>`, in the order the context gives groups it computes itself), read back by SQLite's column types.
 extension SQLiteStore: AggregatingBackend {
     public func aggregate(_ request: StoreFetchRequest, query: StoreAggregateQuery) throws -> [[Any?]]? {
         let (compiled, _) = try compile(request)
-        guard compiled.residual == nil, let orderBy = compiled.orderBy, let table = schema.table(for: request.entity) else { return nil }
-        var groupColumns: [String] = []
-        for attribute in query.groupBy {
-            guard let column = table.column(for: attribute) else { return nil }
-            groupColumns.append("t0.\(column)")
-        }
-        var selected = groupColumns
-        for column in query.columns {
-            guard let attribute = column.attribute else {
-                guard column.function == .count else { return nil }
-                selected.append("COUNT(*)")
-                continue
+        let statement = SQLAggregateStatement.sql(for: query, of: request, compiled: compiled, schema: schema) { function, column, _ in
+            switch function {
+            case .sum: return "SUM(\(column))"
+            case .count: return "COUNT(\(column))"
+            case .min: return "MIN(\(column))"
+            case .max: return "MAX(\(column))"
+            case .average: return "AVG(\(column))"
             }
-            guard let name = table.column(for: attribute) else { return nil }
-            let function: String
-            switch column.function {
-            case .sum: function = "SUM"
-            case .count: function = "COUNT"
-            case .min: function = "MIN"
-            case .max: function = "MAX"
-            case .average: function = "AVG"
-            }
-            selected.append("\(function)(t0.\(name))")
         }
-        var sql = "SELECT \(selected.joined(separator: ", ")) FROM \(compiled.from)\(compiled.whereSQL)"
-        if !groupColumns.isEmpty {
-            sql += " GROUP BY " + groupColumns.joined(separator: ", ")
-            sql += " ORDER BY " + (orderBy + ["MIN(t0.Z_PK)"]).joined(separator: ", ")
-        }
+        guard let sql = statement else { return nil }
         let groups = Int32(query.groupBy.count)
         return try connection.query(sql, compiled.bindings) { statement -> [Any?] in
             var row: [Any?] = []
