@@ -17,20 +17,28 @@ struct BenchmarkRow: PredicateKeyValueReading {
     }
 }
 
-/// Evaluates a three-clause predicate against `count` in-memory rows, `repetitions` times, and returns the
-/// median time and the number of matches.
-func benchmarkPredicateEvaluation(count: Int, repetitions: Int) throws -> (seconds: Double, matches: Int) {
+/// Evaluates a three-clause predicate against `count` in-memory rows, `repetitions` times, row by row with the
+/// evaluator (`PredicateNode.evaluate(with:)`, a context's path for its pending changes) and prepared once for
+/// all rows (`InMemoryQuery.filter`, the atomic stores' fetch path); returns the median times and the number of
+/// matches.
+func benchmarkPredicateEvaluation(count: Int, repetitions: Int) throws -> (seconds: Double, prepared: Double, matches: Int) {
     let names = ["alpha", "beta", "gamma", "delta", "epsilon"]
     let rows = (0..<count).map { BenchmarkRow(amount: Int64(($0 &* 7919) % 1000), name: names[$0 % names.count], category: Int64($0 % 7)) }
     let predicate = NSPredicate(format: "amount > %d AND name BEGINSWITH[c] %@ OR category IN %@", 500, "GA", [1, 2])
     let node = try predicate.validatedExpression()
     var times: [Double] = []
+    var preparedTimes: [Double] = []
     var matches = 0
+    var preparedMatches = 0
     for _ in 0..<max(1, repetitions) {
         times.append(seconds {
             matches = 0
             for row in rows where node.evaluate(with: row) { matches += 1 }
         })
+        preparedTimes.append(try seconds {
+            preparedMatches = try InMemoryQuery.filter(rows, by: predicate).count
+        })
     }
-    return (median(times), matches)
+    guard preparedMatches == matches else { throw RawFailure(description: "the prepared predicate matched \(preparedMatches) rows, the evaluator \(matches)") }
+    return (median(times), median(preparedTimes), matches)
 }

@@ -15,6 +15,12 @@ import Testing
         // The tree evaluates the same way as Foundation's entry point.
         let node = try #require(predicate.parsedExpression)
         #expect(node.evaluate(with: c.object, variables: c.variables) == c.expected)
+        // A store's in-memory fetch (a predicate prepared once) answers the same, without variables.
+        guard c.variables.isEmpty else { return }
+        #expect(try InMemoryQuery.filter([c.object], by: predicate).count == (c.expected ? 1 : 0))
+        if case .person = c.subject {
+            #expect(try InMemoryQuery.filter([Fixtures.person], by: predicate).count == (c.expected ? 1 : 0))
+        }
     }
 
     @Test(arguments: predicateCases)

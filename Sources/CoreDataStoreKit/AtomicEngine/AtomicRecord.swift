@@ -26,7 +26,8 @@ final class AtomicRecord {
 /// A record seen by the predicate evaluator and sort comparator: attributes as values, relationships as
 /// other row views.
 public final class AtomicRowView: PredicateKeyValueReading, StoredObjectReference {
-    let record: AtomicRecord
+    /// The record seen; a fetch testing many records points one view at each in turn.
+    var record: AtomicRecord
     unowned let store: AtomicStore
 
     init(record: AtomicRecord, store: AtomicStore) {
@@ -38,14 +39,16 @@ public final class AtomicRowView: PredicateKeyValueReading, StoredObjectReferenc
 
     public func predicateValue(forKey key: String) -> Any? {
         let layout = record.entity.layout
-        guard let slot = layout.slotByName[key] else { return nil }
-        if let relationship = layout.allProperties[slot] as? NSRelationshipDescription {
-            if relationship.isToMany {
-                return (record.toMany[slot] ?? []).compactMap { store.record(for: $0).map { AtomicRowView(record: $0, store: store) } }
-            }
-            guard let target = record.values[slot] as? ObjectKey, let targetRecord = store.record(for: target) else { return nil }
+        guard let slot = layout.slotByName[key], slot < layout.slotKinds.count else { return nil }
+        switch layout.slotKinds[slot] {
+        case .toMany:
+            return (record.toMany[slot] ?? []).compactMap { store.record(for: $0).map { AtomicRowView(record: $0, store: store) } }
+        case .toOne:
+            guard slot < record.values.count, let target = record.values[slot] as? ObjectKey,
+                  let targetRecord = store.record(for: target) else { return nil }
             return AtomicRowView(record: targetRecord, store: store)
+        case .attribute, .other:
+            return slot < record.values.count ? record.values[slot] : nil
         }
-        return record.values[slot]
     }
 }

@@ -23,7 +23,14 @@ extension AtomicStore {
                 stack.append(contentsOf: entity.subentities)
             }
         }
+        let count = numbers.reduce(0) { $0 + (keysByEntity[$1]?.count ?? 0) }
         var result: [AtomicRecord] = []
+        result.reserveCapacity(count)
+        if count * 2 >= records.count {
+            // Most records are wanted: one pass over them all costs less than a look-up for each.
+            for record in records.values where numbers.contains(record.key.entityNumber) { result.append(record) }
+            return result
+        }
         for number in numbers {
             for primaryKey in keysByEntity[number] ?? [] {
                 if let record = records[ObjectKey(entityNumber: number, primaryKey: primaryKey)] { result.append(record) }

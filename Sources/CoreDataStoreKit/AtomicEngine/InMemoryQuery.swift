@@ -17,8 +17,19 @@ public enum InMemoryQuery {
     /// - Throws: the predicate's parse error (2048).
     public static func filter<T>(_ items: [T], by predicate: NSPredicate?) throws -> [T] {
         guard let predicate else { return items }
-        let node = try predicate.validatedExpression()
-        return items.filter { node.evaluate(with: $0) }
+        let prepared = PreparedPredicate(try predicate.validatedExpression())
+        return items.filter { prepared.evaluate(with: $0) }
+    }
+
+    /// The items `predicate` matches, in their order (all of them for nil), for items that read their own
+    /// keys (a store's row views): the same answer as `filter(_:by:)`, with each item recognised as a reader
+    /// once for the type rather than once per item.
+    /// - Throws: the predicate's parse error (2048).
+    public static func filter<T: PredicateKeyValueReading>(_ items: [T], by predicate: NSPredicate?) throws -> [T] {
+        guard let predicate else { return items }
+        let prepared = PreparedPredicate(try predicate.validatedExpression())
+        guard PredicateSubject.readsDirectly(T.self) else { return items.filter { prepared.evaluate(with: $0) } }
+        return items.filter { prepared.evaluate(reader: $0) }
     }
 
     /// Sorts `items` by the sort descriptors, first descriptor first; a stable sort.

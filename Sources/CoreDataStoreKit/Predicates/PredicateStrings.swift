@@ -21,8 +21,11 @@ public enum PredicateStrings {
 
     /// Orders two strings after folding (by Unicode scalar values, as `compare:` without options does).
     static func compare(_ a: String, _ b: String, _ options: PredicateComparison.Options) -> ComparisonResult {
-        let x = fold(a, options)
-        let y = fold(b, options)
+        compareFolded(fold(a, options), fold(b, options))
+    }
+
+    /// Orders two strings already folded (by Unicode scalar values; equal strings are the same).
+    static func compareFolded(_ x: String, _ y: String) -> ComparisonResult {
         if x == y { return .orderedSame }
         return x.unicodeScalars.lexicographicallyPrecedes(y.unicodeScalars) ? .orderedAscending : .orderedDescending
     }
