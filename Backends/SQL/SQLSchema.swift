@@ -466,6 +466,15 @@ public final class SQLSchema {
         }
     }
 
+    /// Whether the root entity's `userInfo` asks Apple's store not to index `Z_ENT`: its
+    /// `_NSEntityOmitSubentityColumnIndex` is a string that reads `yes` or `1`, in any case (Apple's test in
+    /// `-[NSSQLiteAdapter newCreateIndexStatementsForEntity:defaultIndicesOnly:]`; any other value, a number
+    /// included, keeps the index).
+    static func omitsEntityColumnIndex(_ root: NSEntityDescription) -> Bool {
+        guard let value = root.userInfo?["_NSEntityOmitSubentityColumnIndex"] as? String else { return false }
+        return ["yes", "1"].contains(value.lowercased())
+    }
+
     private func buildIndexes(_ table: Table) {
         let tableName = table.name
         var indexes: [(String, String)] = []
@@ -473,13 +482,14 @@ public final class SQLSchema {
         func add(_ name: String, _ sql: String) {
             if seen.insert(name).inserted { indexes.append((name, sql)) }
         }
+        // Foreign keys in the order their columns were made (-[NSSQLiteAdapter newCreateIndexStatementsForEntity:…]).
         for entity in storedHierarchy(of: table.root) {
-            for case let relationship as NSRelationshipDescription in entity.properties where !relationship.isToMany {
+            for relationship in columnOrder.relationships(of: entity) where !relationship.isToMany {
                 guard let column = table.columnByProperty[ObjectIdentifier(relationship)].map({ table.columns[$0].name }) else { continue }
                 add("\(tableName)_\(column)_INDEX", "CREATE INDEX \(q("\(tableName)_\(column)_INDEX")) ON \(q(tableName)) (\(q(column)))")
             }
         }
-        if table.hasSubentities {
+        if table.hasSubentities && !Self.omitsEntityColumnIndex(table.root) {
             add("\(tableName)_Z_ENT_INDEX", "CREATE INDEX \(q("\(tableName)_Z_ENT_INDEX")) ON \(q(tableName)) (Z_ENT)")
         }
         for entity in storedHierarchy(of: table.root) {
