@@ -12,7 +12,8 @@ import CoreDataStoreKit
 /// years is the order of one entity's attributes and relationships, which each case describes.
 public enum SQLColumnOrder: Sendable {
     /// Current frameworks: by name (`NSString` `compare:`, through the entity's property ranges,
-    /// `-[NSEntityDescription _newMappingForPropertiesOfRange:]`). Every new store is made in this order.
+    /// `-[NSEntityDescription _newMappingForPropertiesOfRange:]`; here Swift's `String` order, the same for
+    /// names of letters, digits and underscores). Every new store is made in this order.
     case byName
     /// The 2009 frameworks (`NSPersistenceFrameworkVersion` 241: iPhone OS 3.0, Mac OS X 10.6): the order of a
     /// Snow Leopard `CFDictionary` of the entity's attributes (and, apart, relationships) keyed by name
