@@ -156,6 +156,8 @@ public final class SQLSchema {
     private var toMany: [ObjectIdentifier: ToManyStorage] = [:]
     /// The existing store's names, when the schema was built for one.
     public let stored: SQLStoredSchema?
+    /// The order in which properties claim columns (`SQLColumnOrder`).
+    public let columnOrder: SQLColumnOrder
     /// Each entity's `Z_ENT` in the store: the model's `entityNumber` for a new store, the number in the
     /// file's `Z_PRIMARYKEY` for an existing one.
     private var storedNumbers: [ObjectIdentifier: Int64] = [:]
@@ -167,11 +169,14 @@ public final class SQLSchema {
 
     /// Builds the schema of `entities` (a configuration's, or the whole model), spelled in `dialect`: derived
     /// from the model when `stored` is nil (a new store), else mapped onto the existing store's names and
-    /// entity numbers (see `SQLStoredSchema`).
-    public init(model: NSManagedObjectModel, entities: [NSEntityDescription], dialect: any SQLDialect, stored: SQLStoredSchema? = nil) {
+    /// entity numbers (see `SQLStoredSchema`). `columnOrder` is the order in which properties claim columns
+    /// (names with collision suffixes, and the order within a type); stores use the current one, `.byName`.
+    public init(model: NSManagedObjectModel, entities: [NSEntityDescription], dialect: any SQLDialect, stored: SQLStoredSchema? = nil,
+                columnOrder: SQLColumnOrder = .byName) {
         self.model = model
         self.dialect = dialect
         self.stored = stored
+        self.columnOrder = columnOrder
         numberEntities()
         let wanted = Set(entities.map { ObjectIdentifier($0.rootEntity) })
         let roots = model.entitiesInStoreOrder.filter { $0.superentity == nil && wanted.contains(ObjectIdentifier($0)) }
@@ -289,46 +294,75 @@ public final class SQLSchema {
         }
     }
 
-    private func buildColumns(_ table: Table) {
-        // Each column with the property (or role) it serves, in declaration order, then grouped by type.
+    /// What a column of an entity table serves.
+    private enum ColumnRole {
+        case value(NSPropertyDescription), entity(NSRelationshipDescription), order(NSRelationshipDescription)
+        case leaf(NSCompositeAttributeDescription, Int)
+    }
+
+    /// The columns of an entity's own stored attributes, in `columnOrder`: one per attribute, one per leaf of
+    /// a composite (`Z<COMPOSITE>_<ELEMENT>`, nested `Z<A>_<B>_<C>`, see SQLiteStore.md) in its place.
+    private func attributeColumns(of entity: NSEntityDescription) -> [(column: Column, role: ColumnRole)] {
+        let of = " of \(entity.name ?? "")"
+        var columns: [(column: Column, role: ColumnRole)] = []
+        for attribute in columnOrder.attributes(of: entity) {
+            if let composite = attribute as? NSCompositeAttributeDescription {
+                for (number, leaf) in CompositeAttributeValue.leaves(of: composite).enumerated() {
+                    guard let rank = Self.rank(of: leaf.attribute.attributeType) else { continue }
+                    let name = "Z" + Self.upper(composite.name) + "_" + leaf.path.map(Self.upper).joined(separator: "_")
+                    columns.append((Column(name: name, type: dialect.columnType(of: leaf.attribute.attributeType), rank: rank,
+                                           purpose: "element \(composite.name).\(leaf.dottedPath)" + of), .leaf(composite, number)))
+                }
+                continue
+            }
+            guard let rank = Self.rank(of: attribute.attributeType) else { continue }
+            columns.append((Column(name: "Z" + Self.upper(attribute.name), type: dialect.columnType(of: attribute.attributeType), rank: rank,
+                                   purpose: "attribute \(attribute.name)" + of), .value(attribute)))
+        }
+        return columns
+    }
+
+    /// The columns of an entity's own stored to-one relationships, in `columnOrder`: each foreign key, then
+    /// `Z<destZ_ENT>_<REL>` when the destination has subentities.
+    private func toOneColumns(of entity: NSEntityDescription) -> [(column: Column, role: ColumnRole)] {
+        let of = " of \(entity.name ?? "")"
         let key = dialect.keyColumnType
-        enum Role {
-            case value(NSPropertyDescription), entity(NSRelationshipDescription), order(NSRelationshipDescription)
-            case leaf(NSCompositeAttributeDescription, Int)
+        var columns: [(column: Column, role: ColumnRole)] = []
+        for relationship in columnOrder.relationships(of: entity) where !relationship.isToMany {
+            let name = Self.upper(relationship.name)
+            columns.append((Column(name: "Z" + name, type: key, rank: 0, purpose: "relationship \(relationship.name)" + of), .value(relationship)))
+            if let destination = relationship.destinationEntity, !destination.subentities.isEmpty {
+                columns.append((Column(name: "Z\(storedNumber(of: destination))_" + name, type: key, rank: 0,
+                                       purpose: "the destination entity of relationship \(relationship.name)" + of), .entity(relationship)))
+            }
         }
-        var pending: [(column: Column, role: Role)] = []
+        return columns
+    }
+
+    /// The `Z_FOK_<REL>` columns of an entity's own stored to-one relationships whose inverse is an ordered
+    /// to-many, in `columnOrder`. (Apple lists several of them in a hash table's order, not reproduced:
+    /// SQLiteStore.md "Column order".)
+    private func orderColumns(of entity: NSEntityDescription) -> [(column: Column, role: ColumnRole)] {
+        let of = " of \(entity.name ?? "")"
+        return columnOrder.relationships(of: entity).compactMap { relationship in
+            guard !relationship.isToMany, let inverse = relationship.inverseRelationship,
+                  inverse.isToMany, inverse.isOrdered, !inverse.isTransient else { return nil }
+            return (Column(name: "Z_FOK_" + Self.upper(relationship.name), type: dialect.keyColumnType, rank: 0,
+                           purpose: "the order of ordered relationship \(inverse.name) through \(relationship.name)" + of), .order(relationship))
+        }
+    }
+
+    private func buildColumns(_ table: Table) {
+        // Each column with the property (or role) it serves, in the order Apple creates them (SQLColumnOrder),
+        // then grouped by type with a stable sort.
+        var pending: [(column: Column, role: ColumnRole)] = []
         for entity in storedHierarchy(of: table.root) {
-            let of = " of \(entity.name ?? "")"
-            for case let attribute as NSAttributeDescription in entity.properties where !attribute.isTransient {
-                if let composite = attribute as? NSCompositeAttributeDescription {
-                    // One column per leaf, `Z<COMPOSITE>_<ELEMENT>` (nested: `Z<A>_<B>_<C>`); see SQLiteStore.md.
-                    for (number, leaf) in CompositeAttributeValue.leaves(of: composite).enumerated() {
-                        guard let rank = Self.rank(of: leaf.attribute.attributeType) else { continue }
-                        let name = "Z" + Self.upper(composite.name) + "_" + leaf.path.map(Self.upper).joined(separator: "_")
-                        pending.append((Column(name: name, type: dialect.columnType(of: leaf.attribute.attributeType), rank: rank,
-                                               purpose: "element \(composite.name).\(leaf.dottedPath)" + of), .leaf(composite, number)))
-                    }
-                    continue
-                }
-                guard let rank = Self.rank(of: attribute.attributeType) else { continue }
-                let type = dialect.columnType(of: attribute.attributeType)
-                pending.append((Column(name: "Z" + Self.upper(attribute.name), type: type, rank: rank, purpose: "attribute \(attribute.name)" + of),
-                                .value(attribute)))
-            }
-            for case let relationship as NSRelationshipDescription in entity.properties
-            where !relationship.isTransient && !relationship.isToMany {
-                let name = Self.upper(relationship.name)
-                pending.append((Column(name: "Z" + name, type: key, rank: 0, purpose: "relationship \(relationship.name)" + of), .value(relationship)))
-                if let destination = relationship.destinationEntity, !destination.subentities.isEmpty {
-                    pending.append((Column(name: "Z\(storedNumber(of: destination))_" + name, type: key, rank: 0,
-                                           purpose: "the destination entity of relationship \(relationship.name)" + of), .entity(relationship)))
-                }
-                if let inverse = relationship.inverseRelationship, inverse.isToMany, inverse.isOrdered, !inverse.isTransient {
-                    pending.append((Column(name: "Z_FOK_" + name, type: key, rank: 0,
-                                           purpose: "the order of ordered relationship \(inverse.name) through \(relationship.name)" + of), .order(relationship)))
-                }
-            }
+            pending += attributeColumns(of: entity)
+            pending += toOneColumns(of: entity)
         }
+        // Apple adds the order columns of to-ones once every entity's properties have columns
+        // (-[NSSQLEntity _generateInverseRelationshipsAndMore]).
+        for entity in storedHierarchy(of: table.root) { pending += orderColumns(of: entity) }
         // Names that collide in the flattened hierarchy: the first property to claim a name keeps it, later
         // ones get numeric suffixes, as Apple's do (ZTITLE, ZTITLE1, ZTITLE2).
         var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -432,6 +466,15 @@ public final class SQLSchema {
         }
     }
 
+    /// Whether the root entity's `userInfo` asks Apple's store not to index `Z_ENT`: its
+    /// `_NSEntityOmitSubentityColumnIndex` is a string that reads `yes` or `1`, in any case (Apple's test in
+    /// `-[NSSQLiteAdapter newCreateIndexStatementsForEntity:defaultIndicesOnly:]`; any other value, a number
+    /// included, keeps the index).
+    static func omitsEntityColumnIndex(_ root: NSEntityDescription) -> Bool {
+        guard let value = root.userInfo?["_NSEntityOmitSubentityColumnIndex"] as? String else { return false }
+        return ["yes", "1"].contains(value.lowercased())
+    }
+
     private func buildIndexes(_ table: Table) {
         let tableName = table.name
         var indexes: [(String, String)] = []
@@ -439,13 +482,14 @@ public final class SQLSchema {
         func add(_ name: String, _ sql: String) {
             if seen.insert(name).inserted { indexes.append((name, sql)) }
         }
+        // Foreign keys in the order their columns were made (-[NSSQLiteAdapter newCreateIndexStatementsForEntity:…]).
         for entity in storedHierarchy(of: table.root) {
-            for case let relationship as NSRelationshipDescription in entity.properties where !relationship.isToMany {
+            for relationship in columnOrder.relationships(of: entity) where !relationship.isToMany {
                 guard let column = table.columnByProperty[ObjectIdentifier(relationship)].map({ table.columns[$0].name }) else { continue }
                 add("\(tableName)_\(column)_INDEX", "CREATE INDEX \(q("\(tableName)_\(column)_INDEX")) ON \(q(tableName)) (\(q(column)))")
             }
         }
-        if table.hasSubentities {
+        if table.hasSubentities && !Self.omitsEntityColumnIndex(table.root) {
             add("\(tableName)_Z_ENT_INDEX", "CREATE INDEX \(q("\(tableName)_Z_ENT_INDEX")) ON \(q(tableName)) (Z_ENT)")
         }
         for entity in storedHierarchy(of: table.root) {

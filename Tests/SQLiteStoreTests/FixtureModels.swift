@@ -100,7 +100,8 @@ enum FixtureModels {
         return NSManagedObjectModel(entities: [entity("User", [name, attribute("petName", .string)])])
     }
 
-    /// Apple's iPhoneCoreDataRecipes: Image, Ingredient, Recipe, RecipeType.
+    /// Apple's iPhoneCoreDataRecipes: Image, Ingredient, Recipe, RecipeType. (Declared in the 2009 store's
+    /// column order; a new store orders columns by name whatever the declaration: ColumnOrderTests.)
     static func recipes() -> NSManagedObjectModel {
         let imageRecipe = NSRelationshipDescription(name: "recipe", destination: nil, toMany: false)
         let recipeImage = NSRelationshipDescription(name: "image", destination: nil, toMany: false, deleteRule: .cascadeDeleteRule)

@@ -93,9 +93,12 @@ struct FixtureValueTests {
             try Stack(model: model, url: url).close()
             let schema = RawSQLite.modelSchema(url), appleSchema = RawSQLite.modelSchema(apple)
             #expect(schema.map(Self.columnsSorted) == appleSchema.map(Self.columnsSorted), "\(name)")
-            withKnownIssue("the 2009 Recipes store (framework 241) orders ZRECIPE's text columns as no rule found fits every fixture (SQLiteStore.md, \"Column order\")") {
+            // The 2009 Recipes store (framework 241) lists ZRECIPE's text columns in that year's hash-table order
+            // of the names; a new store is made in the current order, as Apple's current framework makes it.
+            // ColumnOrderTests reproduces the 2009 order (SQLiteStore.md, "Column order").
+            withKnownIssue("the 2009 Recipes store is in the 2009 frameworks' column order, a new store in the current one") {
                 #expect(schema == appleSchema, "\(name): only ours \(schema.filter { !appleSchema.contains($0) }), only Apple's \(appleSchema.filter { !schema.contains($0) })")
-            } when: { schema != appleSchema && schema.map(Self.columnsSorted) == appleSchema.map(Self.columnsSorted) }
+            } when: { file == "fruitsamples__iPhoneCoreDataRecipes__RecipeData__Recipes.sqlite" }
             // An entity renamed by a migration keeps its old name in Apple's Z_PRIMARYKEY.
             let renamed = Dictionary(model.entities.compactMap { entity in entity.renamingIdentifier.map { (entity.name ?? "", $0) } },
                                      uniquingKeysWith: { first, _ in first })
