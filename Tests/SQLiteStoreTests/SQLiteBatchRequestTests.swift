@@ -107,6 +107,51 @@ import Testing
         #expect(texts == ["early", "early", "last", "step 2"])
     }
 
+    @Test func statusAndCountUpdatesLeaveNoStaleRowForOtherContexts() throws {
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: codedModel(), url: url)
+        _ = try execute(stack, NSBatchInsertRequest(entityName: "Code", objects: (0..<6).map { ["value": "c\($0)", "n": $0] }))
+        // A context that has read every row: the coordinator keeps those rows for other contexts' faults.
+        let (read, ids) = try stack.context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Code")
+            request.sortDescriptors = [NSSortDescriptor(key: "n", ascending: true)]
+            let objects = try stack.context.fetch(request)
+            return (objects, objects.map(\.objectID))
+        }
+        #expect(ids.count == 6)
+        let counted = NSBatchUpdateRequest(entityName: "Code")
+        counted.predicate = NSPredicate(format: "n >= 3")
+        counted.propertiesToUpdate = ["n": Int64(42)]
+        counted.resultType = .updatedObjectsCountResultType
+        #expect(((try execute(stack, counted) as? NSBatchUpdateResult)?.result as? NSNumber)?.intValue == 3)
+        let status = NSBatchUpdateRequest(entityName: "Code")
+        status.predicate = NSPredicate(format: "n < 3")
+        status.propertiesToUpdate = ["n": Int64(7)]
+        #expect(((try execute(stack, status) as? NSBatchUpdateResult)?.result as? NSNumber)?.boolValue == true)
+        let block = NSBatchUpdateRequest(entityName: "Code")
+        block.predicate = NSPredicate { object, _ in
+            ((object as? PredicateKeyValueReading)?.predicateValue(forKey: "value") as? String) == "c0"
+        }
+        block.propertiesToUpdate = ["n": Int64(8)]
+        block.resultType = .updatedObjectsCountResultType
+        #expect(((try execute(stack, block) as? NSBatchUpdateResult)?.result as? NSNumber)?.intValue == 1, "a predicate SQL cannot evaluate counts too")
+        // Another context faults the objects in by ID: it must read the new values, not the rows read before.
+        let fresh = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        fresh.persistentStoreCoordinator = stack.coordinator
+        let values = try fresh.performAndWait { try ids.map { try fresh.existingObject(with: $0).value(forKey: "n") as? Int64 } }
+        #expect(values == [8, 7, 7, 42, 42, 42])
+        withExtendedLifetime(read) {}  // the first context's objects, and the rows they hold, lived until here
+        try stack.close()
+        let reopened = try Stack(model: codedModel(), url: url)
+        let stored = try reopened.context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Code")
+            request.sortDescriptors = [NSSortDescriptor(key: "value", ascending: true)]
+            return try reopened.context.fetch(request).map { $0.value(forKey: "n") as? Int64 }
+        }
+        #expect(stored == [8, 7, 7, 42, 42, 42])
+        #expect(RawSQLite.rows(url, "SELECT Z_OPT FROM ZCODE ORDER BY ZVALUE") == [["3"], ["2"], ["2"], ["2"], ["2"], ["2"]])
+    }
+
     @Test func aUniquenessViolationInsertsNothing() throws {
         let url = TemporaryStore.url()
         let stack = try Stack(model: codedModel(), url: url)
