@@ -111,14 +111,13 @@ import Testing
         let url = TemporaryStore.url()
         let stack = try Stack(model: codedModel(), url: url)
         _ = try execute(stack, NSBatchInsertRequest(entityName: "Code", objects: (0..<6).map { ["value": "c\($0)", "n": $0] }))
-        // A context that has read every row: the coordinator keeps those rows for other contexts' faults.
-        let (read, ids) = try stack.context.performAndWait {
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Code")
-            request.sortDescriptors = [NSSortDescriptor(key: "n", ascending: true)]
-            let objects = try stack.context.fetch(request)
-            return (objects, objects.map(\.objectID))
-        }
-        #expect(ids.count == 6)
+        // Another context reads every row: its objects hold those rows, which the coordinator keeps for faults.
+        let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        reader.persistentStoreCoordinator = stack.coordinator
+        let byValue = NSFetchRequest<NSManagedObject>(entityName: "Code")
+        byValue.sortDescriptors = [NSSortDescriptor(key: "value", ascending: true)]
+        let read = try reader.performAndWait { try reader.fetch(byValue) }
+        #expect(read.count == 6)
         let counted = NSBatchUpdateRequest(entityName: "Code")
         counted.predicate = NSPredicate(format: "n >= 3")
         counted.propertiesToUpdate = ["n": Int64(42)]
@@ -135,19 +134,11 @@ import Testing
         block.propertiesToUpdate = ["n": Int64(8)]
         block.resultType = .updatedObjectsCountResultType
         #expect(((try execute(stack, block) as? NSBatchUpdateResult)?.result as? NSNumber)?.intValue == 1, "a predicate SQL cannot evaluate counts too")
-        // Another context faults the objects in by ID: it must read the new values, not the rows read before.
-        let fresh = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        fresh.persistentStoreCoordinator = stack.coordinator
-        let values = try fresh.performAndWait { try ids.map { try fresh.existingObject(with: $0).value(forKey: "n") as? Int64 } }
-        #expect(values == [8, 7, 7, 42, 42, 42])
-        withExtendedLifetime(read) {}  // the first context's objects, and the rows they hold, lived until here
+        // The reader's objects were never filled: filling them now must read the new rows, not the ones read before.
+        #expect(reader.performAndWait { read.map { $0.value(forKey: "n") as? Int64 } } == [8, 7, 7, 42, 42, 42])
         try stack.close()
         let reopened = try Stack(model: codedModel(), url: url)
-        let stored = try reopened.context.performAndWait {
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Code")
-            request.sortDescriptors = [NSSortDescriptor(key: "value", ascending: true)]
-            return try reopened.context.fetch(request).map { $0.value(forKey: "n") as? Int64 }
-        }
+        let stored = try reopened.context.performAndWait { try reopened.context.fetch(byValue).map { $0.value(forKey: "n") as? Int64 } }
         #expect(stored == [8, 7, 7, 42, 42, 42])
         #expect(RawSQLite.rows(url, "SELECT Z_OPT FROM ZCODE ORDER BY ZVALUE") == [["3"], ["2"], ["2"], ["2"], ["2"], ["2"]])
     }
