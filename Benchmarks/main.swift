@@ -93,6 +93,20 @@ func scratchURL(_ name: String) -> URL {
 let workloads = ["insert + save", "fetch all, read every attribute", "dictionary-result fetch, every row", "dictionary-result fetch, values not read", "predicate, indexed, 10%", "predicate, unindexed, 10%",
                  "predicate, unindexed, 0.1%", "\(lookups) fetches by ID", "update one attribute + save", "batch delete half, then all",
                  "batch insert all", "batch update one attribute, all rows", "\(lookups) look-ups of registered objects"]
+/// The workloads to run: every one, or with `BENCHMARK_WORKLOADS` (comma-separated parts of names, e.g.
+/// `update one` or `batch`) those whose names contain a part, plus those that make the others' rows and
+/// objects: insert + save, fetch all, batch delete and batch insert always run.
+let selectedWorkloads: Set<String> = {
+    guard let filter = ProcessInfo.processInfo.environment["BENCHMARK_WORKLOADS"], !filter.isEmpty else { return Set(workloads) }
+    let parts = filter.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    let needed = [workloads[0], workloads[1], workloads[9], workloads[10]]
+    return Set(workloads.filter { name in needed.contains(name) || parts.contains { name.lowercased().contains($0) } })
+}()
+/// Runs `body` and adds its time to `times` under `workload`, when the workload is selected.
+func measure(_ workload: String, _ times: inout [String: [Double]], _ body: () throws -> Void) rethrows {
+    guard selectedWorkloads.contains(workload) else { return }
+    times[workload, default: []].append(try seconds(body))
+}
 var storeTimes: [String: [Double]] = [:]
 var backendTimes: [String: [Double]] = [:]
 var rawTimes: [String: [Double]] = [:]
@@ -146,7 +160,7 @@ func runStore() throws {
     }
     var (coordinator, context) = try stack()
     let entity = model.entitiesByName["Record"]!
-    storeTimes[workloads[0], default: []].append(try seconds {
+    try measure(workloads[0], &storeTimes) {
         try context.performAndWait {
             for i in 0..<rowCount {
                 let object = Record(entity: entity, insertInto: context)
@@ -157,19 +171,19 @@ func runStore() throws {
             }
             try context.save()
         }
-    })
+    }
     for store in coordinator.persistentStores { try coordinator.remove(store) }
     (coordinator, context) = try stack()
     var all: [Record] = []
-    storeTimes[workloads[1], default: []].append(try seconds {
+    try measure(workloads[1], &storeTimes) {
         try context.performAndWait {
             all = try context.fetch(NSFetchRequest<Record>(entityName: "Record"))
             var sum: Int64 = 0
             for object in all { sum &+= object.sum }
             checksum &+= sum
         }
-    })
-    storeTimes[workloads[2], default: []].append(try seconds {
+    }
+    try measure(workloads[2], &storeTimes) {
         try context.performAndWait {
             let request = NSFetchRequest<NSDictionary>(entityName: "Record")
             request.resultType = .dictionaryResultType
@@ -179,23 +193,23 @@ func runStore() throws {
             }
             checksum &+= sum
         }
-    })
-    storeTimes[workloads[3], default: []].append(try seconds {
+    }
+    try measure(workloads[3], &storeTimes) {
         try context.performAndWait {
             let request = NSFetchRequest<NSDictionary>(entityName: "Record")
             request.resultType = .dictionaryResultType
             checksum &+= Int64(try context.fetch(request).count)
         }
-    })
+    }
     func predicateFetch(_ workload: String, _ predicate: NSPredicate) throws {
-        storeTimes[workload, default: []].append(try seconds {
+        try measure(workload, &storeTimes) {
             try context.performAndWait {
                 let request = NSFetchRequest<Record>(entityName: "Record")
                 request.predicate = predicate
                 let found = try context.fetch(request)
                 for object in found { checksum &+= object.a2 }
             }
-        })
+        }
     }
     try predicateFetch(workloads[4], NSPredicate(format: "a0 < %d", rowCount / 10))
     try predicateFetch(workloads[5], NSPredicate(format: "a1 < %d", rowCount / 10))
@@ -203,42 +217,42 @@ func runStore() throws {
     let ids = context.performAndWait { stride(from: 0, to: all.count, by: max(1, all.count / lookups)).prefix(lookups).map { all[$0].objectID } }
     let (lookupCoordinator, lookupContext) = (coordinator, NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType))
     lookupContext.persistentStoreCoordinator = lookupCoordinator
-    storeTimes[workloads[7], default: []].append(try seconds {
+    try measure(workloads[7], &storeTimes) {
         try lookupContext.performAndWait {
             for id in ids { checksum &+= (try lookupContext.existingObject(with: id) as? Record)?.a3 ?? 0 }
         }
-    })
+    }
     // The same IDs in the context that fetched them: each is registered and filled, so `existingObject(with:)`
     // returns it without reading a row (Apple's documented behaviour); the other sides look each row up by key.
-    storeTimes[workloads[12], default: []].append(try seconds {
+    try measure(workloads[12], &storeTimes) {
         try context.performAndWait {
             for id in ids { checksum &+= (try context.existingObject(with: id) as? Record)?.a3 ?? 0 }
         }
-    })
-    storeTimes[workloads[8], default: []].append(try seconds {
+    }
+    try measure(workloads[8], &storeTimes) {
         try context.performAndWait {
             for object in all { object.a2 += 1 }
             try context.save()
         }
-    })
-    storeTimes[workloads[9], default: []].append(try seconds {
+    }
+    try measure(workloads[9], &storeTimes) {
         try context.performAndWait {
             let half = NSFetchRequest<NSFetchRequestResult>(entityName: "Record")
             half.predicate = NSPredicate(format: "a0 < %d", rowCount / 2)
             _ = try context.execute(NSBatchDeleteRequest(fetchRequest: half))
             _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Record")))
         }
-    })
-    storeTimes[workloads[10], default: []].append(try seconds {
+    }
+    try measure(workloads[10], &storeTimes) {
         try context.performAndWait { _ = try context.execute(NSBatchInsertRequest(entityName: "Record", objects: batchObjects)) }
-    })
-    storeTimes[workloads[11], default: []].append(try seconds {
+    }
+    try measure(workloads[11], &storeTimes) {
         try context.performAndWait {
             let update = NSBatchUpdateRequest(entityName: "Record")
             update.propertiesToUpdate = ["a2": Int64(7)]
             _ = try context.execute(update)
         }
-    })
+    }
     for store in coordinator.persistentStores { try coordinator.remove(store) }
     try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
 }
@@ -254,7 +268,7 @@ func runBackend() throws {
     let store = try SQLiteStore(StoreOpenRequest(model: model, configurationName: nil, url: url, options: [:]))
     defer { store.close() }
     var keys: [ObjectKey] = []
-    backendTimes[workloads[0], default: []].append(try seconds {
+    try measure(workloads[0], &backendTimes) {
         var changes = StoreChangeSet()
         let primaryKeys = try store.allocatePrimaryKeys(for: entity, count: rowCount)
         changes.inserted.reserveCapacity(rowCount)
@@ -265,16 +279,16 @@ func runBackend() throws {
         }
         keys = changes.inserted.map(\.key)
         _ = try store.save(changes)
-    })
+    }
     var all: [StoreRow] = []
-    backendTimes[workloads[1], default: []].append(try seconds {
+    try measure(workloads[1], &backendTimes) {
         guard case .rows(let rows) = try store.fetch(StoreFetchRequest(entity: entity)) else { return }
         all = rows
         var sum: Int64 = 0
         for row in rows { for value in row.values { sum &+= value as? Int64 ?? 0 } }
         checksum &+= sum
-    })
-    backendTimes[workloads[2], default: []].append(try seconds {
+    }
+    try measure(workloads[2], &backendTimes) {
         let request = StoreFetchRequest(entity: entity, result: .dictionaries(properties: entity.properties, distinct: false))
         guard case .dictionaries(let dictionaries) = try store.fetch(request) else { return }
         var sum: Int64 = 0
@@ -282,28 +296,28 @@ func runBackend() throws {
             for key in attributeKeys { sum &+= dictionary[key] as? Int64 ?? 0 }
         }
         checksum &+= sum
-    })
-    backendTimes[workloads[3], default: []].append(try seconds {
+    }
+    try measure(workloads[3], &backendTimes) {
         let request = StoreFetchRequest(entity: entity, result: .dictionaries(properties: entity.properties, distinct: false))
         guard case .dictionaries(let dictionaries) = try store.fetch(request) else { return }
         checksum &+= Int64(dictionaries.count)
-    })
+    }
     func predicateFetch(_ workload: String, _ predicate: NSPredicate) throws {
-        backendTimes[workload, default: []].append(try seconds {
+        try measure(workload, &backendTimes) {
             guard case .rows(let rows) = try store.fetch(StoreFetchRequest(entity: entity, predicate: predicate)) else { return }
             for row in rows { checksum &+= row.values[2] as? Int64 ?? 0 }
-        })
+        }
     }
     try predicateFetch(workloads[4], NSPredicate(format: "a0 < %d", rowCount / 10))
     try predicateFetch(workloads[5], NSPredicate(format: "a1 < %d", rowCount / 10))
     try predicateFetch(workloads[6], NSPredicate(format: "a1 < %d", rowCount / 1000))
     let sample = stride(from: 0, to: keys.count, by: max(1, keys.count / lookups)).prefix(lookups).map { keys[$0] }
     for workload in [workloads[7], workloads[12]] {
-        backendTimes[workload, default: []].append(try seconds {
+        try measure(workload, &backendTimes) {
             for key in sample { checksum &+= try store.rows(for: [key]).first?.values[3] as? Int64 ?? 0 }
-        })
+        }
     }
-    backendTimes[workloads[8], default: []].append(try seconds {
+    try measure(workloads[8], &backendTimes) {
         var changes = StoreChangeSet()
         changes.updated = all.map { row in
             var row = row
@@ -311,17 +325,18 @@ func runBackend() throws {
             return StoreRowUpdate(row: row, expectedVersion: row.version, changedSlots: [2])
         }
         _ = try store.save(changes)
-    })
-    backendTimes[workloads[9], default: []].append(try seconds {
+    }
+    try measure(workloads[9], &backendTimes) {
         _ = try store.batchDeleteCount(.matching(StoreFetchRequest(entity: entity, predicate: NSPredicate(format: "a0 < %d", rowCount / 2), result: .keys)))
         _ = try store.batchDeleteCount(.matching(StoreFetchRequest(entity: entity, result: .keys)))
-    })
-    backendTimes[workloads[10], default: []].append(try seconds {
+    }
+    try measure(workloads[10], &backendTimes) {
         _ = try store.batchInsert(StoreBatchInsertRequest(entity: entity, objects: batchObjects))
-    })
-    backendTimes[workloads[11], default: []].append(try seconds {
-        _ = try store.batchUpdate(StoreBatchUpdateRequest(fetch: StoreFetchRequest(entity: entity), propertiesToUpdate: ["a2": Int64(7)]))
-    })
+    }
+    try measure(workloads[11], &backendTimes) {
+        // As the API's status-only request runs it: the count of updated rows, not their keys.
+        _ = try store.batchUpdateCount(StoreBatchUpdateRequest(fetch: StoreFetchRequest(entity: entity), propertiesToUpdate: ["a2": Int64(7)]))
+    }
     try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
 }
 
@@ -348,43 +363,52 @@ func runRaw() throws {
     let columns = (0..<10).map { "ZA\($0)" }
     try exec("CREATE TABLE ZRECORD ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, \(columns.map { "\($0) INTEGER" }.joined(separator: ", ")) )")
     try exec("CREATE INDEX ZRECORD_ZA0_INDEX ON ZRECORD (ZA0)")
-    /// Inserts every row with one prepared statement in one transaction.
-    func insertAll() throws {
+    /// Inserts every row with one prepared statement in one transaction; with `fromDictionaries`, each row's
+    /// values are read from its dictionary in `batchObjects`, the batch insert's input, as the store reads them.
+    func insertAll(fromDictionaries: Bool = false) throws {
         let insert = try prepare("INSERT INTO ZRECORD (Z_PK, Z_ENT, Z_OPT, \(columns.joined(separator: ", "))) VALUES (?, 1, 1, \(columns.map { _ in "?" }.joined(separator: ", ")))")
         defer { sqlite3_finalize(insert) }
         try exec("BEGIN")
         for i in 0..<rowCount {
             sqlite3_bind_int64(insert, 1, Int64(i + 1))
-            sqlite3_bind_int64(insert, 2, Int64(i))
-            sqlite3_bind_int64(insert, 3, scrambled(i))
-            for k in 2..<10 { sqlite3_bind_int64(insert, Int32(k + 2), Int64(i * k)) }
+            if fromDictionaries {
+                let object = batchObjects[i]
+                for (k, key) in attributeKeys.enumerated() {
+                    guard let value = object[key] as? Int64 else { throw RawFailure(description: "batch object \(i) has no Int64 \(key)") }
+                    sqlite3_bind_int64(insert, Int32(k + 2), value)
+                }
+            } else {
+                sqlite3_bind_int64(insert, 2, Int64(i))
+                sqlite3_bind_int64(insert, 3, scrambled(i))
+                for k in 2..<10 { sqlite3_bind_int64(insert, Int32(k + 2), Int64(i * k)) }
+            }
             guard sqlite3_step(insert) == SQLITE_DONE else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
             sqlite3_reset(insert)
         }
         try exec("COMMIT")
     }
-    rawTimes[workloads[0], default: []].append(try seconds {
+    try measure(workloads[0], &rawTimes) {
         try insertAll()
-    })
-    struct Row { var pk: Int64; var values: [Int64] }
+    }
+    struct Row { var pk: Int64; var version: Int64; var values: [Int64] }
     func select(_ sql: String, _ bind: (OpaquePointer) -> Void = { _ in }) throws -> [Row] {
         let statement = try prepare(sql)
         defer { sqlite3_finalize(statement) }
         bind(statement)
         var rows: [Row] = []
         while sqlite3_step(statement) == SQLITE_ROW {
-            rows.append(Row(pk: sqlite3_column_int64(statement, 0), values: (0..<10).map { sqlite3_column_int64(statement, Int32($0 + 3)) }))
+            rows.append(Row(pk: sqlite3_column_int64(statement, 0), version: sqlite3_column_int64(statement, 2), values: (0..<10).map { sqlite3_column_int64(statement, Int32($0 + 3)) }))
         }
         return rows
     }
     let selectAll = "SELECT Z_PK, Z_ENT, Z_OPT, \(columns.joined(separator: ", ")) FROM ZRECORD"
     var all: [Row] = []
-    rawTimes[workloads[1], default: []].append(try seconds {
+    try measure(workloads[1], &rawTimes) {
         all = try select(selectAll)
         var sum: Int64 = 0
         for row in all { for value in row.values { sum &+= value } }
         checksum &+= sum
-    })
+    }
     // The dictionary-result workloads' raw side: the attribute columns only, each row's ten values read into an
     // array of its own (as the fetch-all side reads them); with `readingValues`, every value then read once.
     func selectAttributes(readingValues: Bool) throws {
@@ -399,20 +423,20 @@ func runRaw() throws {
         for row in rows { for value in row { sum &+= value } }
         checksum &+= sum
     }
-    rawTimes[workloads[2], default: []].append(try seconds { try selectAttributes(readingValues: true) })
-    rawTimes[workloads[3], default: []].append(try seconds { try selectAttributes(readingValues: false) })
+    try measure(workloads[2], &rawTimes) {try selectAttributes(readingValues: true) }
+    try measure(workloads[3], &rawTimes) {try selectAttributes(readingValues: false) }
     func predicateFetch(_ workload: String, _ column: String, _ limit: Int) throws {
-        rawTimes[workload, default: []].append(try seconds {
+        try measure(workload, &rawTimes) {
             let rows = try select(selectAll + " WHERE \(column) < ?") { sqlite3_bind_int64($0, 1, Int64(limit)) }
             for row in rows { checksum &+= row.values[2] }
-        })
+        }
     }
     try predicateFetch(workloads[4], "ZA0", rowCount / 10)
     try predicateFetch(workloads[5], "ZA1", rowCount / 10)
     try predicateFetch(workloads[6], "ZA1", rowCount / 1000)
     let keys = stride(from: 0, to: all.count, by: max(1, all.count / lookups)).prefix(lookups).map { all[$0].pk }
     for workload in [workloads[7], workloads[12]] {
-        rawTimes[workload, default: []].append(try seconds {
+        try measure(workload, &rawTimes) {
             let statement = try prepare(selectAll + " WHERE Z_PK = ?")
             defer { sqlite3_finalize(statement) }
             for key in keys {
@@ -420,21 +444,23 @@ func runRaw() throws {
                 if sqlite3_step(statement) == SQLITE_ROW { checksum &+= sqlite3_column_int64(statement, 6) }
                 sqlite3_reset(statement)
             }
-        })
+        }
     }
-    rawTimes[workloads[8], default: []].append(try seconds {
-        let update = try prepare("UPDATE ZRECORD SET ZA2 = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?")
+    try measure(workloads[8], &rawTimes) {
+        // Optimistic locking, as a context's save does: the row is written only if its version is the one read.
+        let update = try prepare("UPDATE ZRECORD SET ZA2 = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? AND Z_OPT = ?")
         defer { sqlite3_finalize(update) }
         try exec("BEGIN")
         for row in all {
             sqlite3_bind_int64(update, 1, row.values[2] + 1)
             sqlite3_bind_int64(update, 2, row.pk)
-            guard sqlite3_step(update) == SQLITE_DONE else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
+            sqlite3_bind_int64(update, 3, row.version)
+            guard sqlite3_step(update) == SQLITE_DONE, sqlite3_changes(db) == 1 else { throw RawFailure(description: "update of row \(row.pk): \(String(cString: sqlite3_errmsg(db)))") }
             sqlite3_reset(update)
         }
         try exec("COMMIT")
-    })
-    rawTimes[workloads[9], default: []].append(try seconds {
+    }
+    try measure(workloads[9], &rawTimes) {
         try exec("BEGIN")
         let half = try prepare("DELETE FROM ZRECORD WHERE ZA0 < ?")
         sqlite3_bind_int64(half, 1, Int64(rowCount / 2))
@@ -442,18 +468,18 @@ func runRaw() throws {
         sqlite3_finalize(half)
         try exec("COMMIT")
         try exec("BEGIN; DELETE FROM ZRECORD; COMMIT")
-    })
-    rawTimes[workloads[10], default: []].append(try seconds {
-        try insertAll()
-    })
-    rawTimes[workloads[11], default: []].append(try seconds {
+    }
+    try measure(workloads[10], &rawTimes) {
+        try insertAll(fromDictionaries: true)
+    }
+    try measure(workloads[11], &rawTimes) {
         let update = try prepare("UPDATE ZRECORD SET ZA2 = ?, Z_OPT = Z_OPT + 1")
         defer { sqlite3_finalize(update) }
         sqlite3_bind_int64(update, 1, 7)
         try exec("BEGIN")
         guard sqlite3_step(update) == SQLITE_DONE else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
         try exec("COMMIT")
-    })
+    }
     sqlite3_close_v2(db)
     try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
 }

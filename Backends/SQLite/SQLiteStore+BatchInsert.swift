@@ -21,6 +21,8 @@ extension SQLiteStore {
         let perRow = 3 + plan.fields.reduce(0) { count, field in count + field.columns.count }
         let chunk = max(1, min(64, 32_000 / perRow))
         let placeholders = "(" + Array(repeating: "?", count: perRow).joined(separator: ", ") + ")"
+        func insertSQL(rows: Int) -> String { head + " VALUES " + Array(repeating: placeholders, count: rows).joined(separator: ", ") }
+        let fullChunkSQL = insertSQL(rows: chunk)  // built once: most chunks are full
         let entityNumber = plan.storedEntityNumber
         do {
             return try connection.transaction {
@@ -30,9 +32,8 @@ extension SQLiteStore {
                 var start = 0
                 while start < request.rows.count {
                     let count = min(chunk, request.rows.count - start)
-                    let sql = head + " VALUES " + Array(repeating: placeholders, count: count).joined(separator: ", ")
                     // Full chunks share one cached statement; the last, shorter one is prepared for once.
-                    let statement = count == chunk ? try connection.statement(sql) : try connection.prepare(sql)
+                    let statement = count == chunk ? try connection.statement(fullChunkSQL) : try connection.prepare(insertSQL(rows: count))
                     defer { count == chunk ? statement.reset() : statement.finalize() }
                     var index: Int32 = 1
                     for offset in start..<(start + count) {
@@ -49,7 +50,7 @@ extension SQLiteStore {
                     while try statement.step() {}
                     start += count
                 }
-                try recordHistory(keys.map { ($0, .insert, nil) }, info: Self.batchTransactionInfo)
+                if recordsHistory { try recordHistory(keys.map { ($0, .insert, nil) }, info: Self.batchTransactionInfo) }
                 return keys
             }
         } catch let error as NSError {

@@ -107,6 +107,42 @@ import Testing
         #expect(texts == ["early", "early", "last", "step 2"])
     }
 
+    @Test func statusAndCountUpdatesLeaveNoStaleRowForOtherContexts() throws {
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: codedModel(), url: url)
+        _ = try execute(stack, NSBatchInsertRequest(entityName: "Code", objects: (0..<6).map { ["value": "c\($0)", "n": $0] }))
+        // Another context reads every row: its objects hold those rows, which the coordinator keeps for faults.
+        let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        reader.persistentStoreCoordinator = stack.coordinator
+        let byValue = NSFetchRequest<NSManagedObject>(entityName: "Code")
+        byValue.sortDescriptors = [NSSortDescriptor(key: "value", ascending: true)]
+        let read = try reader.performAndWait { try reader.fetch(byValue) }
+        #expect(read.count == 6)
+        let counted = NSBatchUpdateRequest(entityName: "Code")
+        counted.predicate = NSPredicate(format: "n >= 3")
+        counted.propertiesToUpdate = ["n": Int64(42)]
+        counted.resultType = .updatedObjectsCountResultType
+        #expect(((try execute(stack, counted) as? NSBatchUpdateResult)?.result as? NSNumber)?.intValue == 3)
+        let status = NSBatchUpdateRequest(entityName: "Code")
+        status.predicate = NSPredicate(format: "n < 3")
+        status.propertiesToUpdate = ["n": Int64(7)]
+        #expect(((try execute(stack, status) as? NSBatchUpdateResult)?.result as? NSNumber)?.boolValue == true)
+        let block = NSBatchUpdateRequest(entityName: "Code")
+        block.predicate = NSPredicate { object, _ in
+            ((object as? PredicateKeyValueReading)?.predicateValue(forKey: "value") as? String) == "c0"
+        }
+        block.propertiesToUpdate = ["n": Int64(8)]
+        block.resultType = .updatedObjectsCountResultType
+        #expect(((try execute(stack, block) as? NSBatchUpdateResult)?.result as? NSNumber)?.intValue == 1, "a predicate SQL cannot evaluate counts too")
+        // The reader's objects were never filled: filling them now must read the new rows, not the ones read before.
+        #expect(reader.performAndWait { read.map { $0.value(forKey: "n") as? Int64 } } == [8, 7, 7, 42, 42, 42])
+        try stack.close()
+        let reopened = try Stack(model: codedModel(), url: url)
+        let stored = try reopened.context.performAndWait { try reopened.context.fetch(byValue).map { $0.value(forKey: "n") as? Int64 } }
+        #expect(stored == [8, 7, 7, 42, 42, 42])
+        #expect(RawSQLite.rows(url, "SELECT Z_OPT FROM ZCODE ORDER BY ZVALUE") == [["3"], ["2"], ["2"], ["2"], ["2"], ["2"]])
+    }
+
     @Test func aUniquenessViolationInsertsNothing() throws {
         let url = TemporaryStore.url()
         let stack = try Stack(model: codedModel(), url: url)

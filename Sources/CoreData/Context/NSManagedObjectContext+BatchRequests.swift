@@ -40,19 +40,20 @@ extension NSManagedObjectContext {
         let storeRequest = try StoreBatchUpdateRequest(fetch: fetch, propertiesToUpdate: try constantValues(request.propertiesToUpdate ?? [:]))
         let stores = try coordinator.batchStores(holding: entity, among: request.affectedStores,
                                                  supports: coordinator.runsBatchUpdates, what: "batch updates")
-        var updated: [NSManagedObjectID] = []
-        var count = 0
-        for (store, keys) in try coordinator.batchUpdate(storeRequest, in: stores) {
-            count += keys.count
-            // IDs are made only when asked for: a count or a status over many rows needs none.
-            if request.resultType == .updatedObjectIDsResultType {
+        switch request.resultType {
+        case .statusOnlyResultType:
+            // Keys (and IDs) are collected only when asked for: a count or a status over many rows needs none.
+            _ = try coordinator.batchUpdateCount(storeRequest, in: stores)
+            return NSBatchUpdateResult(result: NSNumber(value: true), resultType: .statusOnlyResultType)
+        case .updatedObjectsCountResultType:
+            let count = try coordinator.batchUpdateCount(storeRequest, in: stores)
+            return NSBatchUpdateResult(result: NSNumber(value: count), resultType: .updatedObjectsCountResultType)
+        case .updatedObjectIDsResultType:
+            var updated: [NSManagedObjectID] = []
+            for (store, keys) in try coordinator.batchUpdate(storeRequest, in: stores) {
                 updated += objectIDs(for: keys, in: store, model: coordinator.managedObjectModel)
             }
-        }
-        switch request.resultType {
-        case .statusOnlyResultType: return NSBatchUpdateResult(result: NSNumber(value: true), resultType: .statusOnlyResultType)
-        case .updatedObjectsCountResultType: return NSBatchUpdateResult(result: NSNumber(value: count), resultType: .updatedObjectsCountResultType)
-        case .updatedObjectIDsResultType: return NSBatchUpdateResult(result: updated, resultType: .updatedObjectIDsResultType)
+            return NSBatchUpdateResult(result: updated, resultType: .updatedObjectIDsResultType)
         }
     }
 

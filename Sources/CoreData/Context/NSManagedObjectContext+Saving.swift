@@ -53,8 +53,8 @@ extension NSManagedObjectContext {
         callWillSave()
 
         var inserted = insertionOrder.filter { $0.inserted }
-        var deleted = deletedSet.values.filter { !$0.inserted }
-        var updated = updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
+        var deleted = inAddressOrder(deletedSet.values.filter { !$0.inserted })
+        var updated = inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty })
 
         // One pass over each list (each pass over many objects is mostly cache misses): validation, and the
         // first unread relationship the save depends on, thrown after the validation errors.
@@ -83,8 +83,8 @@ extension NSManagedObjectContext {
         if coordinator.managedObjectModel.entities.contains(where: \.layout.hasUniquenessConstraints),
            try resolveUniquenessConflicts(policy: NSMergePolicy.resolve(mergePolicy)) {
             inserted = insertionOrder.filter { $0.inserted }
-            deleted = deletedSet.values.filter { !$0.inserted }
-            updated = updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
+            deleted = inAddressOrder(deletedSet.values.filter { !$0.inserted })
+            updated = inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty })
         }
 
         try obtainPermanentIDs(for: inserted)
@@ -147,6 +147,20 @@ extension NSManagedObjectContext {
         return nil
     }
 
+    /// `objects` sorted by their addresses in memory. The updated and deleted tables iterate in hash order,
+    /// which jumps about the heap; a save then walks its lists many times (will-save, validation, planning,
+    /// the change set, versions, marking saved, did-save, the notification's sets), and over many objects each
+    /// walk in hash order is mostly cache misses, the more so the more objects there are. Objects made one after
+    /// another (a fetch's) mostly lie in memory in that order, so walks in address order read forward. Sorting
+    /// compares the references only, without touching the objects. The order of the `willSave` and `didSave`
+    /// calls among updated or deleted objects is unspecified either way.
+    private func inAddressOrder(_ objects: [NSManagedObject]) -> [NSManagedObject] {
+        guard objects.count > 1 else { return objects }
+        var sorted = objects
+        sorted.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
+        return sorted
+    }
+
     private func collect(_ errors: inout [NSError], _ body: () throws -> Void) {
         do { try body() } catch let error as NSError { errors.append(error) }
     }
@@ -155,8 +169,8 @@ extension NSManagedObjectContext {
     /// the first call (objects that a `willSave` changes are not added).
     private func callWillSave() {
         let inserted = insertionOrder.filter(\.inserted)
-        let updated = updatedSet.values.filter { !$0.inserted && !$0.deleted }
-        let deleted = deletedSet.values.filter { !$0.inserted }
+        let updated = inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted })
+        let deleted = inAddressOrder(deletedSet.values.filter { !$0.inserted })
         for object in inserted { object.willSave() }
         for object in updated { object.willSave() }
         for object in deleted { object.willSave() }

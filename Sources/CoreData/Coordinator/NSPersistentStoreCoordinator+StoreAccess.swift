@@ -280,6 +280,18 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
+    /// Runs a batch update in each of `stores` as `batchUpdate(_:in:)` does and returns how many rows were
+    /// updated, letting stores skip collecting their keys (Apple's status-only and count result types).
+    /// - Throws: as `batchUpdate(_:in:)`.
+    func batchUpdateCount(_ request: StoreBatchUpdateRequest, in stores: [NSPersistentStore]) throws -> Int {
+        try stores.reduce(0) { total, store in
+            guard let backend = store.backend as? BatchUpdating else { throw CoreDataError.unsupported("batch updates in \(store.type) stores") }
+            // The updated keys are not known: every row of the store leaves the row cache.
+            defer { rowCache.forgetAll(in: store) }
+            return total + (try access(store, .write, "batch update") { try backend.batchUpdateCount(request) })
+        }
+    }
+
     /// Runs a batch insert in `store` and returns the new keys, in the order of the request's objects.
     /// - Throws: the store's error as Apple's `NSError`; 134091 for a store whose backend does not adopt
     ///   `BatchInserting`.

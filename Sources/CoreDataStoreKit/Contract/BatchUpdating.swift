@@ -23,4 +23,20 @@ public protocol BatchUpdating: PersistentStoreBackend {
     /// `batch-update/merge-refreshes-objects`, `batch-update/bad-input`, `batch-update/read-only`,
     /// `batch-update/uniqueness-constraint`.
     func batchUpdate(_ request: StoreBatchUpdateRequest) throws -> [ObjectKey]
+
+    /// Updates exactly as `batchUpdate(_:)` does and returns how many rows were updated, for Apple's
+    /// status-only and count result types. The default calls `batchUpdate(_:)` and counts its keys; a store
+    /// may skip collecting them (the caller then treats every row of the store as possibly changed).
+    ///
+    /// - Throws: as `batchUpdate(_:)`.
+    ///
+    /// Conformance: `batch-update/result-types`.
+    func batchUpdateCount(_ request: StoreBatchUpdateRequest) throws -> Int
+}
+
+extension BatchUpdating {
+    /// The default: the number of keys `batchUpdate(_:)` returns.
+    public func batchUpdateCount(_ request: StoreBatchUpdateRequest) throws -> Int {
+        try batchUpdate(request).count
+    }
 }
