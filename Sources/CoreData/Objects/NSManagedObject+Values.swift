@@ -143,9 +143,15 @@ extension NSManagedObject {
     /// Calls `awakeFromFetch()` with change recording suspended, so that values it sets (transient caches, as
     /// Apple's documentation suggests) neither dirty the object nor its context.
     func awakeFromFetchWithoutRecording() {
+        awakeFromFetchWithoutRecording(in: managedObjectContext)
+    }
+
+    /// `awakeFromFetchWithoutRecording()` for an object whose context is `context`, given by a caller that has it
+    /// (a context filling its own faults), so the object's weak reference to its context is not loaded.
+    func awakeFromFetchWithoutRecording(in context: NSManagedObjectContext?) {
         changesFaultState = true
         defer { changesFaultState = false }
-        guard let context = managedObjectContext, !context.suspendsChangeRecording else { return awakeFromFetch() }
+        guard let context, !context.suspendsChangeRecording else { return awakeFromFetch() }
         context.suspendsChangeRecording = true
         ChangeRecordingSuspensions.begin()
         defer {
