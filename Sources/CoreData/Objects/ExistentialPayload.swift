@@ -5,8 +5,8 @@ import Foundation
 /// Integer 64 attribute, a `String` property of a String attribute, and so on; `NSManagedObject.readStoredValue`).
 ///
 /// `value as? T` of an `Any` calls `swift_dynamicCast`, which unwraps the container, searches for a conversion
-/// and copies: 30–100 ns a read on this project's machine, the largest single cost of reading a property (Docs,
-/// Performance, "Typed reads of `@Managed` attributes"). When the container holds a value of exactly `T`, and
+/// and copies: about a fifth of a `@Managed` read in a profile of the benchmark, the largest single cost in it
+/// (Docs, Performance, "Typed reads of `@Managed` attributes"). When the container holds a value of exactly `T`, and
 /// `T` is stored inline, the value is the first bytes of the container and the container's type word is `T`'s
 /// metadata; the reader compares that word and, when it matches, copies the value straight out of the container
 /// (in place, in the slot array). Any other content (another type, a subclass, an optional, a boxed value, nil)
