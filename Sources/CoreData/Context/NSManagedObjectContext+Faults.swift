@@ -58,7 +58,7 @@ extension NSManagedObjectContext {
                                          "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): a parent context deleted the object.")
             }
             adopt(state, into: object)
-            object.awakeFromFetchWithoutRecording()
+            object.awakeFromFetchWithoutRecording(in: self)
             return
         }
         guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
@@ -76,7 +76,7 @@ extension NSManagedObjectContext {
                                      "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): the object was deleted from its store.")
         }
         fill(object, from: row)
-        object.awakeFromFetchWithoutRecording()
+        object.awakeFromFetchWithoutRecording(in: self)
     }
 
     /// The fast path of a fault a fetch made (holding `held`): when `held` is still the row cache's newest
@@ -90,7 +90,7 @@ extension NSManagedObjectContext {
         if interval > 0, !held.isFresh(forStalenessInterval: interval, now: RowSnapshot.now()) { return false }
         object.fill(values: object.committed ?? [], version: object.version)
         object.faultState = .filledFromRow(held)
-        object.awakeFromFetchWithoutRecording()
+        object.awakeFromFetchWithoutRecording(in: self)
         return true
     }
 
@@ -107,7 +107,7 @@ extension NSManagedObjectContext {
         } else {
             fill(object, from: newest)
         }
-        object.awakeFromFetchWithoutRecording()
+        object.awakeFromFetchWithoutRecording(in: self)
         return true
     }
 
@@ -146,7 +146,7 @@ extension NSManagedObjectContext {
             fill(object, from: row)
             filled.append(object)
         }
-        for object in filled { object.awakeFromFetchWithoutRecording() }
+        for object in filled { object.awakeFromFetchWithoutRecording(in: self) }
         if let plan = batch.prefetching { prefetchRelationships(ofFilledBatch: filled, plan: plan) }
     }
 }

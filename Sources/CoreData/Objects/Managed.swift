@@ -42,8 +42,14 @@ public struct Managed<Value> {
         get {
             object.checkQueue("@Managed \(storageKeyPath)")
             let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, nameNumber: object[keyPath: storageKeyPath].nameNumber)
-            // Inlined into the caller, so the common case (an attribute stored in the property's own type) is a
-            // cast the compiler knows both ends of.
+            // Inlined into the caller, so the common case (a value stored in the property's own type) is copied out
+            // of its slot without the runtime's dynamic cast; anything else casts, then converts.
+            if let slot, ExistentialPayload.isStoredInline(Value.self) {
+                var value: Value?
+                if object.readStoredValue(slot: slot, ofType: Value.self, { value = $0.load(as: Value.self) }), let value {
+                    return value
+                }
+            }
             if let slot, let stored = object.storedAttributeValue(slot: slot), let value = stored as? Value { return value }
             return ManagedValueConversion.read(object, slot: slot, as: Value.self)
         }

@@ -16,6 +16,27 @@ extension NSManagedObject {
         return slots[slot]
     }
 
+    /// Loads the fault, then, when the value in `slot` is of exactly `type`, calls `read` with its address, where
+    /// an `Any?` holds it in the slot array, and returns true; returns false otherwise, without calling `read`. For
+    /// types stored inline in an existential container only (`ExistentialPayload.isStoredInline`): `read` copies
+    /// the value out with `load(as:)`, without the runtime's dynamic cast. The address is valid only during `read`.
+    ///
+    /// The slot's kind is not looked at (which would retain the layout, a weakly referenced object, so through the
+    /// runtime's slow path): a value of exactly the property's type is what every read path returns for it, an
+    /// attribute's stored value as a to-one's object, as `@Managed`'s cast did before.
+    @usableFromInline
+    func readStoredValue(slot: Int, ofType type: Any.Type, _ read: (UnsafeRawPointer) -> Void) -> Bool {
+        guard ExistentialPayload.layoutIsAsExpected else { return false }
+        fireFaultIfNeeded()
+        return slots.withUnsafeBufferPointer { buffer in
+            guard slot < buffer.count, let base = buffer.baseAddress else { return false }
+            let container = UnsafeRawPointer(base + slot)
+            guard ExistentialPayload.holds(container, exactly: type) else { return false }
+            read(container)
+            return true
+        }
+    }
+
     /// Stores `value`, whose type is `type`, in an attribute slot that stores values of exactly that type, and
     /// records the change, as `setValue(_:slot:)` would; returns false without doing anything for any other
     /// slot, so the caller takes the converting path.
@@ -143,9 +164,15 @@ extension NSManagedObject {
     /// Calls `awakeFromFetch()` with change recording suspended, so that values it sets (transient caches, as
     /// Apple's documentation suggests) neither dirty the object nor its context.
     func awakeFromFetchWithoutRecording() {
+        awakeFromFetchWithoutRecording(in: managedObjectContext)
+    }
+
+    /// `awakeFromFetchWithoutRecording()` for an object whose context is `context`, given by a caller that has it
+    /// (a context filling its own faults), so the object's weak reference to its context is not loaded.
+    func awakeFromFetchWithoutRecording(in context: NSManagedObjectContext?) {
         changesFaultState = true
         defer { changesFaultState = false }
-        guard let context = managedObjectContext, !context.suspendsChangeRecording else { return awakeFromFetch() }
+        guard let context, !context.suspendsChangeRecording else { return awakeFromFetch() }
         context.suspendsChangeRecording = true
         ChangeRecordingSuspensions.begin()
         defer {
