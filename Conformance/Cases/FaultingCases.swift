@@ -149,6 +149,7 @@ enum FaultingCases {
             let refresher = try fresh(env, context)
             let refreshed = try refresher.performAndWait {
                 let refreshed = try refresher.fetch(items { $0.returnsObjectsAsFaults = false })
+                try env.expectEqual(refreshed.count, 11, "results")
                 refresher.refresh(refreshed[2], mergeChanges: false)
                 try env.expect(refreshed[2].isFault, "refresh(_:mergeChanges: false) made a fault")
                 return refreshed
@@ -163,6 +164,7 @@ enum FaultingCases {
                 lenient.shouldDeleteInaccessibleFaults = false
                 return try lenient.fetch(items { $0.includesPropertyValues = false })
             }
+            try env.expect(snapshots.count == 11 && lenientFaults.count == 11, "results")
 
             let writer = try fresh(env, context)
             try writer.performAndWait {
@@ -255,6 +257,7 @@ enum FaultingCases {
                 lenient.shouldDeleteInaccessibleFaults = false
                 return try lenient.fetch(items())
             }
+            try env.expect(snapshots.count == 11 && lenientFaults.count == 11, "results")
             // A batch delete through the coordinator: the faults made by fetches read the store when they fire.
             try context.performAndWait {
                 let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Item")
@@ -310,6 +313,7 @@ enum FaultingCases {
                     reader.stalenessInterval = interval
                     return try reader.fetch(items())
                 }
+                try env.expectEqual(faults.count, 11, "results")
                 readers.append((reader, faults))
             }
             let other = env.context(try env.openCoordinator())
@@ -329,7 +333,7 @@ enum FaultingCases {
             let context = try FetchCases.populated(env)
             let objects = try context.performAndWait {
                 let objects = try context.fetch(items { $0.returnsObjectsAsFaults = false })
-                try env.expect(objects.allSatisfy { !$0.isFault }, "filled objects")
+                try env.expect(objects.count == 11 && objects.allSatisfy { !$0.isFault }, "filled objects")
                 context.refresh(objects[0], mergeChanges: false)
                 try env.expect(objects[0].isFault, "refresh(_:mergeChanges: false) turns an object into a fault")
                 return objects

@@ -29,7 +29,8 @@ final class MemoryOnlyClaimingPersistenceStore: PersistentStoreBackend {
 /// The known-issues table: a listed case that fails is reported as a known issue (the test passes), and a
 /// listed case that passes is reported as an issue ("known issue was not recorded").
 @Suite struct ConformanceKnownIssuesTests {
-    static let storeType = "ForgetfulTest"
+    // A name of its own: BrokenStoreTests registers another class as "ForgetfulTest", and suites run in parallel.
+    static let storeType = "MemoryOnlyClaimingPersistenceTest"
     static let plan: ConformancePlan = {
         NSPersistentStoreCoordinator.registerStoreClass(MemoryOnlyClaimingPersistenceStore.self, forStoreType: storeType)
         return ConformancePlan(ConformanceConfiguration(storeTypeName: storeType), knownIssues: [
