@@ -8,9 +8,9 @@ import Foundation
 /// - SQLite: the 16-byte header `SQLite format 3\0`.
 /// - XML (Apple's XML store): `<?xml` (after an optional byte-order mark and white space), with a `<database`
 ///   element in the first 4 KB (Apple's files have it on the third line).
-/// - Binary (this package's format, Docs/BinaryStoreFormat.md): the 8-byte magic `89 43 44 42 49 4E 0D 0A`.
-/// - Apple's binary store (`NSBinaryStoreType` on Apple's platforms, a keyed archive in a binary property
-///   list, `bplist00`): recognised, and refused with 134091, since this package cannot read it.
+/// - Binary (Docs/BinaryStoreFormat.md): Apple's magic `CoreData`, or the 8-byte magic `89 43 44 42 49 4E 0D 0A`
+///   of this package's earlier format.
+/// - A bare binary property list (`bplist00`) is no store: refused with 134091.
 ///
 /// A PostgreSQL store is no file: it is named by its connection URI (`postgresql://…`, `postgres://…`), told
 /// by that prefix (`isPostgreSQLURI(_:)`).
@@ -97,7 +97,7 @@ enum StoreFileKind: String {
     /// The kind the first bytes of a file show, or nil.
     static func kind(ofPrefix prefix: [UInt8]) -> StoreFileKind? {
         if prefix.starts(with: Array("SQLite format 3\0".utf8)) { return .sqlite }
-        if prefix.starts(with: BinaryStoreFormat.magic) { return .binary }
+        if prefix.starts(with: BinaryStoreFormat.magic) || prefix.starts(with: AppleBinaryStoreFormat.magic) { return .binary }
         if isXMLStore(prefix) { return .xml }
         return nil
     }

@@ -3,8 +3,8 @@
 ///
 /// The encoding is the documented binary format: header `bplist00`, the objects, the offset table, the
 /// 32-byte trailer. Objects are not uniqued; dictionaries keep their entries in the order given.
-enum BinaryPropertyList {
-    indirect enum Value {
+package enum BinaryPropertyList {
+    package indirect enum Value {
         case string(String)
         case integer(Int64)
         case real(Double)
