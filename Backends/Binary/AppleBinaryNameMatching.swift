@@ -44,6 +44,17 @@ struct AppleBinaryNameMatching {
         return true
     }
 
+    /// A transformable attribute's value object (as Apple keeps it) as the data the store holds: the attribute's
+    /// transformer applied as on a save.
+    /// - Throws: 134091 when the transformer cannot turn it into data.
+    private func transformedData(of value: Any, attribute: NSAttributeDescription, entity: NSEntityDescription) throws -> Data? {
+        do {
+            return try TransformableStorage.data(for: value, attribute: attribute)
+        } catch {
+            throw CoreDataError.unsupported("the \(type(of: value)) the binary store at \(request.url?.path ?? "<no URL>") holds for transformable attribute \(attribute.name) of \(entity.name ?? "") cannot be turned into data by its transformer (\((error as NSError).localizedDescription))")
+        }
+    }
+
     private func resolved(_ object: AtomicStoreSnapshot.Object, entity: NSEntityDescription, order: [NSPropertyDescription],
                          positionsUsable: Bool) throws -> AtomicStoreSnapshot.Object {
         var result = object
@@ -70,6 +81,8 @@ struct AppleBinaryNameMatching {
             }
             if let composite = property as? NSCompositeAttributeDescription {
                 for leaf in CompositeAttributeValue.flattenedLeaves(of: value, composite: composite) { result.attributes[leaf.name] = leaf.value }
+            } else if let attribute = property as? NSAttributeDescription, attribute.attributeType == .transformableAttributeType, !(value is Data) {
+                result.attributes[property.name] = try transformedData(of: value, attribute: attribute, entity: entity)
             } else {
                 result.attributes[property.name] = value
             }

@@ -147,8 +147,34 @@ struct AppleBinaryStoreWriter {
         case .doubleAttributeType, .floatAttributeType:
             guard let number = Self.real(value) else { throw refuse("holds a \(type(of: value)), not a number") }
             return builder.inline(.real(number))
+        case .transformableAttributeType:
+            return try archivedTransformable(value, of: attribute, builder: &builder, refuse: refuse)
         default:
             return try archivedPlain(value, builder: &builder, refuse: refuse)
+        }
+    }
+
+    /// A transformable attribute's value as Apple keeps it, the value object itself, when its stored data turns
+    /// back (through the attribute's transformer) into a plain value this archive can hold (a string, number,
+    /// date, UUID, URL, decimal, or an array or dictionary of them); otherwise the data.
+    private func archivedTransformable(_ value: Any, of attribute: NSAttributeDescription, builder: inout MOMArchiveWriter.Builder,
+                                       refuse: (String) -> NSError) throws -> Value {
+        guard let data = value as? Data else { return try archivedPlain(value, builder: &builder, refuse: refuse) }
+        let object = TransformableStorage.value(from: data, attribute: attribute)
+        if !(object is Data), Self.isPlain(object) {
+            return try archivedPlain(object, builder: &builder, refuse: refuse)
+        }
+        return builder.bytes(data)
+    }
+
+    /// Whether `archivedPlain` can hold `value`.
+    private static func isPlain(_ value: Any, depth: Int = 0) -> Bool {
+        guard depth < 32 else { return false }
+        switch value {
+        case is String, is Data, is Date, is UUID, is URL, is Decimal, is Bool: return true
+        case let list as [Any]: return list.allSatisfy { isPlain($0, depth: depth + 1) }
+        case let dictionary as [String: Any]: return dictionary.values.allSatisfy { isPlain($0, depth: depth + 1) }
+        default: return integer(value) != nil || real(value) != nil
         }
     }
 

@@ -76,7 +76,7 @@ enum StoreFileKind: String {
     /// The kind of the store file at `url`, by its content.
     /// - Throws: 260 (`NSFileReadNoSuchFileError`) when nothing is at `url`; 134000
     ///   (`NSPersistentStoreInvalidTypeError`) for a directory, an empty file, or content of no known store
-    ///   type; 134091 for Apple's binary store format; 257 when the file cannot be read.
+    ///   type; 134091 for a bare binary property list; 257 when the file cannot be read.
     static func detect(at url: URL) throws -> StoreFileKind {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -113,7 +113,7 @@ enum StoreFileKind: String {
         return ["<database>", "<database/>", "<database ", "<database\n", "<database\r", "<database\t"].contains { text.contains($0) }
     }
 
-    /// Why the file is none of the kinds: empty, Apple's binary format, another XML document, or anything else.
+    /// Why the file is none of the kinds: empty, a bare binary property list, another XML document, or anything else.
     private static func unknownContentError(_ url: URL, prefix: [UInt8]) -> NSError {
         if prefix.isEmpty {
             return CoreDataError.make(NSPersistentStoreInvalidTypeError,
@@ -121,9 +121,8 @@ enum StoreFileKind: String {
                                       userInfo: [NSFilePathErrorKey: url.path])
         }
         if prefix.starts(with: Array("bplist00".utf8)) {
-            return CoreDataError.unsupported("the file at \(url.path) is a binary property list, the form of Apple's binary store "
-                                             + "(NSBinaryStoreType on Apple's platforms), which this package cannot read; "
-                                             + "its binary store has a format of its own (Docs/BinaryStoreFormat.md)")
+            return CoreDataError.unsupported("the file at \(url.path) is a binary property list on its own, which is no store "
+                                             + "(Apple's binary store starts with its \"CoreData\" header, Docs/BinaryStoreFormat.md)")
         }
         let start = prefix.prefix(16).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined(separator: " ")
         let what = isXMLDocument(prefix) ? "an XML document without Apple's <database> element" : "not a store of a known type (its first bytes: \(start))"

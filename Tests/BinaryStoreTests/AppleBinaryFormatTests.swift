@@ -160,6 +160,33 @@ import StoreTestSupport
         #expect(after == before)
     }
 
+    /// A transformable value is archived as the object itself (an `NSArray` here), as Apple's store keeps it,
+    /// and reads back as the same value.
+    @Test func transformableValuesAreArchivedAsObjects() throws {
+        let entity = NSEntityDescription(name: "Prefs")
+        entity.properties = [NSAttributeDescription(name: "tags", type: .transformable), NSAttributeDescription(name: "name", type: .string)]
+        let model = NSManagedObjectModel(entities: [entity])
+        let directory = TemporaryDirectory()
+        let url = directory.file("store.binary")
+        let context = try openStore(.binary, at: url, model: model)
+        try context.performAndWait {
+            let prefs = NSEntityDescription.insertNewObject(forEntityName: "Prefs", into: context)
+            prefs.setValue(["a", "b"], forKey: "tags")
+            prefs.setValue("p", forKey: "name")
+            try context.save()
+        }
+        let bytes = [UInt8](try Data(contentsOf: url))
+        let mapLength = Int(bigEndian(bytes, at: 40, as: UInt64.self))
+        let map = try #require(try foundationUnarchive(Data(bytes[64..<(64 + mapLength)]), key: "mapData") as? NSDictionary)
+        let node = try #require(map.allValues.first as? AppleStyleNode)
+        #expect((node.attributeValues[1] as? NSArray)?.compactMap { $0 as? String } == ["a", "b"])
+        let reopened = try openStore(.binary, at: url, model: model)
+        try reopened.performAndWait {
+            let prefs = try #require(try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Prefs")).first)
+            #expect(prefs.value(forKey: "tags") as? [String] == ["a", "b"])
+        }
+    }
+
     /// Apple's order: groups by kind (stored attributes, transient attributes, to-ones, unordered then ordered
     /// to-manys, transient relationships, fetched properties), names sorted within a group, and a subentity's
     /// own properties after the ones it inherits in each group.

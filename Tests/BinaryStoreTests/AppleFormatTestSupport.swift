@@ -64,7 +64,8 @@ final class AppleStyleNode: NSObject, NSCoding {
         primaryKey = coder.decodeInt64(forKey: "NSPrimaryKey64")
         entityName = (coder.decodeObject(forKey: "NSEntityName") as? NSString).map { String($0) } ?? ""
         var related: [String: [Int64]] = [:]
-        if let dictionary = coder.decodeObject(forKey: "NSRelatedNodes") as? NSDictionary {
+        // swift-corelibs-foundation's unarchiver fails on a missing key rather than giving nil.
+        if coder.containsValue(forKey: "NSRelatedNodes"), let dictionary = coder.decodeObject(forKey: "NSRelatedNodes") as? NSDictionary {
             for (key, value) in dictionary {
                 guard let name = key as? NSString, let keys = value as? NSArray else { continue }
                 related[String(name)] = keys.compactMap { ($0 as? NSNumber)?.int64Value }
