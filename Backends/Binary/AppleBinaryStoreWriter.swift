@@ -171,10 +171,10 @@ struct AppleBinaryStoreWriter {
     private static func isPlain(_ value: Any, depth: Int = 0) -> Bool {
         guard depth < 32 else { return false }
         switch value {
-        case is String, is Data, is Date, is UUID, is URL, is Decimal, is Bool: return true
+        case is String, is Data, is Date, is UUID, is URL, is Decimal: return true
         case let list as [Any]: return list.allSatisfy { isPlain($0, depth: depth + 1) }
         case let dictionary as [String: Any]: return dictionary.values.allSatisfy { isPlain($0, depth: depth + 1) }
-        default: return integer(value) != nil || real(value) != nil
+        default: return plainNumber(value) != nil
         }
     }
 
@@ -188,7 +188,6 @@ struct AppleBinaryStoreWriter {
         case let uuid as UUID: return builder.uuid(uuid)
         case let url as URL: return builder.url(url)
         case let decimal as Decimal: return builder.decimalNumber(decimal)
-        case let flag as Bool where type(of: value) == Bool.self: return builder.inline(.bool(flag))
         case let list as [Any]:
             var items: [Value] = []
             for item in list { items.append(try archivedPlain(item, builder: &builder, refuse: refuse)) }
@@ -200,9 +199,29 @@ struct AppleBinaryStoreWriter {
             }
             return builder.dictionary(entries)
         default:
-            if let number = Self.integer(value) { return builder.inline(.integer(number)) }
-            if let number = Self.real(value) { return builder.inline(.real(number)) }
-            throw refuse("holds a \(type(of: value)), which Apple's binary store format cannot hold")
+            guard let number = Self.plainNumber(value) else {
+                throw refuse("holds a \(type(of: value)), which Apple's binary store format cannot hold")
+            }
+            return builder.inline(number)
+        }
+    }
+
+    /// A number or Boolean of a metadata or transformable value, keeping its kind: a Boolean stays a Boolean,
+    /// a floating-point number (2.0 too) a real, a whole number an integer; nil for anything else.
+    private static func plainNumber(_ value: Any) -> Value? {
+        switch value {
+        case let flag as Bool where type(of: value) == Bool.self: return .bool(flag)
+        case let number as Double where type(of: value) == Double.self: return .real(number)
+        case let number as Float where type(of: value) == Float.self: return .real(Double(number))
+        case let number as NSNumber where !(type(of: value) == Int.self || type(of: value) == Int64.self
+                                             || type(of: value) == Int32.self || type(of: value) == Int16.self):
+            switch String(cString: number.objCType) {
+            case "d", "f": return .real(number.doubleValue)
+            case "c" where number.int8Value == 0 || number.int8Value == 1: return .bool(number.boolValue)
+            default: return integer(number).map(Value.integer) ?? .real(number.doubleValue)
+            }
+        default:
+            return integer(value).map(Value.integer)
         }
     }
 
