@@ -8,9 +8,9 @@ import Foundation
 /// - SQLite: the 16-byte header `SQLite format 3\0`.
 /// - XML (Apple's XML store): `<?xml` (after an optional byte-order mark and white space), with a `<database`
 ///   element in the first 4 KB (Apple's files have it on the third line).
-/// - Binary (this package's format, Docs/BinaryStoreFormat.md): the 8-byte magic `89 43 44 42 49 4E 0D 0A`.
-/// - Apple's binary store (`NSBinaryStoreType` on Apple's platforms, a keyed archive in a binary property
-///   list, `bplist00`): recognised, and refused with 134091, since this package cannot read it.
+/// - Binary (Docs/BinaryStoreFormat.md): Apple's magic `CoreData`, or the 8-byte magic `89 43 44 42 49 4E 0D 0A`
+///   of this package's earlier format.
+/// - A bare binary property list (`bplist00`) is no store: refused with 134091.
 ///
 /// A PostgreSQL store is no file: it is named by its connection URI (`postgresql://…`, `postgres://…`), told
 /// by that prefix (`isPostgreSQLURI(_:)`).
@@ -76,7 +76,7 @@ enum StoreFileKind: String {
     /// The kind of the store file at `url`, by its content.
     /// - Throws: 260 (`NSFileReadNoSuchFileError`) when nothing is at `url`; 134000
     ///   (`NSPersistentStoreInvalidTypeError`) for a directory, an empty file, or content of no known store
-    ///   type; 134091 for Apple's binary store format; 257 when the file cannot be read.
+    ///   type; 134091 for a bare binary property list; 257 when the file cannot be read.
     static func detect(at url: URL) throws -> StoreFileKind {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -97,7 +97,7 @@ enum StoreFileKind: String {
     /// The kind the first bytes of a file show, or nil.
     static func kind(ofPrefix prefix: [UInt8]) -> StoreFileKind? {
         if prefix.starts(with: Array("SQLite format 3\0".utf8)) { return .sqlite }
-        if prefix.starts(with: BinaryStoreFormat.magic) { return .binary }
+        if prefix.starts(with: BinaryStoreFormat.magic) || prefix.starts(with: AppleBinaryStoreFormat.magic) { return .binary }
         if isXMLStore(prefix) { return .xml }
         return nil
     }
@@ -113,7 +113,7 @@ enum StoreFileKind: String {
         return ["<database>", "<database/>", "<database ", "<database\n", "<database\r", "<database\t"].contains { text.contains($0) }
     }
 
-    /// Why the file is none of the kinds: empty, Apple's binary format, another XML document, or anything else.
+    /// Why the file is none of the kinds: empty, a bare binary property list, another XML document, or anything else.
     private static func unknownContentError(_ url: URL, prefix: [UInt8]) -> NSError {
         if prefix.isEmpty {
             return CoreDataError.make(NSPersistentStoreInvalidTypeError,
@@ -121,9 +121,8 @@ enum StoreFileKind: String {
                                       userInfo: [NSFilePathErrorKey: url.path])
         }
         if prefix.starts(with: Array("bplist00".utf8)) {
-            return CoreDataError.unsupported("the file at \(url.path) is a binary property list, the form of Apple's binary store "
-                                             + "(NSBinaryStoreType on Apple's platforms), which this package cannot read; "
-                                             + "its binary store has a format of its own (Docs/BinaryStoreFormat.md)")
+            return CoreDataError.unsupported("the file at \(url.path) is a binary property list on its own, which is no store "
+                                             + "(Apple's binary store starts with its \"CoreData\" header, Docs/BinaryStoreFormat.md)")
         }
         let start = prefix.prefix(16).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined(separator: " ")
         let what = isXMLDocument(prefix) ? "an XML document without Apple's <database> element" : "not a store of a known type (its first bytes: \(start))"

@@ -2,7 +2,8 @@ import Testing
 import CoreData
 import StoreTestSupport
 
-/// Files that are not binary stores, or damaged ones, give Apple's error codes and are left as they were.
+/// Files that are not binary stores, or damaged ones in this package's earlier format, give Apple's error codes
+/// and are left as they were (`AppleBinaryFormatTests` damages files in Apple's format).
 @Suite struct BinaryBadFileTests {
     private func openCode(_ contents: Data, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int? {
         let directory = TemporaryDirectory()
@@ -17,7 +18,7 @@ import StoreTestSupport
         let directory = TemporaryDirectory()
         let url = directory.file("store.binary")
         try populate(try openStore(.binary, at: url, model: everyTypeModel()), items: items)
-        return try Data(contentsOf: url)
+        return try legacyCopy(of: url, model: everyTypeModel())
     }
 
     @Test(arguments: [

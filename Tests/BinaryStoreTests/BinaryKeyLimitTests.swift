@@ -1,13 +1,14 @@
 import Testing
 import CoreData
 import StoreTestSupport
-import CoreDataBinary
+@testable import CoreDataBinary
 
 /// Keys, versions and high-water marks near `Int64.max` in a well-formed binary file: damage, never a trap.
 @Suite struct BinaryKeyLimitTests {
     /// A store file holding one Tag, read back, changed by `edit` and written again by the store's encoder
-    /// (so length and checksum are right and only the numbers are wrong).
-    private func crafted(_ edit: (inout AtomicStoreSnapshot) -> Void) throws -> (TemporaryDirectory, URL, Data) {
+    /// (so lengths and checksum are right and only the numbers are wrong): in Apple's format, or in the earlier
+    /// one (`legacy`), which also records versions.
+    private func crafted(legacy: Bool = false, _ edit: (inout AtomicStoreSnapshot) -> Void) throws -> (TemporaryDirectory, URL, Data) {
         let directory = TemporaryDirectory()
         let url = directory.file("store.binary")
         let model = everyTypeModel()
@@ -17,17 +18,23 @@ import CoreDataBinary
             tag.setValue("t", forKey: "name")
             try context.save()
         }
-        var snapshot = try BinaryStore.readSnapshot(from: url)
+        let request = StoreOpenRequest(model: model, configurationName: nil, url: url, options: [:])
+        var snapshot = try BinaryStore.matchNames(in: BinaryStore.readSnapshot(from: url), to: request)
         edit(&snapshot)
-        let writer = try BinaryStore(StoreOpenRequest(model: model, configurationName: nil, url: directory.file("scratch.binary"), options: [:]))
         let craftedURL = directory.file("crafted.binary")
-        try writer.writeSnapshot(snapshot, to: craftedURL)
+        if legacy {
+            try Data(BinaryStoreEncoder().encode(snapshot)).write(to: craftedURL)
+        } else {
+            let writer = try BinaryStore(StoreOpenRequest(model: model, configurationName: nil, url: directory.file("scratch.binary"), options: [:]))
+            try writer.writeSnapshot(snapshot, to: craftedURL)
+        }
         return (directory, craftedURL, try Data(contentsOf: craftedURL))
     }
 
     @Test(arguments: ["key", "version", "high-water mark"])
     func hugeNumbersAreDamage(_ field: String) throws {
-        let (directory, url, contents) = try crafted { snapshot in
+        // Apple's format records no versions: the version case uses the earlier format.
+        let (directory, url, contents) = try crafted(legacy: field == "version") { snapshot in
             switch field {
             case "key": snapshot.objects[0].reference.primaryKey = Int64.max
             case "version": snapshot.objects[0].version = Int64.max

@@ -2,22 +2,29 @@
 /// hand: no classes are instantiated, so an archive can name any class without effect.
 ///
 /// Every accessor returns nil (never traps) for a missing key, a bad reference or a value of another kind.
-struct KeyedArchive {
+/// Package-visible so the binary store reads Apple's archives with it.
+package struct KeyedArchive {
     /// One archived object: its class name and its keyed fields.
-    struct Object {
-        let index: Int
-        let className: String
-        let fields: [String: Any]
+    package struct Object {
+        package let index: Int
+        package let className: String
+        package let fields: [String: Any]
     }
 
-    let objects: [Any]
+    package let objects: [Any]
     /// The index of the root object.
-    let rootIndex: Int
+    package let rootIndex: Int
 
     /// - Throws: a description of what is wrong when `data` is not a keyed archive. A binary property list is
     ///   checked (`BinaryPropertyListCheck`) before Foundation decodes it, since Foundation can crash on
     ///   damaged ones.
     init(data: Data) throws {
+        try self.init(data: data, rootKey: "root")
+    }
+
+    /// The archive in `data` whose root object is `$top`'s `rootKey` (an archive encoded with
+    /// `encodeObject:forKey:`, such as Apple's binary store's `mapData`). Throws as `init(data:)`.
+    package init(data: Data, rootKey: String) throws {
         if data.starts(with: Array("bplist".utf8)), !BinaryPropertyListCheck.isWellFormed(data, allowingUIDs: true) {
             throw ArchiveError("a damaged binary property list")
         }
@@ -33,15 +40,15 @@ struct KeyedArchive {
             throw ArchiveError("no $objects or $top")
         }
         self.objects = objects
-        guard let root = topDict["root"].flatMap(Self.uid), objects.indices.contains(root), root != 0 else {
-            throw ArchiveError("no root object")
+        guard let root = topDict[rootKey].flatMap(Self.uid), objects.indices.contains(root), root != 0 else {
+            throw ArchiveError("no root object (\(rootKey))")
         }
         rootIndex = root
     }
 
     /// A description of a damaged archive.
-    struct ArchiveError: Error, CustomStringConvertible {
-        let description: String
+    package struct ArchiveError: Error, CustomStringConvertible {
+        package let description: String
         init(_ description: String) { self.description = description }
     }
 
@@ -49,18 +56,18 @@ struct KeyedArchive {
 
     /// A reference to an archived object made by the reader (the root, for instance), accepted wherever a
     /// field's UID is.
-    struct Reference {
-        let index: Int
+    package struct Reference {
+        package let index: Int
     }
 
     /// A reference to the root object.
-    var root: Reference { Reference(index: rootIndex) }
+    package var root: Reference { Reference(index: rootIndex) }
 
     /// The index a keyed-archiver UID refers to, or nil when `value` is not a UID.
     ///
     /// Foundation gives UIDs as an opaque class (`_NSKeyedArchiverUID` on Linux, `__NSCFType` on Apple
     /// platforms) whose only public trace is its reflection (`value`) or its description (`{value = N}`).
-    static func uid(_ value: Any) -> Int? {
+    package static func uid(_ value: Any) -> Int? {
         if let reference = value as? Reference { return reference.index }
         if value is String || value is NSNumber || value is [Any] || value is Data { return nil }
         let typeName = String(describing: type(of: value))
@@ -85,7 +92,7 @@ struct KeyedArchive {
     }
 
     /// The raw value a field holds after following a UID; nil for `$null` and bad references.
-    func resolve(_ value: Any?) -> Any? {
+    package func resolve(_ value: Any?) -> Any? {
         guard let value else { return nil }
         guard let index = Self.uid(value) else { return value }
         guard index != 0, objects.indices.contains(index) else { return nil }
@@ -95,7 +102,7 @@ struct KeyedArchive {
     }
 
     /// The archived object at `index`, when it is a keyed object with a class.
-    func object(at index: Int) -> Object? {
+    package func object(at index: Int) -> Object? {
         guard index != 0, objects.indices.contains(index), let fields = Self.stringKeyed(objects[index]),
               let classRef = fields["$class"], let classIndex = Self.uid(classRef), objects.indices.contains(classIndex),
               let classInfo = Self.stringKeyed(objects[classIndex]), let className = classInfo["$classname"] as? String
@@ -104,7 +111,7 @@ struct KeyedArchive {
     }
 
     /// The keyed object a field refers to.
-    func object(_ value: Any?) -> Object? {
+    package func object(_ value: Any?) -> Object? {
         guard let value, let index = Self.uid(value) else { return nil }
         return object(at: index)
     }
@@ -112,7 +119,7 @@ struct KeyedArchive {
     // MARK: Typed values
 
     /// A string field: a plain string, or an archived `NSString`/`NSMutableString`.
-    func string(_ value: Any?) -> String? {
+    package func string(_ value: Any?) -> String? {
         guard let target = resolve(value) else { return nil }
         if let text = target as? String { return text }
         if let object = object(value), let text = object.fields["NS.string"] as? String { return text }
@@ -120,7 +127,7 @@ struct KeyedArchive {
     }
 
     /// An integer field.
-    func integer(_ value: Any?) -> Int? {
+    package func integer(_ value: Any?) -> Int? {
         guard let target = resolve(value) else { return nil }
         if let number = target as? Int { return number }
         if let number = target as? NSNumber { return Int(exactly: number.doubleValue) }
@@ -128,7 +135,7 @@ struct KeyedArchive {
     }
 
     /// A Boolean field.
-    func bool(_ value: Any?) -> Bool? {
+    package func bool(_ value: Any?) -> Bool? {
         guard let target = resolve(value) else { return nil }
         if let flag = target as? Bool { return flag }
         if let number = target as? NSNumber { return number.boolValue }
@@ -136,14 +143,14 @@ struct KeyedArchive {
     }
 
     /// The elements of an archived array or set (`NS.objects`), as raw values.
-    func elements(_ value: Any?) -> [Any]? {
+    package func elements(_ value: Any?) -> [Any]? {
         guard let object = object(value) else { return nil }
         return object.fields["NS.objects"] as? [Any]
     }
 
     /// The entries of an archived dictionary (`NS.keys`/`NS.objects`, or `NSKnownKeysDictionary1`), in
     /// archive order, as raw keys and values.
-    func entries(_ value: Any?) -> [(key: Any, value: Any)]? {
+    package func entries(_ value: Any?) -> [(key: Any, value: Any)]? {
         guard let object = object(value) else { return nil }
         if object.className == "NSKnownKeysDictionary1" {
             guard let mapping = self.object(object.fields["searchMapping"]),
@@ -173,7 +180,7 @@ struct KeyedArchive {
     /// `plainValue(_:)`, throwing for a collection that contains itself, nests deeper than 32 levels or
     /// holds more than 100,000 values in all (shared parts counted each time), so that a crafted archive can
     /// neither loop nor make the reader expand it without end.
-    func checkedPlainValue(_ value: Any?) throws -> Any? {
+    package func checkedPlainValue(_ value: Any?) throws -> Any? {
         var walk = PlainValueWalk()
         return try plainValue(value, walk: &walk)
     }

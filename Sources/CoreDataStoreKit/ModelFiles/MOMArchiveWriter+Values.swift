@@ -4,7 +4,7 @@ extension MOMArchiveWriter.Builder {
     /// A default or userInfo value: strings, numbers, Booleans, dates, data, UUIDs, URLs, decimals, and arrays
     /// and dictionaries of them.
     /// - Throws: `refuse(reason)` for a value of another kind.
-    mutating func plainValue(_ value: Any, refuse: (String) -> NSError) throws -> Value {
+    package mutating func plainValue(_ value: Any, refuse: (String) -> NSError) throws -> Value {
         switch value {
         case let text as String: return string(text)
         case let flag as Bool: return .bool(flag)
@@ -37,17 +37,17 @@ extension MOMArchiveWriter.Builder {
     }
 
     /// An `NSDate`: seconds since 2001-01-01 under `NS.time`.
-    mutating func date(_ date: Date) -> Value {
+    package mutating func date(_ date: Date) -> Value {
         object("NSDate", [("NS.time", .real(date.timeIntervalSinceReferenceDate))])
     }
 
     /// An `NSUUID`: its 16 bytes under `NS.uuidbytes`.
-    mutating func uuid(_ uuid: UUID) -> Value {
+    package mutating func uuid(_ uuid: UUID) -> Value {
         object("NSUUID", [("NS.uuidbytes", .data(withUnsafeBytes(of: uuid.uuid) { Data($0) }))])
     }
 
     /// An `NSURL`: no base, the whole address under `NS.relative`.
-    mutating func url(_ url: URL) -> Value {
+    package mutating func url(_ url: URL) -> Value {
         object("NSURL", [("NS.base", .uid(0)), ("NS.relative", string(url.absoluteString))])
     }
 
@@ -56,7 +56,7 @@ extension MOMArchiveWriter.Builder {
     /// decimal zero left in the mantissa), `NS.mantissa.bo` = 1 (words little-endian) and `NS.mantissa`: all
     /// eight words, 16 bytes, the size Apple's unarchiver requires. A NaN is written as Apple's (length 0,
     /// negative).
-    mutating func decimalNumber(_ decimal: Decimal) -> Value {
+    package mutating func decimalNumber(_ decimal: Decimal) -> Value {
         let parts = Self.decimalParts(decimal)
         let bytes = Data(parts.words.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] })
         let compact = parts.length == 0 || parts.lastDigit != 0

@@ -23,8 +23,9 @@ public enum MOMArchiveWriter {
     }
 
     /// The objects of a keyed archive being built: `$null` first, class descriptions shared by name.
-    struct Builder {
-        typealias Value = BinaryPropertyList.Value
+    /// Package-visible so the binary store writes Apple's archives with it.
+    package struct Builder {
+        package typealias Value = BinaryPropertyList.Value
         private(set) var objects: [Value] = [.string("$null")]
         private var classes: [String: Int] = [:]
         /// The class of the arguments array of a `FUNCTION(target, "selector:", …)` expression: `NSArray` by
@@ -32,41 +33,44 @@ public enum MOMArchiveWriter {
         /// value expressions, as Apple's `.cdm` holds those.
         var functionArgumentsClassName = "NSArray"
 
+        /// An empty archive.
+        package init() {}
+
         /// A slot for an object filled later with `fill(_:className:fields:)`, so that objects can refer to
         /// each other (an entity and its properties).
-        mutating func reserve() -> Int {
+        package mutating func reserve() -> Int {
             objects.append(.string("$null"))
             return objects.count - 1
         }
 
-        mutating func fill(_ index: Int, className: String, superclasses: [String] = [], fields: [(String, Value)]) {
+        package mutating func fill(_ index: Int, className: String, superclasses: [String] = [], fields: [(String, Value)]) {
             objects[index] = .dictionary([("$class", .uid(classIndex(className, superclasses)))] + fields)
         }
 
         /// A new object; the reference to it.
-        mutating func object(_ className: String, superclasses: [String] = [], _ fields: [(String, Value)]) -> Value {
+        package mutating func object(_ className: String, superclasses: [String] = [], _ fields: [(String, Value)]) -> Value {
             let index = reserve()
             fill(index, className: className, superclasses: superclasses, fields: fields)
             return .uid(index)
         }
 
         /// A string stored as an object, as the archiver stores strings; the reference to it.
-        mutating func string(_ text: String) -> Value {
+        package mutating func string(_ text: String) -> Value {
             objects.append(.string(text))
             return .uid(objects.count - 1)
         }
 
         /// Data stored as an object of its own, as the archiver stores `NSData`; the reference to it.
-        mutating func bytes(_ data: Data) -> Value {
+        package mutating func bytes(_ data: Data) -> Value {
             objects.append(.data(data))
             return .uid(objects.count - 1)
         }
 
-        mutating func array(_ items: [Value], className: String = "NSArray") -> Value {
+        package mutating func array(_ items: [Value], className: String = "NSArray") -> Value {
             object(className, [("NS.objects", .array(items))])
         }
 
-        mutating func dictionary(_ entries: [(String, Value)], className: String = "NSDictionary") -> Value {
+        package mutating func dictionary(_ entries: [(String, Value)], className: String = "NSDictionary") -> Value {
             let keys = entries.map { string($0.0) }
             return object(className, [("NS.keys", .array(keys)), ("NS.objects", .array(entries.map(\.1)))])
         }
@@ -79,11 +83,21 @@ public enum MOMArchiveWriter {
             return objects.count - 1
         }
 
+        /// A number, Boolean or other plain value stored as an object of its own, as the archiver stores an
+        /// `NSNumber` that is a dictionary key or an array element; the reference to it.
+        package mutating func inline(_ value: Value) -> Value {
+            objects.append(value)
+            return .uid(objects.count - 1)
+        }
+
         /// The archive: `$archiver`, `$version`, `$top` (root: object 1) and `$objects`, in binary form.
-        func data() -> Data {
+        func data() -> Data { data(rootKey: "root") }
+
+        /// The archive with object 1 under `$top`'s `rootKey`.
+        package func data(rootKey: String) -> Data {
             BinaryPropertyList.encode(.dictionary([
                 ("$version", .integer(100_000)), ("$archiver", .string("NSKeyedArchiver")),
-                ("$top", .dictionary([("root", .uid(1))])), ("$objects", .array(objects)),
+                ("$top", .dictionary([(rootKey, .uid(1))])), ("$objects", .array(objects)),
             ]))
         }
     }

@@ -2,9 +2,9 @@
 /// which `PropertyListSerialization` reads back on every platform (it has no public way to write a `UID`).
 ///
 /// The encoding is the documented binary format: header `bplist00`, the objects, the offset table, the
-/// 32-byte trailer. Objects are not uniqued; dictionaries keep their entries in the order given.
-enum BinaryPropertyList {
-    indirect enum Value {
+/// 32-byte trailer. Equal leaf objects are written once; dictionaries keep their entries in the order given.
+package enum BinaryPropertyList {
+    package indirect enum Value {
         case string(String)
         case integer(Int64)
         case real(Double)
@@ -21,27 +21,24 @@ enum BinaryPropertyList {
         var objects: [[UInt8]] = []
         var references: [[Int]] = []   // per object: the objects it refers to, patched once the reference size is known
         var kinds: [(marker: UInt8, count: Int)?] = []
+        // Equal leaves (strings, numbers, dates, data, UIDs) are written once, as Apple's writer does: a keyed
+        // archive repeats the same keys and references in every object.
+        var leaves: [[UInt8]: Int] = [:]
         func add(_ value: Value) -> Int {
+            if let bytes = leafBytes(value) {
+                if let index = leaves[bytes] { return index }
+                leaves[bytes] = objects.count
+                objects.append(bytes)
+                references.append([])
+                kinds.append(nil)
+                return objects.count - 1
+            }
             let index = objects.count
             objects.append([])
             references.append([])
             kinds.append(nil)
             switch value {
-            case .string(let text):
-                if text.utf8.allSatisfy({ $0 < 0x80 }) {
-                    objects[index] = header(0x50, text.utf8.count) + Array(text.utf8)
-                } else {
-                    let units = Array(text.utf16)
-                    objects[index] = header(0x60, units.count) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
-                }
-            case .integer(let number): objects[index] = integer(number)
-            case .real(let number): objects[index] = [0x23] + bigEndian(number.bitPattern, 8)
-            case .bool(let flag): objects[index] = [flag ? 0x09 : 0x08]
-            case .date(let date): objects[index] = [0x33] + bigEndian(date.timeIntervalSinceReferenceDate.bitPattern, 8)
-            case .data(let bytes): objects[index] = header(0x40, bytes.count) + Array(bytes)
-            case .uid(let target):
-                let size = target <= 0xFF ? 1 : target <= 0xFFFF ? 2 : target <= 0xFFFF_FFFF ? 4 : 8
-                objects[index] = [0x80 | UInt8(size - 1)] + bigEndian(UInt64(target), size)
+            case .string, .integer, .real, .bool, .date, .data, .uid: break
             case .array(let items):
                 let children = items.map(add)
                 references[index] = children
@@ -72,6 +69,25 @@ enum BinaryPropertyList {
         out += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]
         out += bigEndian(UInt64(objects.count), 8) + bigEndian(UInt64(top), 8) + bigEndian(UInt64(tableOffset), 8)
         return Data(out)
+    }
+
+    /// The encoding of a value that refers to no other object, or nil for an array or a dictionary.
+    private static func leafBytes(_ value: Value) -> [UInt8]? {
+        switch value {
+        case .string(let text):
+            if text.utf8.allSatisfy({ $0 < 0x80 }) { return header(0x50, text.utf8.count) + Array(text.utf8) }
+            let units = Array(text.utf16)
+            return header(0x60, units.count) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        case .integer(let number): return integer(number)
+        case .real(let number): return [0x23] + bigEndian(number.bitPattern, 8)
+        case .bool(let flag): return [flag ? 0x09 : 0x08]
+        case .date(let date): return [0x33] + bigEndian(date.timeIntervalSinceReferenceDate.bitPattern, 8)
+        case .data(let bytes): return header(0x40, bytes.count) + Array(bytes)
+        case .uid(let target):
+            let size = target <= 0xFF ? 1 : target <= 0xFFFF ? 2 : target <= 0xFFFF_FFFF ? 4 : 8
+            return [0x80 | UInt8(size - 1)] + bigEndian(UInt64(target), size)
+        case .array, .dictionary: return nil
+        }
     }
 
     /// A marker with a count: in the low nibble below 15, else 0xF and an integer object.
