@@ -60,16 +60,17 @@ struct AppleBinaryNameMatching {
     ///   migration; 134130 when they do and no model version with the file's hashes is found; 259/260 when a
     ///   version of the model's package cannot be read.
     private func positionModel(for snapshot: AtomicStoreSnapshot) throws -> PositionModel {
-        let requestModel = PositionModel(model: request.model, name: "the coordinator's model", isRecordedByFile: true)
-        guard snapshot.objects.contains(where: { $0.attributes[Self.positionCountName] != nil }) else { return requestModel }
-        if storeOptionIsSet(request.options, NSIgnorePersistentStoreVersioningOption) {
-            return PositionModel(model: request.model, name: "the coordinator's model", isRecordedByFile: false)
-        }
+        // A file without version hashes (or opened ignoring them) does not say the coordinator's model saved it.
+        let recordsHashes = snapshot.metadata[NSStoreModelVersionHashesKey] != nil
+            && !storeOptionIsSet(request.options, NSIgnorePersistentStoreVersioningOption)
+        let requestModel = PositionModel(model: request.model, name: "the coordinator's model", isRecordedByFile: recordsHashes)
+        guard snapshot.objects.contains(where: { $0.attributes[Self.positionCountName] != nil }),
+              !storeOptionIsSet(request.options, NSIgnorePersistentStoreVersioningOption) else { return requestModel }
         guard case .different(let reason) = ModelCompatibility.compare(metadata: snapshot.metadata, entities: request.entities) else {
             return requestModel
         }
         guard request.allowsLightweightMigration else {
-            let saved = (try? request.savedModelVersion(matching: snapshot.metadata)).flatMap { $0 }
+            let saved = try? request.savedModelVersion(matching: snapshot.metadata)
             throw CoreDataError.incompatibleModel(request.url, reason: "\(reason); Apple's binary store keeps attribute values by position in the order of the model that saved it\(saved.map { " (\(Self.describe($0)))" } ?? ""), so it opens with another model only through a migration (NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption)")
         }
         guard let source = try request.savedModelVersion(matching: snapshot.metadata) else {
