@@ -21,30 +21,34 @@ extension NSPersistentStoreCoordinator {
     ///   when no model the store was saved with is found and 134140 (`NSMigrationMissingMappingModelError`) when
     ///   no mapping model is found, naming the models and where it looked; the migration manager's errors. The
     ///   store is then left as it was.
+    /// - Returns: when the store is left to the store type's own lightweight migration, the model version it was
+    ///   saved with if the search found one (`StoreOpenRequest.migrationSource`, for a store that reads its file
+    ///   by position); nil otherwise.
+    @discardableResult
     func migrateWithMappingModelIfNeeded(type: String, backend: PersistentStoreBackend.Type, configuration: String?,
-                                         url: URL, options: [AnyHashable: Any]) throws {
+                                         url: URL, options: [AnyHashable: Any]) throws -> ModelVersion? {
         guard storeOptionIsSet(options, NSMigratePersistentStoresAutomaticallyOption),
               !storeOptionIsSet(options, NSReadOnlyPersistentStoreOption),
               !storeOptionIsSet(options, NSIgnorePersistentStoreVersioningOption),
               url.isFileURL, let file = backend.storeFiles(at: url).first,
               FileManager.default.fileExists(atPath: file.path),
               storeMetadataNeedingMigration(type: type, backend: backend, configuration: configuration, url: url, options: options) != nil
-        else { return }
+        else { return nil }
         let lock = try StoreFileLock(exclusivelyLocking: file)
         defer { lock.unlock() }
         // Decided again under the lock: another process may have migrated the store while this one waited.
-        guard let metadata = storeMetadataNeedingMigration(type: type, backend: backend, configuration: configuration, url: url, options: options) else { return }
+        guard let metadata = storeMetadataNeedingMigration(type: type, backend: backend, configuration: configuration, url: url, options: options) else { return nil }
         let infers = storeOptionIsSet(options, NSInferMappingModelAutomaticallyOption)
         let destination = Self.describe(managedObjectModel)
         if let configuration, configuration != "PF_DEFAULT_CONFIGURATION_NAME" {
-            if infers { return }
+            if infers { return nil }
             throw CoreDataError.make(NSMigrationMissingMappingModelError,
                                      "Can't find mapping model for migration: the store at \(url.path) of configuration \(configuration) was saved with another model than \(destination), and mapping models are not used for the stores of a named configuration; add it with NSInferMappingModelAutomaticallyOption.",
                                      userInfo: [NSURLErrorKey: url, "destinationModel": managedObjectModel])
         }
         let search = MigrationResourceSearch(model: managedObjectModel)
         guard let source = search.sourceModel(matching: metadata) else {
-            if infers { return }
+            if infers { return nil }
             throw CoreDataError.make(NSMigrationMissingSourceModelError,
                                      "Can't find model for source store: the store at \(url.path) was saved with a model none of these places holds: \(search.description).",
                                      userInfo: [NSURLErrorKey: url, "destinationModel": managedObjectModel])
@@ -52,7 +56,7 @@ extension NSPersistentStoreCoordinator {
         let sourceName = "version \(source.name) of \(source.model.versionedPackageURL?.lastPathComponent ?? source.url.lastPathComponent)"
         guard let mapping = search.mappingModel(from: source.model, to: managedObjectModel) else {
             MigrationDebugLog.note("no mapping model from \(sourceName) to \(destination) was found in \(search.description)")
-            if infers { return }
+            if infers { return source }
             throw CoreDataError.make(NSMigrationMissingMappingModelError,
                                      "Can't find mapping model for migration: no mapping model from \(sourceName) (\(source.url.path)) to \(destination) is in \(search.description).",
                                      userInfo: [NSURLErrorKey: url, "sourceModel": source.model, "destinationModel": managedObjectModel])
@@ -64,6 +68,7 @@ extension NSPersistentStoreCoordinator {
         let manager = NSMigrationManager(sourceModel: source.model, destinationModel: managedObjectModel)
         try manager.migrateStore(from: url, sourceType: type, options: plain, with: mapping,
                                  toDestinationURL: url, destinationType: type, destinationOptions: plain)
+        return nil
     }
 
     /// The metadata of the store at `url` when it records a model other than the coordinator's (for the store's

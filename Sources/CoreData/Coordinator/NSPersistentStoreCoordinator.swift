@@ -96,8 +96,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         if let url, let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
             try staged.migrateStore(at: url, type: type, options: options ?? [:], to: managedObjectModel)
         }
+        var migrationSource: ModelVersion?
         if let url, usesMappingModels {
-            try migrateWithMappingModelIfNeeded(type: type, backend: backendType, configuration: configuration, url: url, options: options ?? [:])
+            migrationSource = try migrateWithMappingModelIfNeeded(type: type, backend: backendType, configuration: configuration, url: url, options: options ?? [:])
         }
         lock.lock()
         defer { lock.unlock() }
@@ -107,7 +108,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
            stores.contains(where: { $0.url.map { Self.sameLocation($0, url) } ?? false }) {
             throw CoreDataError.operation("The store at \(url.isFileURL ? url.path : url.absoluteString) is already added to this coordinator.")
         }
-        let request = StoreOpenRequest(model: managedObjectModel, configurationName: configuration, url: url, options: options ?? [:])
+        var request = StoreOpenRequest(model: managedObjectModel, configurationName: configuration, url: url, options: options ?? [:])
+        request.migrationSource = migrationSource
         // A derivation no store computes, or a store that computes none, fails the add, as Apple's does.
         let derivations = try DerivedAttributeDerivation.derivations(in: request.entities)
         if !derivations.isEmpty, !(backendType is DerivedAttributeComputing.Type) {
