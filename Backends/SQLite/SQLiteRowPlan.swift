@@ -146,20 +146,24 @@ final class SQLiteRowPlan {
     func bind(_ field: Field, value: Any?, to statement: SQLiteStatement, at index: Int32) throws -> Int32 {
         switch field.kind {
         case .attribute(let type, let external):
-            switch (type, value) {
-            case (_, nil): try statement.bind(.null, at: index)
-            case (.integer64AttributeType, let v as Int64): statement.bind(v, at: index)
-            case (.integer32AttributeType, let v as Int32): statement.bind(Int64(v), at: index)
-            case (.integer16AttributeType, let v as Int16): statement.bind(Int64(v), at: index)
-            case (.booleanAttributeType, let v as Bool): statement.bind(v ? 1 : 0, at: index)
-            case (.doubleAttributeType, let v as Double): try statement.bind(.real(v), at: index)
-            case (.stringAttributeType, let v as String): try statement.bind(.text(v), at: index)
-            default:
-                guard let encoded = SQLValueCoding.encode(value, as: type, externalStorage: external) else {
-                    throw unstorable(field, value, type)
-                }
-                try statement.bind(encoded, at: index)
+            guard let value else {
+                try statement.bind(.null, at: index)
+                return index + 1
             }
+            // One cast, straight from the value (no tuple of type and value to copy it into).
+            switch type {
+            case .integer64AttributeType: if let v = value as? Int64 { statement.bind(v, at: index); return index + 1 }
+            case .integer32AttributeType: if let v = value as? Int32 { statement.bind(Int64(v), at: index); return index + 1 }
+            case .integer16AttributeType: if let v = value as? Int16 { statement.bind(Int64(v), at: index); return index + 1 }
+            case .booleanAttributeType: if let v = value as? Bool { statement.bind(v ? 1 : 0, at: index); return index + 1 }
+            case .doubleAttributeType: if let v = value as? Double { try statement.bind(.real(v), at: index); return index + 1 }
+            case .stringAttributeType: if let v = value as? String { try statement.bind(.text(v), at: index); return index + 1 }
+            default: break
+            }
+            guard let encoded = SQLValueCoding.encode(value, as: type, externalStorage: external) else {
+                throw unstorable(field, value, type)
+            }
+            try statement.bind(encoded, at: index)
             return index + 1
         case .composite:
             var next = index

@@ -9,7 +9,8 @@ extension SQLiteStore {
     /// set-based: foreign keys pointing at deleted rows are set to NULL (those rows' `Z_OPT` goes up),
     /// join-table rows of deleted objects are removed, and the rows are deleted. When nothing in the model
     /// refers to the entity's table and the whole request translates to SQL, it is one
-    /// `DELETE … RETURNING`.
+    /// `DELETE … RETURNING`; a request for every row of the table (no predicate, every entity the table
+    /// stores, no row of another `Z_ENT` in it) is a plain `DELETE`, which SQLite runs as a truncation.
     public func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey] {
         try batchDelete(request, collectingKeys: true).keys
     }
@@ -41,8 +42,9 @@ extension SQLiteStore {
                 let (compiled, plan) = try compile(request)
                 if compiled.isComplete, request.fetchLimit == 0, request.fetchOffset == 0, !isReferenced(plan.table) {
                     let table = q(plan.table.name)
-                    if compiled.whereSQL.isEmpty && compiled.from == "\(table) t0" {
-                        // Every row: read the keys if wanted, then a plain DELETE, which SQLite runs as a truncation.
+                    if try deletesEveryRow(request, compiled: compiled, plan: plan) {
+                        // Every row: read the keys if wanted, then a plain DELETE, which SQLite runs as a truncation
+                        // (any WHERE, even the Z_ENT test every compiled fetch has, makes it delete row by row).
                         let keys = !collectingKeys ? [] : try connection.query("SELECT Z_PK, Z_ENT FROM \(table)") {
                             self.storedKey(entity: $0.int64(at: 1), primaryKey: $0.int64(at: 0))
                         }
@@ -105,6 +107,20 @@ extension SQLiteStore {
             try connection.run("DELETE FROM temp.Z_BATCHDELETE")
             return (doomed, doomed.count)
         }
+    }
+
+    /// Whether `request` selects every row of its entity's table: no predicate, every entity the table stores,
+    /// and no row of another `Z_ENT` in the table (rows of no entity, in a damaged file, which no fetch selects
+    /// and a batch delete must leave), checked with one pass over the table's `Z_ENT` column.
+    private func deletesEveryRow(_ request: StoreFetchRequest, compiled: SQLCompiledFetch, plan: SQLiteRowPlan) throws -> Bool {
+        guard request.predicate == nil, compiled.from == "\(q(plan.table.name)) t0" else { return false }
+        let requested = request.includesSubentities ? schema.storedNumbers(ofHierarchy: request.entity) : [schema.storedNumber(of: request.entity)]
+        let stored = schema.storedNumbers(ofHierarchy: plan.table.root)
+        guard Set(requested) == Set(stored) else { return false }
+        let list = stored.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        let others = try connection.query("SELECT 1 FROM \(q(plan.table.name)) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(list)) LIMIT 1",
+                                          stored.map { .integer($0) }, cached: true) { _ in true }
+        return others.isEmpty
     }
 
     private func rowExists(_ key: ObjectKey) throws -> Bool {

@@ -147,6 +147,37 @@ enum BatchRequestCases {
                 try env.expectError([NSManagedObjectMergeError], "saving an object the batch update changed underneath") { try other.save() }
             }
         },
+        // A status-only or count update does not say which rows it changed: no context may go on reading the
+        // rows it held before the update when it fills its objects afterwards.
+        ConformanceCase("batch-update/status-and-count-leave-no-stale-rows", adopting: [.batchUpdating]) { env in
+            let context = try FetchCases.populated(env)
+            let coordinator = try env.require(context.persistentStoreCoordinator, "the context's coordinator")
+            // Another context fetches every item: the rows it read stay with the coordinator for its faults.
+            let reader = env.context(coordinator)
+            let byRank = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            byRank.sortDescriptors = [NSSortDescriptor(key: "rank", ascending: true)]
+            let read = try reader.performAndWait { try reader.fetch(byRank) }
+            try env.expectEqual(read.count, 11, "items read before the updates")
+            try context.performAndWait {
+                let counted = NSBatchUpdateRequest(entityName: "Item")
+                counted.predicate = NSPredicate(format: "rank >= 5")
+                counted.propertiesToUpdate = ["int32": Int32(42)]
+                counted.resultType = .updatedObjectsCountResultType
+                try env.expectEqual(((try context.execute(counted) as? NSBatchUpdateResult)?.result as? NSNumber)?.intValue, 6, "rows counted")
+                let status = NSBatchUpdateRequest(entityName: "Item")
+                status.predicate = NSPredicate(format: "rank < 5")
+                status.propertiesToUpdate = ["int32": Int32(7)]
+                try env.expectEqual(((try context.execute(status) as? NSBatchUpdateResult)?.result as? NSNumber)?.boolValue, true, "status result")
+            }
+            let expected: [Int32?] = [7, 7, 7, 7, 7, 42, 42, 42, 42, 42, 42]
+            let filled = reader.performAndWait { read.map { ($0.value(forKey: "int32") as? NSNumber)?.int32Value } }
+            try env.expectEqual(filled, expected, "the reader's objects, filled after the updates, hold the new values")
+            let reopened = try env.reopenedContext(or: coordinator)
+            let stored = try reopened.performAndWait {
+                try reopened.fetch(byRank).map { ($0.value(forKey: "int32") as? NSNumber)?.int32Value }
+            }
+            try env.expectEqual(stored, expected, "values after a reopen")
+        },
         ConformanceCase("batch-update/bad-input", adopting: [.batchUpdating]) { env in
             let context = try FetchCases.populated(env)
             try context.performAndWait {

@@ -1,6 +1,7 @@
 import CoreData
 import StoreTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The SQLite store's own paths for batch updates and inserts: chunked inserts, `Z_OPT` and `Z_MAX` as
@@ -35,6 +36,32 @@ import Testing
         let none = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Code"))
         none.resultType = .resultTypeCount
         #expect(((try execute(stack, none) as? NSBatchDeleteResult)?.result as? NSNumber)?.intValue == 0)
+    }
+
+    /// A batch delete of every row of a table is one plain `DELETE`, which SQLite runs as a truncation; rows of
+    /// no entity (a damaged file's), which no fetch selects, are left, so that delete then takes the row-by-row path.
+    @Test func deletingEveryRowTruncatesUnlessRowsOfNoEntityMustStay() throws {
+        let url = TemporaryStore.url()
+        let stack = try Stack(model: codedModel(), url: url)
+        let deletes = Mutex<[String]>([])
+        let observation = SQLDebugLog.addObserver { record in
+            if record.database == url.path, record.sql.hasPrefix("DELETE") { deletes.withLock { $0.append(record.sql) } }
+        }
+        defer { SQLDebugLog.removeObserver(observation) }
+        func deleteAll() throws -> Int? {
+            let all = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Code"))
+            all.resultType = .resultTypeCount
+            return ((try execute(stack, all) as? NSBatchDeleteResult)?.result as? NSNumber)?.intValue
+        }
+        _ = try execute(stack, NSBatchInsertRequest(entityName: "Code", objects: (0..<5).map { ["value": "c\($0)", "n": $0] }))
+        #expect(try deleteAll() == 5)
+        #expect(deletes.withLock { $0 } == ["DELETE FROM ZCODE"], "one truncation")
+        RawSQLite.execute(url, "INSERT INTO ZCODE (Z_PK, Z_ENT, Z_OPT, ZVALUE) VALUES (90, 42, 1, 'ghost')")
+        _ = try execute(stack, NSBatchInsertRequest(entityName: "Code", objects: (0..<3).map { ["value": "d\($0)", "n": $0] }))
+        #expect(try deleteAll() == 3, "the row of no entity is not counted")
+        #expect(try stack.count("Code") == 0)
+        try stack.close()
+        #expect(RawSQLite.rows(url, "SELECT ZVALUE FROM ZCODE") == [["ghost"]], "the row of no entity stays")
     }
 
     @Test func insertsManyRowsInChunksWithKeysInOrder() throws {

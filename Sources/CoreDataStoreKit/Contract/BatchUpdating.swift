@@ -30,7 +30,7 @@ public protocol BatchUpdating: PersistentStoreBackend {
     ///
     /// - Throws: as `batchUpdate(_:)`.
     ///
-    /// Conformance: `batch-update/result-types`.
+    /// Conformance: `batch-update/result-types`, `batch-update/status-and-count-leave-no-stale-rows`.
     func batchUpdateCount(_ request: StoreBatchUpdateRequest) throws -> Int
 }
 
