@@ -1,7 +1,7 @@
 import CoreData
 import Foundation
 
-// `coredata-benchmark atomic [repetitions]`: one save and one open of 100,000 objects in the binary, XML and
+// `coredata-benchmark atomic [repetitions] [objects]`: one save and one open of 100,000 objects (or `objects`) in the binary, XML and
 // SQLite stores, end to end through a coordinator and a context, the median of the repetitions
 // (Docs/Performance.md, "Load and save of 100,000 objects"). The objects and the model are those of the test
 // target's `AtomicStoreBenchmark` (`everyTypeModel()`'s Item with six attributes set), which also times the
