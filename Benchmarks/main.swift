@@ -35,6 +35,7 @@ if arguments.count > 1, arguments[1] == "--help" || arguments[1] == "-h" {
     usage: coredata-benchmark [rows] [repetitions]          SQLite store, store contract and raw SQLite (default 100000 5)
            coredata-benchmark memory [rows …]               peak memory of walking many rows (default 10000 100000 1000000)
            coredata-benchmark prefetch [repetitions]        1,000 authors × 10 books read with and without prefetching
+           coredata-benchmark atomic [repetitions] [objects] one save and one open of the objects: binary, XML, SQLite (default 3 100000)
            coredata-benchmark postgres [rows] [repetitions] [--postgres URI] [--clients 1,2,4,8] [--operations N]
                                        [--batch N] [--time-limit SECONDS] [--only workloads|concurrency]
                                                             PostgreSQL store against libpq, and concurrent clients
@@ -64,6 +65,16 @@ if arguments.count > 1, arguments[1] == "prefetch" {
         exit(0)
     } catch {
         print("prefetch benchmark failed: \(error)")
+        exit(1)
+    }
+}
+if arguments.count > 1, arguments[1] == "atomic" {
+    do {
+        try runAtomicStoreBenchmark(repetitions: arguments.count > 2 ? Int(arguments[2]) ?? 3 : 3,
+                                    objectCount: arguments.count > 3 ? Int(arguments[3]) ?? 100_000 : 100_000)
+        exit(0)
+    } catch {
+        print("atomic store benchmark failed: \(error)")
         exit(1)
     }
 }

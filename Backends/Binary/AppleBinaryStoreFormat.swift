@@ -92,20 +92,28 @@ package enum AppleBinaryStoreFormat {
         }
     }
 
-    /// The CRC-32 of a whole file with its bytes 60–63 (where the checksum goes) counted as zero.
+    /// The CRC-32 of a whole file with its bytes 60–63 (where the checksum goes) counted as zero, computed in
+    /// place (no copy of the file).
     static func checksum(of file: UnsafeRawBufferPointer) -> UInt32 {
-        var copy = [UInt8](file)
-        for index in 60..<64 where index < copy.count { copy[index] = 0 }
-        return copy.withUnsafeBytes { CRC32.checksum($0) }
+        let checksumRange = 60..<64
+        let before = UnsafeRawBufferPointer(rebasing: file[..<min(checksumRange.lowerBound, file.count)])
+        var state = CRC32.update(CRC32.initial, with: before)
+        let zeroCount = min(file.count, checksumRange.upperBound) - before.count
+        if zeroCount > 0 {
+            let zeros = [UInt8](repeating: 0, count: zeroCount)
+            state = zeros.withUnsafeBytes { CRC32.update(state, with: $0) }
+        }
+        if file.count > checksumRange.upperBound {
+            state = CRC32.update(state, with: UnsafeRawBufferPointer(rebasing: file[checksumRange.upperBound...]))
+        }
+        return CRC32.finish(state)
     }
 
-    /// `file` with the checksum tag and the CRC-32 (big-endian) in bytes 56–63.
-    static func sealed(_ file: [UInt8]) -> [UInt8] {
-        var sealed = file
-        sealed.replaceSubrange(56..<60, with: checksumTag)
-        sealed.replaceSubrange(60..<64, with: [0, 0, 0, 0])
-        let crc = sealed.withUnsafeBytes { checksum(of: $0) }
-        sealed.replaceSubrange(60..<64, with: (0..<4).reversed().map { UInt8(truncatingIfNeeded: crc >> (8 * UInt32($0))) })
-        return sealed
+    /// Puts the checksum tag and the CRC-32 (big-endian) in bytes 56–63 of `file`, a whole file of at least
+    /// `headerSize` bytes.
+    static func seal(_ file: inout [UInt8]) {
+        file.replaceSubrange(56..<60, with: checksumTag)
+        let crc = file.withUnsafeBytes { checksum(of: $0) }
+        for index in 0..<4 { file[60 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(3 - index))) }
     }
 }

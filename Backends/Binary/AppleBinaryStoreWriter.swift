@@ -21,7 +21,13 @@ struct AppleBinaryStoreWriter {
         let lastKey = snapshot.objects.map(\.reference.primaryKey).max() ?? 0
         let generation = max(snapshot.primaryKeyHighWater.values.max() ?? 0, lastKey)
         let header = AppleBinaryStoreFormat.Header(mapLength: map.count, metadataLength: metadata.count, primaryKeyGeneration: generation)
-        return AppleBinaryStoreFormat.sealed(header.bytes + [UInt8](map) + [UInt8](metadata))
+        var file: [UInt8] = []
+        file.reserveCapacity(AppleBinaryStoreFormat.headerSize + map.count + metadata.count)
+        file.append(contentsOf: header.bytes)
+        file.append(contentsOf: map)
+        file.append(contentsOf: metadata)
+        AppleBinaryStoreFormat.seal(&file)
+        return file
     }
 
     /// Apple's map is keyed by primary key alone, so keys must be unique across entities.

@@ -72,11 +72,7 @@ public final class BinaryStore: AtomicStore {
         case .legacy: bytes = try BinaryStoreEncoder().encode(snapshot)
         case .apple, nil: bytes = try AppleBinaryStoreWriter(model: openRequest.model).encode(snapshot)
         }
-        do {
-            try Data(bytes).write(to: url)
-        } catch {
-            throw CoreDataError.saveFailed("could not write \(url.path)", underlying: error)
-        }
+        try bytes.withUnsafeBytes { try AtomicFileReplacement.writeUnflushed($0, to: url) }
     }
 
     /// The format of the store's file as it is now, or nil when there is none yet.

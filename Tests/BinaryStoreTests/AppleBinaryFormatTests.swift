@@ -231,15 +231,6 @@ import StoreTestSupport
 
     // MARK: Damage
 
-    private func openCode(_ contents: Data, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int? {
-        let directory = TemporaryDirectory()
-        let url = directory.file("store.binary")
-        try contents.write(to: url)
-        let code = errorCode { _ = try openStore(.binary, at: url, model: everyTypeModel()) }
-        #expect(try Data(contentsOf: url) == contents, "the file must be left as it was", sourceLocation: sourceLocation)
-        return code
-    }
-
     private func validStore(items: Int) throws -> Data {
         let directory = TemporaryDirectory()
         let url = directory.file("store.binary")
@@ -247,20 +238,35 @@ import StoreTestSupport
         return try Data(contentsOf: url)
     }
 
-    @Test func everyTruncationIsDamage() throws {
-        let valid = try validStore(items: 2)
-        for length in 1..<valid.count {
-            #expect(try openCode(valid.prefix(length)) == 259, "truncated to \(length) of \(valid.count)")
-        }
+    /// Where a file's parts meet: the map archive's start and end (the metadata archive's start) and the end.
+    private func partBoundaries(of file: [UInt8]) -> [Int] {
+        let mapEnd = 64 + Int(bigEndian(file, at: 40, as: UInt64.self))
+        return [64, mapEnd, file.count]
     }
 
-    /// A flipped byte in the magic makes the file no binary store; anywhere else the checksum catches it.
-    @Test func everyFlippedByteIsCaught() throws {
+    /// Truncations are damage (259): every length inside the header, every length within 40 bytes of where the
+    /// map archive starts, where it ends (its property-list trailer) and where the metadata archive ends, and
+    /// every 17th length in between (`damagePositions`).
+    @Test func truncationsAreDamage() throws {
+        let valid = try validStore(items: 2)
+        let opener = DamagedStoreOpener()
+        let lengths = damagePositions(in: 1..<valid.count, headerEnd: 64, boundaries: partBoundaries(of: [UInt8](valid)))
+        for length in lengths {
+            #expect(try opener.openCode(valid.prefix(length)) == 259, "truncated to \(length) of \(valid.count)")
+        }
+        #expect(lengths.count > 300)
+    }
+
+    /// A flipped byte in the magic makes the file no binary store; anywhere else the checksum catches it. Tried
+    /// at every byte of the header, every byte within 40 of where the archives start and end, and every 17th
+    /// byte in between (`damagePositions`).
+    @Test func flippedBytesAreCaught() throws {
         let valid = [UInt8](try validStore(items: 2))
-        for offset in valid.indices {
+        let opener = DamagedStoreOpener()
+        for offset in damagePositions(in: valid.indices, headerEnd: 64, boundaries: partBoundaries(of: valid)) {
             var damaged = valid
             damaged[offset] ^= 0x20
-            #expect(try openCode(Data(damaged)) == (offset < 8 ? 134000 : 259), "byte \(offset) of \(valid.count)")
+            #expect(try opener.openCode(Data(damaged)) == (offset < 8 ? 134000 : 259), "byte \(offset) of \(valid.count)")
         }
     }
 
@@ -270,11 +276,12 @@ import StoreTestSupport
         let sources = [try validStore(items: 3), try validStore(items: 20)]
         var random = SplitMix64(seed: 0xA99_1E)
         var outcomes: [Int: Int] = [:]
+        let opener = DamagedStoreOpener()
         for source in sources {
             for _ in 0..<300 {
                 var mutated = [UInt8](mutate(source, &random))
                 if mutated.count >= 64 { mutated.replaceSubrange(0..<64, with: Array(source.prefix(64))) }
-                let code = try openCode(withoutChecksum(mutated)) ?? 0
+                let code = try opener.openCode(withoutChecksum(mutated)) ?? 0
                 outcomes[code, default: 0] += 1
             }
         }
@@ -283,16 +290,17 @@ import StoreTestSupport
     }
 
     @Test func otherVersionsAreRefused() throws {
+        let opener = DamagedStoreOpener()
         for offset in [11, 13] {
             var bytes = [UInt8](try validStore(items: 1))
             bytes[offset] ^= 0x04
-            #expect(try openCode(withoutChecksum(bytes)) == 134000, "byte \(offset)")
+            #expect(try opener.openCode(withoutChecksum(bytes)) == 134000, "byte \(offset)")
         }
     }
 
     @Test func unknownReservedBytesAreDamage() throws {
         var bytes = [UInt8](withoutChecksum([UInt8](try validStore(items: 1))))
         bytes[63] = 1
-        #expect(try openCode(Data(bytes)) == 259)
+        #expect(try DamagedStoreOpener().openCode(Data(bytes)) == 259)
     }
 }

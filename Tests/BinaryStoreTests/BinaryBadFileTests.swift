@@ -6,12 +6,7 @@ import StoreTestSupport
 /// and are left as they were (`AppleBinaryFormatTests` damages files in Apple's format).
 @Suite struct BinaryBadFileTests {
     private func openCode(_ contents: Data, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int? {
-        let directory = TemporaryDirectory()
-        let url = directory.file("store.binary")
-        try contents.write(to: url)
-        let code = errorCode { _ = try openStore(.binary, at: url, model: everyTypeModel()) }
-        #expect(try Data(contentsOf: url) == contents, "the file must be left as it was", sourceLocation: sourceLocation)
-        return code
+        try DamagedStoreOpener().openCode(contents, sourceLocation: sourceLocation)
     }
 
     private func validStore(items: Int) throws -> Data {
@@ -36,21 +31,29 @@ import StoreTestSupport
         #expect(try openCode(try Data(contentsOf: url)) == 134000)
     }
 
-    @Test func everyTruncationIsDamage() throws {
+    /// Truncations are damage (259): every length inside the 40-byte header, every length within 40 bytes of
+    /// where the body starts and where the checksum starts and ends, and every 17th length in between
+    /// (`damagePositions`).
+    @Test func truncationsAreDamage() throws {
         let valid = try validStore(items: 3)
-        for length in 1..<valid.count {
-            #expect(try openCode(valid.prefix(length)) == 259, "truncated to \(length) of \(valid.count)")
+        let opener = DamagedStoreOpener()
+        let lengths = damagePositions(in: 1..<valid.count, headerEnd: 40, boundaries: [40, valid.count - 4, valid.count])
+        for length in lengths {
+            #expect(try opener.openCode(valid.prefix(length)) == 259, "truncated to \(length) of \(valid.count)")
         }
+        #expect(lengths.count > 100)
     }
 
-    /// Every single flipped byte is caught: in the magic number the file is no longer a binary store, anywhere
-    /// else the checksum (or the length) does not match.
-    @Test func everyFlippedByteIsCaught() throws {
+    /// A flipped byte is caught: in the magic number the file is no longer a binary store, anywhere else the
+    /// checksum (or the length) does not match. Tried at every byte of the header, every byte within 40 of
+    /// where the body starts and the checksum starts and ends, and every 17th byte in between.
+    @Test func flippedBytesAreCaught() throws {
         let valid = [UInt8](try validStore(items: 2))
-        for offset in valid.indices {
+        let opener = DamagedStoreOpener()
+        for offset in damagePositions(in: valid.indices, headerEnd: 40, boundaries: [40, valid.count - 4, valid.count]) {
             var damaged = valid
             damaged[offset] ^= 0x20
-            #expect(try openCode(Data(damaged)) == (offset < 8 ? 134000 : 259), "byte \(offset) of \(valid.count)")
+            #expect(try opener.openCode(Data(damaged)) == (offset < 8 ? 134000 : 259), "byte \(offset) of \(valid.count)")
         }
     }
 
@@ -72,6 +75,7 @@ import StoreTestSupport
         let sources = [try validStore(items: 4), try validStore(items: 30)]
         var random = SplitMix64(seed: 0xB1_4A_27)
         var outcomes: [Int: Int] = [:]
+        let opener = DamagedStoreOpener()
         for source in sources {
             for _ in 0..<250 {
                 var mutated = [UInt8](mutate(source, &random))
@@ -79,7 +83,7 @@ import StoreTestSupport
                     mutated.replaceSubrange(0..<8, with: [0x89, 0x43, 0x44, 0x42, 0x49, 0x4E, 0x0D, 0x0A])
                     mutated.replaceSubrange(8..<16, with: [1, 0, 0, 0, 0, 0, 0, 0])
                 }
-                let code = try openCode(mutated.count >= 44 ? resealed(mutated) : Data(mutated)) ?? 0
+                let code = try opener.openCode(mutated.count >= 44 ? resealed(mutated) : Data(mutated)) ?? 0
                 outcomes[code, default: 0] += 1
             }
         }
@@ -90,8 +94,9 @@ import StoreTestSupport
     @Test func rawFuzzNeverTraps() throws {
         let source = try validStore(items: 10)
         var random = SplitMix64(seed: 0xF00D)
+        let opener = DamagedStoreOpener()
         for _ in 0..<200 {
-            let code = try openCode(mutate(source, &random))
+            let code = try opener.openCode(mutate(source, &random))
             #expect(code == 259 || code == 134000, "\(code ?? 0)")
         }
     }

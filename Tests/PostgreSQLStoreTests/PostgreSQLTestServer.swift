@@ -3,13 +3,17 @@ import Foundation
 
 /// The PostgreSQL server the tests use: `COREDATA_POSTGRES_URL` when set (`.ci/run` starts a throwaway
 /// cluster and sets it), otherwise a throwaway cluster started here with `Scripts/postgres-test-server`,
-/// stopped when the test process ends. When neither works, `url` is nil and `unavailableReason` says why;
-/// the PostgreSQL tests are then reported as skipped with that reason.
+/// stopped when the test process ends. When neither works, `url` is nil, the reason is printed to standard
+/// error, and the PostgreSQL tests are reported as skipped (`unavailableReason`).
 enum PostgreSQLTestServer {
-    /// The server's connection URI, or nil when no server could be had.
+    /// The server's connection URI, or nil when no server could be had. Starting the cluster takes seconds, so
+    /// only the first use starts it: a test process that runs no PostgreSQL test (a `--filter` run, the child
+    /// processes the crash tests start) never does.
     static let url: URL? = start.url
-    /// Why there is no server, for the skip message.
-    static let unavailableReason: String = start.reason ?? ""
+    /// Why there may be no server, for the skip message. Fixed text, because the suites' traits are made when
+    /// the tests are listed, filtered out or not, and asking the server for its reason there would start it;
+    /// the start's own error is printed to standard error when it fails.
+    static let unavailableReason = "no PostgreSQL server: set COREDATA_POSTGRES_URL, or install Debian's postgresql package for Scripts/postgres-test-server (its error, if it failed, is on standard error)"
 
     /// A fresh store URL on the server: its own schema, so stores never see each other's tables.
     static func newStoreURL() -> URL {
@@ -20,13 +24,18 @@ enum PostgreSQLTestServer {
 
     private static let start: (url: URL?, reason: String?) = {
         if let given = ProcessInfo.processInfo.environment["COREDATA_POSTGRES_URL"], !given.isEmpty {
-            guard let url = URL(string: given) else { return (nil, "COREDATA_POSTGRES_URL is not a URL: \(given)") }
+            guard let url = URL(string: given) else {
+                FileHandle.standardError.write(Data("no PostgreSQL server: COREDATA_POSTGRES_URL is not a URL: \(given)\n".utf8))
+                return (nil, "COREDATA_POSTGRES_URL is not a URL: \(given)")
+            }
             return (url, nil)
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coredata-postgres-\(UUID().uuidString)")
         let started = script(["start", directory.path, String(ProcessInfo.processInfo.processIdentifier)])
         guard started.status == 0, let url = URL(string: started.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            return (nil, "no PostgreSQL server: set COREDATA_POSTGRES_URL, or install Debian's postgresql package (\(started.errors.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            let reason = "no PostgreSQL server: Scripts/postgres-test-server failed (\(started.errors.trimmingCharacters(in: .whitespacesAndNewlines)))"
+            FileHandle.standardError.write(Data((reason + "\n").utf8))
+            return (nil, reason)
         }
         startedDirectory = directory.path
         atexit {

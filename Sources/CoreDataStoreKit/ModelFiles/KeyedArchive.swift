@@ -39,7 +39,9 @@ package struct KeyedArchive {
         guard let objects = top["$objects"] as? [Any], let topDict = top["$top"].flatMap(Self.stringKeyed) else {
             throw ArchiveError("no $objects or $top")
         }
-        self.objects = objects
+        // Each object's dictionary bridged once here rather than at every access (`object(at:)` reads an
+        // object's fields and its class's for every reference followed).
+        self.objects = objects.map { Self.stringKeyed($0) ?? $0 }
         guard let root = topDict[rootKey].flatMap(Self.uid), objects.indices.contains(root), root != 0 else {
             throw ArchiveError("no root object (\(rootKey))")
         }
@@ -69,9 +71,26 @@ package struct KeyedArchive {
     /// platforms) whose only public trace is its reflection (`value`) or its description (`{value = N}`).
     package static func uid(_ value: Any) -> Int? {
         if let reference = value as? Reference { return reference.index }
+        // The common case first, by class identity alone: casts to String, NSNumber, arrays and Data of a
+        // UID object each try bridging first and cost more than the reflection below.
+        if let uidClass = foundationUIDClass, ObjectIdentifier(type(of: value)) == uidClass { return reflectedIndex(value) }
         if value is String || value is NSNumber || value is [Any] || value is Data { return nil }
         let typeName = String(describing: type(of: value))
         guard typeName.contains("UID") || typeName.contains("CFType") else { return nil }
+        return reflectedIndex(value)
+    }
+
+    /// The class Foundation's `PropertyListSerialization` gives keyed-archiver UIDs as on this platform,
+    /// learnt once from a property list holding one; nil if it gives none.
+    private static let foundationUIDClass: ObjectIdentifier? = {
+        let list = BinaryPropertyList.encode(.dictionary([("uid", .uid(1))]))
+        guard let decoded = try? PropertyListSerialization.propertyList(from: list, options: [], format: nil),
+              let value = stringKeyed(decoded)?["uid"], !(value is NSNumber) else { return nil }
+        return ObjectIdentifier(type(of: value))
+    }()
+
+    /// The index a UID object holds: its `value` by reflection, or the `{value = N}` of its description.
+    private static func reflectedIndex(_ value: Any) -> Int? {
         for child in Mirror(reflecting: value).children where child.label == "value" {
             if let number = child.value as? any BinaryInteger { return Int(exactly: number) }
         }
