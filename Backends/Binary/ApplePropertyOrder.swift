@@ -29,7 +29,7 @@ enum ApplePropertyOrder {
             groups = Self.groups(of: parent, depth: depth + 1)
             for group in groups { for property in group { inherited.insert(property.name) } }
         }
-        let own = entity.properties.filter { !inherited.contains($0.name) }
+        let own = entity.declaredProperties.filter { !inherited.contains($0.name) }
             .sorted { Array($0.name.utf16).lexicographicallyPrecedes(Array($1.name.utf16)) }
         for property in own {
             groups[group(of: property)].append(property)

@@ -52,7 +52,7 @@ public enum SQLColumnOrder: Sendable {
         var result: [NSPropertyDescription] = []
         var current: NSEntityDescription? = entity
         while let owner = current {
-            for property in owner.properties where seen.insert(property.name).inserted { result.append(property) }
+            for property in owner.declaredProperties where seen.insert(property.name).inserted { result.append(property) }
             current = owner.superentity
         }
         return result

@@ -90,7 +90,7 @@ extension SQLMigrationPlan {
         var types: [String] = []
         for newTable in schema.orderedTables {
             for entity in SQLSchema.hierarchy(of: newTable.root) where oldTable(of: entity) == table {
-                for property in entity.properties where !property.isTransient {
+                for property in entity.declaredProperties where !property.isTransient {
                     let oldNames = [property.renamingIdentifier, property.name].compactMap { $0 }.map { "Z" + SQLSchema.upper($0) }
                     guard oldNames.contains(base), let index = newTable.columnByProperty[ObjectIdentifier(property)] else { continue }
                     types.append(newTable.columns[index].type)

@@ -164,7 +164,7 @@ public struct SQLMigrationPlan {
             values.append(having.count == pairs.count ? expression : "CASE WHEN o.Z_ENT IN (\(sql.list(having))) THEN \(expression) END")
         }
         for entity in SQLSchema.hierarchy(of: table.root) {
-            for property in entity.properties where !property.isTransient {
+            for property in entity.declaredProperties where !property.isTransient {
                 if let composite = property as? NSCompositeAttributeDescription {
                     // Each leaf column is copied from the old table's column of the same name, when it has one.
                     let having = pairs.filter { $0.new.isKindOf(entity: entity) }.map(\.old)
@@ -268,7 +268,7 @@ public struct SQLMigrationPlan {
     private mutating func planRepairsAndChecks() {
         for table in schema.orderedTables {
             for entity in SQLSchema.hierarchy(of: table.root) {
-                for property in entity.properties where !property.isTransient {
+                for property in entity.declaredProperties where !property.isTransient {
                     guard let index = table.columnByProperty[ObjectIdentifier(property)] else { continue }
                     let column = q(table.columns[index].name)
                     if let relationship = property as? NSRelationshipDescription, !relationship.isToMany,

@@ -67,7 +67,7 @@ extension SQLSchema {
     private func orderColumnFamilyOfToMany(_ table: Table, _ indices: [Int]) -> String? {
         guard indices.count == 1, let index = indices.first,
               let id = table.orderColumnByRelationship.first(where: { $0.value == index })?.key else { return nil }
-        let toOne = Self.hierarchy(of: table.root).lazy.flatMap(\.properties)
+        let toOne = Self.hierarchy(of: table.root).lazy.flatMap(\.declaredProperties)
             .compactMap { $0 as? NSRelationshipDescription }.first { ObjectIdentifier($0) == id }
         return toOne?.inverseRelationship.map { "Z_FOK_" + Self.upper($0.name) }
     }

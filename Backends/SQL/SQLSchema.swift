@@ -389,7 +389,7 @@ public final class SQLSchema {
         }
         for (composite, columns) in leafColumns { table.leafColumnsByComposite[composite] = columns.sorted { $0.0 < $1.0 }.map(\.1) }
         for entity in storedHierarchy(of: table.root) {
-            for case let relationship as NSRelationshipDescription in entity.properties
+            for case let relationship as NSRelationshipDescription in entity.declaredProperties
             where relationship.isToMany && !relationship.isTransient {
                 if let inverse = relationship.inverseRelationship, !inverse.isToMany, !inverse.isTransient {
                     toMany[ObjectIdentifier(relationship)] = .inverseForeignKey(inverse: inverse)
@@ -413,7 +413,7 @@ public final class SQLSchema {
         var done = Set<ObjectIdentifier>()
         for table in orderedTables {
             for entity in storedHierarchy(of: table.root) {
-                for case let relationship as NSRelationshipDescription in entity.properties
+                for case let relationship as NSRelationshipDescription in entity.declaredProperties
                 where relationship.isToMany && !relationship.isTransient && !done.contains(ObjectIdentifier(relationship)) {
                     let inverse = relationship.inverseRelationship
                     guard inverse == nil || inverse?.isToMany == true else { continue }
@@ -493,7 +493,7 @@ public final class SQLSchema {
             add("\(tableName)_Z_ENT_INDEX", "CREATE INDEX \(q("\(tableName)_Z_ENT_INDEX")) ON \(q(tableName)) (Z_ENT)")
         }
         for entity in storedHierarchy(of: table.root) {
-            for case let attribute as NSAttributeDescription in entity.properties where attribute.isIndexed && !attribute.isTransient {
+            for case let attribute as NSAttributeDescription in entity.declaredProperties where attribute.isIndexed && !attribute.isTransient {
                 guard let column = table.columnByProperty[ObjectIdentifier(attribute)].map({ table.columns[$0].name }) else { continue }
                 add("\(tableName)_\(column)_INDEX", "CREATE INDEX \(q("\(tableName)_\(column)_INDEX")) ON \(q(tableName)) (\(q(column)))")
             }

@@ -82,7 +82,7 @@ extension SQLiteStore {
                 // Nullify every to-one that points into this table.
                 for source in schema.orderedTables {
                     for entity in SQLSchema.hierarchy(of: source.root) {
-                        for case let relationship as NSRelationshipDescription in entity.properties
+                        for case let relationship as NSRelationshipDescription in entity.declaredProperties
                         where !relationship.isToMany && !relationship.isTransient && relationship.destinationEntity?.rootEntity === table.root {
                             guard let index = source.columnByProperty[ObjectIdentifier(relationship)] else { continue }
                             let column = q(source.columns[index].name)

@@ -96,7 +96,7 @@ public struct EntityClassGenerator {
             "    }",
         ]
         var accessors: [String] = []
-        for property in entity.properties.sorted(by: { $0.name < $1.name }) {
+        for property in entity.declaredProperties.sorted(by: { $0.name < $1.name }) {  // inherited ones are the superclass's
             let identifier = Self.identifier(property.name)
             switch property {
             case let attribute as NSAttributeDescription:

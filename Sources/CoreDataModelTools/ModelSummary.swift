@@ -7,7 +7,7 @@ public enum ModelSummary {
     public static func text(of model: NSManagedObjectModel, source: URL? = nil) -> String {
         var lines: [String] = []
         if let source { lines.append("Model: \(source.path)") }
-        let properties = model.entities.flatMap(\.properties)
+        let properties = model.entities.flatMap(\.declaredProperties)
         lines.append("\(model.entities.count) entities, \(properties.filter { $0 is NSAttributeDescription }.count) attributes, "
             + "\(properties.filter { $0 is NSRelationshipDescription }.count) relationships, "
             + "\(properties.filter { $0 is NSFetchedPropertyDescription }.count) fetched properties")
@@ -17,7 +17,7 @@ public enum ModelSummary {
             if let parent = entity.superentity?.name { head += " : \(parent)" }
             if entity.isAbstract { head += " [abstract]" }
             lines.append(head)
-            for property in entity.properties.sorted(by: { $0.name < $1.name }) {
+            for property in entity.declaredProperties.sorted(by: { $0.name < $1.name }) {
                 var line = "    \(property.name): "
                 switch property {
                 case let attribute as NSAttributeDescription:

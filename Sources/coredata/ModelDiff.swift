@@ -59,7 +59,7 @@ struct ModelDiff {
 
     /// The stored properties an entity declares itself (not inherited), in the model's order.
     static func storedProperties(of entity: NSEntityDescription) -> [NSPropertyDescription] {
-        entity.properties.filter { $0 is NSAttributeDescription || $0 is NSRelationshipDescription }
+        entity.declaredProperties.filter { $0 is NSAttributeDescription || $0 is NSRelationshipDescription }
     }
 
     /// The lines under a changed entity: its own aspects, then its properties added, changed and removed.

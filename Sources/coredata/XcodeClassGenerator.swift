@@ -49,7 +49,7 @@ struct XcodeClassGenerator {
             "        return NSFetchRequest<\(name)>(entityName: \(quoted(entity.name ?? "")))",
             "    }", ""]
         var methods: [String] = []
-        let own = entity.properties.filter { property in entity.superentity?.propertiesByName[property.name] == nil }
+        let own = entity.declaredProperties.filter { property in entity.superentity?.propertiesByName[property.name] == nil }
         // Xcode's order: attributes by name, then relationships by name.
         let ordered = own.sorted { ($0 is NSRelationshipDescription ? 1 : 0, $0.name) < ($1 is NSRelationshipDescription ? 1 : 0, $1.name) }
         for property in ordered {

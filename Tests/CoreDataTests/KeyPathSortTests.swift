@@ -45,6 +45,41 @@ import Testing
             #expect(error?.localizedDescription.contains("reads no attribute or to-one relationship of Book") == true)
         }
     }
+
+    /// KeyPathAnimal (`name`) ← KeyPathDog (`breed`), with classes of the same names.
+    static func animalModel() -> NSManagedObjectModel {
+        let animal = NSEntityDescription(name: "KeyPathAnimal", properties: [NSAttributeDescription(name: "name", type: .string)])
+        let dog = NSEntityDescription(name: "KeyPathDog", properties: [NSAttributeDescription(name: "breed", type: .string)])
+        animal.subentities = [dog]
+        return NSManagedObjectModel(entities: [animal, dog])
+    }
+
+    /// A subclass's key path to a property its entity inherits names that property (the entity's `properties`
+    /// list the inherited ones).
+    @Test func aKeyPathOfAnInheritedAttributeSortsASubentitysFetch() throws {
+        let context = try inMemoryContext(model: Self.animalModel())
+        try context.performAndWait {
+            for (name, breed) in [("Rex", "collie"), ("Ace", "pug"), ("Max", "boxer")] {
+                let dog = KeyPathDog(context: context)
+                dog.name = name
+                dog.breed = breed
+            }
+            try context.save()
+            let request = NSFetchRequest<KeyPathDog>(entityName: "KeyPathDog")
+            request.sortDescriptors = [NSSortDescriptor(keyPath: \KeyPathDog.name, ascending: true)]
+            #expect(try context.fetch(request).map(\.name) == ["Ace", "Max", "Rex"])
+            request.sortDescriptors = [NSSortDescriptor(keyPath: \KeyPathDog.breed, ascending: false)]
+            #expect(try context.fetch(request).map(\.name) == ["Ace", "Rex", "Max"])
+        }
+    }
+}
+
+class KeyPathAnimal: NSManagedObject {
+    @Managed var name: String?
+}
+
+final class KeyPathDog: KeyPathAnimal {
+    @Managed var breed: String?
 }
 
 private extension Book {

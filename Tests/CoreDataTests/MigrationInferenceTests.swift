@@ -65,6 +65,42 @@ import Testing
         }
     }
 
+    /// Animal (`name`) ← Dog (`breed`, and `age` when `withAge`).
+    static func animals(withAge: Bool) -> NSManagedObjectModel {
+        let animal = NSEntityDescription(name: "Animal", properties: [NSAttributeDescription(name: "name", type: .string)])
+        let dog = NSEntityDescription(name: "Dog", properties: [NSAttributeDescription(name: "breed", type: .string)]
+                                      + (withAge ? [NSAttributeDescription(name: "age", type: .integer16)] : []))
+        animal.subentities = [dog]
+        return NSManagedObjectModel(entities: [animal, dog])
+    }
+
+    /// The migration manager makes a subentity's instances from the subentity's own mapping, so an inferred
+    /// mapping maps the properties it inherits too (as `properties` lists them).
+    @Test func inferredMappingOfASubentityCarriesItsInheritedAttributes() throws {
+        let inferred = try NSMappingModel.inferredMappingModel(forSourceModel: Self.animals(withAge: false), destinationModel: Self.animals(withAge: true))
+        let dogMapping = try #require(inferred.entityMappingsByName["DogToDog"])
+        #expect(Set((dogMapping.attributeMappings ?? []).compactMap(\.name)) == ["name", "breed", "age"])
+        let folder = try makeMigrationFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("animals.sqlite")
+        let context = try MigrationManagerTests.open(source, type: .sqlite, model: Self.animals(withAge: false))
+        try context.performAndWait {
+            insert("Dog", ["name": "Rex", "breed": "collie"], into: context)
+            insert("Animal", ["name": "Tom"], into: context)
+            try context.save()
+        }
+        let destination = folder.appendingPathComponent("animals-2.sqlite")
+        try NSMigrationManager(sourceModel: Self.animals(withAge: false), destinationModel: Self.animals(withAge: true))
+            .migrateStore(from: source, type: .sqlite, mapping: inferred, to: destination, type: .sqlite)
+        let reopened = try MigrationManagerTests.open(destination, type: .sqlite, model: Self.animals(withAge: true))
+        try reopened.performAndWait {
+            let dogs = try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Dog"))
+            #expect(dogs.map { "\($0.value(forKey: "name") ?? "nil") \($0.value(forKey: "breed") ?? "nil")" } == ["Rex collie"])
+            let animals = try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Animal"))
+            #expect(Set(animals.map { "\($0.value(forKey: "name") ?? "nil")" }) == ["Rex", "Tom"])
+        }
+    }
+
     @Test func refusesWhatCannotBeInferred() throws {
         let error = try #require(throws: NSError.self) {
             try NSMappingModel.inferredMappingModel(forSourceModel: libraryModel(), destinationModel: Self.renamedLibrary(pagesType: .string))

@@ -185,6 +185,9 @@ struct CompileAndGenerateTests {
         let expensive = try #require(files.first { $0.name == "ExpensiveSportCar.swift" }?.contents)
         #expect(expensive.contains("public final class ExpensiveSportCar: SportCar {"))
         #expect(expensive.contains("@Managed public var isLimitedEdition: Bool\n"))
+        // A subclass declares only its entity's own properties: the inherited ones are its superclass's.
+        #expect(!expensive.contains("maker") && !expensive.contains("owner"), "\(expensive)")
+        #expect(!sport.contains("@Managed"), "\(sport)")
         let person = try #require(files.first { $0.name == "Person.swift" }?.contents)
         #expect(person.contains("@Managed public var cars: Set<Car>"))
         #expect(person.contains("public func addToCars(_ value: Car) { cars.insert(value) }"))

@@ -59,7 +59,7 @@ struct FixtureModelTests {
     func loadsWithExpectedCounts(_ expected: Expected) throws {
         let model = try NSManagedObjectModel.load(contentsOf: Fixtures.model(expected.package))
         #expect(model.entities.count == expected.entities)
-        let own = model.entities.flatMap(\.properties)
+        let own = model.entities.flatMap { entity in entity.properties.filter { $0.entity === entity } }
         #expect(own.filter { $0 is NSAttributeDescription }.count == expected.attributes)
         #expect(own.filter { $0 is NSRelationshipDescription }.count == expected.relationships)
         #expect(own.filter { $0 is NSFetchedPropertyDescription }.count == expected.fetchedProperties)

@@ -43,6 +43,7 @@ public enum ModelComparison {
             for (propertyName, p) in aProperties {
                 guard let q = bProperties[propertyName] else { continue }
                 check("\(name).\(propertyName)", propertyText(p), propertyText(q))
+                check("\(name).\(propertyName) declared by", p.entity?.name, q.entity?.name)
             }
         }
         return out.sorted()

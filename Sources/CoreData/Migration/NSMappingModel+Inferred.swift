@@ -2,7 +2,8 @@
 extension NSMappingModel {
     /// The mapping model that migrates stores of `sourceModel` to `destinationModel` by matching names:
     /// each destination entity takes the source entity named by its `renamingIdentifier` (else its own name),
-    /// and each of its properties the source property named the same way.
+    /// and each of its properties (inherited ones included: the migration manager makes a subentity's instances
+    /// from the subentity's mapping alone) the source property named the same way.
     ///
     /// - An entity found in the source gets a copy mapping (equal version hashes) or a transform mapping;
     ///   one not found an add mapping; a source entity nothing takes a remove mapping.

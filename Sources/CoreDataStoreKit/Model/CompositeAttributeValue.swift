@@ -246,7 +246,7 @@ extension NSManagedObjectModel {
     ///   134091 (unsupported) for a transformable element, which Apple allows and this package does not store.
     public func checkCompositeAttributes() throws {
         for entity in entities {
-            for case let composite as NSCompositeAttributeDescription in entity.properties {
+            for case let composite as NSCompositeAttributeDescription in entity.declaredProperties {
                 guard let refused = CompositeAttributeValue.refusedElements(of: composite).first else { continue }
                 let message = "composite attribute \(composite.name) of entity \(entity.name ?? ""): element \(refused.path): \(refused.reason)"
                 if refused.isUnsupportedHere { throw CoreDataError.unsupported(message) }

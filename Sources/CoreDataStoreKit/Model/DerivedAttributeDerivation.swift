@@ -71,7 +71,7 @@ public enum DerivedAttributeDerivation: Equatable, Sendable {
         var result: [(NSDerivedAttributeDescription, DerivedAttributeDerivation)] = []
         var seen = Set<ObjectIdentifier>()
         for entity in entities {
-            for case let attribute as NSDerivedAttributeDescription in entity.properties where seen.insert(ObjectIdentifier(attribute)).inserted {
+            for case let attribute as NSDerivedAttributeDescription in entity.declaredProperties where seen.insert(ObjectIdentifier(attribute)).inserted {
                 result.append((attribute, try derivation(of: attribute)))
             }
         }

@@ -74,7 +74,7 @@ public final class EntityLayout: @unchecked Sendable {
         var all: [NSPropertyDescription] = []
         var slots: [String: Int] = [:]
         for ancestor in chain {
-            for property in ancestor.properties where slots[property.name] == nil {
+            for property in ancestor.declaredProperties where slots[property.name] == nil {
                 slots[property.name] = all.count
                 all.append(property)
             }

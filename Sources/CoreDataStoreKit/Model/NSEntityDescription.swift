@@ -1,7 +1,8 @@
 /// An entity of a model: a name, a class name, properties, and a place in an inheritance tree
 /// (Apple's class of the same name).
 ///
-/// An entity's `properties` are the ones it declares; `propertiesByName` also holds the inherited ones.
+/// An entity's `properties`, like its `propertiesByName`, include the ones it inherits; setting `properties` sets
+/// only the ones it declares (`declaredProperties`).
 /// Once the entity's model is used by a coordinator, it must not change.
 ///
 /// `@unchecked Sendable`: the model is frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it
@@ -63,13 +64,48 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         }
     }
 
-    /// The properties the entity declares (not the inherited ones). Setting it makes this entity their owner.
-    open var properties: [NSPropertyDescription] = [] {
-        willSet { willChange("properties") }
-        didSet {
-            for property in properties { property.entity = self }
+    /// The properties the entity declares itself, in the order they were set (what setting `properties` keeps).
+    ///
+    /// Not Apple's API: what model files record for the entity, what a class generator declares and what the SQL
+    /// schema walks entity by entity. Each of these properties has this entity as its `entity`.
+    package private(set) var declaredProperties: [NSPropertyDescription] = []
+
+    /// Every property of the entity, as Apple's: the inherited ones first (the superentity's `properties`, in its
+    /// order), then the ones it declares, in the order they were set.
+    ///
+    /// A name is listed once: when an entity redeclares an inherited name (which Apple's model editor refuses),
+    /// the ancestor's property is listed, as `propertiesByName` holds it. An inherited property's `entity` is the
+    /// entity that declares it (see Decisions.md, "Inherited properties").
+    ///
+    /// Setting it sets only the properties the entity declares, and makes this entity their owner, as Apple's
+    /// setter does. Properties in the new value that the entity inherits (the very descriptions an ancestor
+    /// declares) stay with their ancestor, so `sub.properties.append(p)` adds `p` to the sub-entity's own.
+    open var properties: [NSPropertyDescription] {
+        get {
+            var seen = Set<String>()
+            return Self.ancestry(of: self).reversed().flatMap(\.declaredProperties).filter { property in
+                property.name.isEmpty || seen.insert(property.name).inserted
+            }
+        }
+        set {
+            willChange("properties")
+            let inherited = Set((superentity?.properties ?? []).map(ObjectIdentifier.init))
+            declaredProperties = newValue.filter { !inherited.contains(ObjectIdentifier($0)) }
+            for property in declaredProperties { property.entity = self }
             invalidateCaches()
         }
+    }
+
+    /// `entity`, its superentity, and so on up to the root, each once (a cycle of superentities, which a model
+    /// refuses when it is used, ends at the first entity seen again).
+    private static func ancestry(of entity: NSEntityDescription) -> [NSEntityDescription] {
+        var chain: [NSEntityDescription] = []
+        var current: NSEntityDescription? = entity
+        while let candidate = current, !chain.contains(where: { $0 === candidate }) {
+            chain.append(candidate)
+            current = candidate.superentity
+        }
+        return chain
     }
 
     public override init() { super.init() }
@@ -80,8 +116,6 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         self.name = name
         self.managedObjectClassName = managedObjectClassName ?? name
         self.properties = properties
-        // Property observers do not run in an initializer of the same class.
-        for property in properties { property.entity = self }
     }
 
     // MARK: Looking up properties
@@ -154,7 +188,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
 
     // MARK: NSCopying
 
-    /// A copy with copied properties, outside any model and hierarchy.
+    /// A copy with copies of the properties the entity declares, outside any model and hierarchy.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSEntityDescription()
         copy.name = name
@@ -166,7 +200,7 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
         copy.uniquenessConstraints = uniquenessConstraints
         copy.indexes = indexes
         copy.compoundIndexes = compoundIndexes
-        copy.properties = properties.map { $0.copy() as! NSPropertyDescription }
+        copy.properties = declaredProperties.map { $0.copy() as! NSPropertyDescription }
         return copy
     }
 

@@ -200,13 +200,14 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         for entity in entities {
             guard let entityCopy = copies[ObjectIdentifier(entity)] else { continue }
             entityCopy.subentities = entity.subentities.compactMap { copies[ObjectIdentifier($0)] }
-            for property in entityCopy.properties {
+            for property in entityCopy.declaredProperties {
                 guard let relationship = property as? NSRelationshipDescription,
-                      let original = entity.properties.first(where: { $0.name == property.name }) as? NSRelationshipDescription
+                      let original = entity.declaredProperties.first(where: { $0.name == property.name }) as? NSRelationshipDescription
                 else { continue }
                 relationship.destinationEntity = original.destinationEntity.flatMap { copies[ObjectIdentifier($0)] }
-                if let inverse = original.inverseRelationship, let destination = relationship.destinationEntity {
-                    relationship.inverseRelationship = destination.properties.first { $0.name == inverse.name } as? NSRelationshipDescription
+                // The inverse may be inherited by the destination: it is looked up on the copy of its declaring entity.
+                if let inverse = original.inverseRelationship, let inverseOwner = inverse.entity.flatMap({ copies[ObjectIdentifier($0)] }) {
+                    relationship.inverseRelationship = inverseOwner.declaredProperties.first { $0.name == inverse.name } as? NSRelationshipDescription
                 }
             }
         }

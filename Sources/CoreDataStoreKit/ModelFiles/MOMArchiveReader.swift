@@ -111,7 +111,7 @@ enum MOMArchiveReader {
         /// most as many steps as there are entities, so a cycle of parents ends).
         func inheritedNames(of index: Int) -> Set<String> {
             let parents = Dictionary(draft.entities.map { ($0.entity.name ?? "", $0.parentName) }, uniquingKeysWith: { first, _ in first })
-            let declared = Dictionary(draft.entities.map { ($0.entity.name ?? "", Set($0.entity.properties.map(\.name))) },
+            let declared = Dictionary(draft.entities.map { ($0.entity.name ?? "", Set($0.entity.declaredProperties.map(\.name))) },
                                       uniquingKeysWith: { first, _ in first })
             var inherited = Set<String>()
             var ancestor = draft.entities[index].parentName
@@ -146,7 +146,7 @@ enum MOMArchiveReader {
                 let entity = draft.entities[index].entity
                 let inherited = inheritedByIndex[index]
                 if !inherited.isEmpty {
-                    entity.properties = entity.properties.filter { !inherited.contains($0.name) }
+                    entity.properties = entity.declaredProperties.filter { !inherited.contains($0.name) }
                     draft.entities[index].relationships.removeAll { inherited.contains($0.relationship.name) }
                 }
                 let fetchIndexLists = Set(entity.indexes.map { $0.elements.compactMap(\.propertyName) })

@@ -126,7 +126,7 @@ public enum MOMArchiveWriter {
             let entities = model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
             for entity in entities {
                 entityIndexes[ObjectIdentifier(entity)] = builder.reserve()
-                for property in entity.properties { propertyIndexes[ObjectIdentifier(property)] = builder.reserve() }
+                for property in entity.declaredProperties { propertyIndexes[ObjectIdentifier(property)] = builder.reserve() }
             }
             for entity in entities { try writeEntity(entity, model: root) }
             var fields: [(String, Value)] = [
@@ -217,7 +217,7 @@ public enum MOMArchiveWriter {
             fields.append(("NSCompoundIndexes", nameLists(entity.compoundIndexes)))
             fields.append(("NSFetchIndexDescriptions", try fetchIndexes(of: entity)))
             var properties: [(String, Value)] = []
-            for property in entity.properties.sorted(by: { $0.name < $1.name }) {
+            for property in entity.declaredProperties.sorted(by: { $0.name < $1.name }) {
                 guard let index = propertyIndexes[ObjectIdentifier(property)] else { continue }
                 try writeProperty(property, at: index, entity: entity)
                 properties.append((property.name, .uid(index)))

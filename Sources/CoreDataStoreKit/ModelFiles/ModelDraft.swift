@@ -38,7 +38,7 @@ struct ModelDraft {
     private func parsePredicates() throws {
         for draft in entities {
             let entityName = draft.entity.name
-            var properties = draft.entity.properties
+            var properties = draft.entity.declaredProperties
             var index = 0
             while index < properties.count {
                 let property = properties[index]
@@ -82,7 +82,7 @@ struct ModelDraft {
                 throw CoreDataError.invalidModelFile(place(name), reason: "two entities are named \"\(name)\"")
             }
             var seen = Set<String>()
-            for property in draft.entity.properties where !seen.insert(property.name).inserted || property.name.isEmpty {
+            for property in draft.entity.declaredProperties where !seen.insert(property.name).inserted || property.name.isEmpty {
                 throw CoreDataError.invalidModelFile(place(name, property.name),
                                                      reason: property.name.isEmpty ? "a property has no name" : "two properties have this name")
             }
