@@ -19,19 +19,23 @@ extension AtomicStore {
     }
 
     /// The candidates `predicate` matches (all for nil), in their order, as `InMemoryQuery.filter` matches
-    /// their row views. One view is pointed at each record in turn, so testing makes no object per record;
-    /// a predicate that hands objects to a block gets a view of its own for each record.
+    /// their row views. The predicate is prepared once for each entity met, so that it reads attributes by
+    /// their slot in that entity's layout (a fetch of a super-entity meets its sub-entities, whose layouts may
+    /// have more slots), and one view is pointed at each record in turn, so testing makes no object per
+    /// record; a predicate that hands objects to a block gets a view of its own for each record.
     /// - Throws: the predicate's parse error (2048).
     private func matching(_ candidates: [AtomicRecord], _ predicate: NSPredicate?) throws -> [AtomicRecord] {
         guard let predicate, let first = candidates.first else { return candidates }
-        let prepared = PreparedPredicate(try predicate.validatedExpression())
-        if prepared.callsBlocks {
+        let node = try predicate.validatedExpression()
+        if PreparedPredicate.callsBlocks(node) {
+            let prepared = PreparedPredicate(node)
             return candidates.filter { prepared.evaluate(reader: AtomicRowView(record: $0, store: self)) }
         }
+        var preparedForEntity = PredicatePreparedPerEntity(node)
         let view = AtomicRowView(record: first, store: self)
         return candidates.filter { record in
             view.record = record
-            return prepared.evaluate(reader: view)
+            return preparedForEntity.predicate(for: record.entity).evaluate(reader: view, slots: record.values)
         }
     }
 
@@ -49,5 +53,27 @@ extension AtomicStore {
             result.append(dictionary)
         }
         return result
+    }
+}
+
+/// A predicate prepared for each entity's slot layout (`AtomicRowView.attributeSlot(in:)`), made when a record
+/// of the entity is first met; records of one entity usually come in runs, so the last one is kept at hand.
+private struct PredicatePreparedPerEntity {
+    private let node: PredicateNode
+    private var byEntity: [ObjectIdentifier: PreparedPredicate] = [:]
+    private var last: (entity: NSEntityDescription, predicate: PreparedPredicate)?
+
+    init(_ node: PredicateNode) {
+        self.node = node
+    }
+
+    /// The predicate prepared for the layout of `entity`'s records.
+    mutating func predicate(for entity: NSEntityDescription) -> PreparedPredicate {
+        if let last, last.entity === entity { return last.predicate }
+        let predicate = byEntity[ObjectIdentifier(entity)]
+            ?? PreparedPredicate(node, slotOfKey: AtomicRowView.attributeSlot(in: entity.layout))
+        byEntity[ObjectIdentifier(entity)] = predicate
+        last = (entity, predicate)
+        return predicate
     }
 }
