@@ -3,8 +3,12 @@ extension AtomicStore {
     /// The records a fetch selects, filtered, sorted (by key without sort descriptors), offset and limited.
     /// - Throws: 134060 for a predicate or sort the evaluator cannot apply.
     func select(_ request: StoreFetchRequest) throws -> [AtomicRecord] {
-        var selected = try matching(records(of: request.entity, includingSubentities: request.includesSubentities),
-                                    request.predicate)
+        var candidates = records(of: request.entity, includingSubentities: request.includesSubentities)
+        // In memory order: records made one after another lie side by side, so testing and sorting them reads
+        // memory in sequence instead of in the record table's hash order (one cache miss per record). Which
+        // order the records are tested in changes no answer; ties of a sort keep it, and are in no set order.
+        candidates.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
+        var selected = try matching(candidates, request.predicate)
         if request.sortDescriptors.isEmpty {
             selected.sort { $0.key.primaryKey < $1.key.primaryKey }
         } else {
@@ -33,10 +37,18 @@ extension AtomicStore {
         }
         var preparedForEntity = PredicatePreparedPerEntity(node)
         let view = AtomicRowView(record: first, store: self)
-        return candidates.filter { record in
+        var entity = first.entity
+        var prepared = preparedForEntity.predicate(for: entity)
+        var matched: [AtomicRecord] = []
+        for record in candidates {
+            if record.entity !== entity {
+                entity = record.entity
+                prepared = preparedForEntity.predicate(for: entity)
+            }
             view.record = record
-            return preparedForEntity.predicate(for: record.entity).evaluate(reader: view, slots: record.values)
+            if prepared.evaluate(reader: view, slots: record.values) { matched.append(record) }
         }
+        return matched
     }
 
     /// The records' values of `properties` by name (nil values absent), without repeats when `distinct`.
@@ -57,11 +69,10 @@ extension AtomicStore {
 }
 
 /// A predicate prepared for each entity's slot layout (`AtomicRowView.attributeSlot(in:)`), made when a record
-/// of the entity is first met; records of one entity usually come in runs, so the last one is kept at hand.
+/// of the entity is first met.
 private struct PredicatePreparedPerEntity {
     private let node: PredicateNode
     private var byEntity: [ObjectIdentifier: PreparedPredicate] = [:]
-    private var last: (entity: NSEntityDescription, predicate: PreparedPredicate)?
 
     init(_ node: PredicateNode) {
         self.node = node
@@ -69,11 +80,9 @@ private struct PredicatePreparedPerEntity {
 
     /// The predicate prepared for the layout of `entity`'s records.
     mutating func predicate(for entity: NSEntityDescription) -> PreparedPredicate {
-        if let last, last.entity === entity { return last.predicate }
-        let predicate = byEntity[ObjectIdentifier(entity)]
-            ?? PreparedPredicate(node, slotOfKey: AtomicRowView.attributeSlot(in: entity.layout))
-        byEntity[ObjectIdentifier(entity)] = predicate
-        last = (entity, predicate)
-        return predicate
+        if let prepared = byEntity[ObjectIdentifier(entity)] { return prepared }
+        let prepared = PreparedPredicate(node, slotOfKey: AtomicRowView.attributeSlot(in: entity.layout))
+        byEntity[ObjectIdentifier(entity)] = prepared
+        return prepared
     }
 }
