@@ -67,4 +67,94 @@ import Testing
             #expect(try InMemoryQuery.filter(rows, by: predicate) == rows.filter { node.evaluate(with: $0) }, "\(format)")
         }
     }
+
+    /// Prepared for a slot layout, a comparison reads the slot instead of asking the object by name: the
+    /// answer stays the evaluator's for every value, and a key the layout keeps past the end of an object's
+    /// slots (a sub-entity's attribute, seen from a super-entity's record) reads as nil.
+    @Test func everyComparisonOfASlotAnswersAsTheEvaluator() throws {
+        let rows = Self.values.map { TestObject(["v": $0 as Any]) }
+        let slotOfKey: (String) -> Int? = { ["v": 0, "w": 1][$0] }
+        var compared = 0
+        for key in ["v", "w"] {
+            for op in Self.operators {
+                for options in ["", "[c]", "[d]", "[cd]"] {
+                    for constant in Self.constants {
+                        let predicate = NSPredicate(format: "\(key) \(op)\(options) %@", argumentArray: [constant])
+                        let node = try #require(predicate.parsedExpression, "\(predicate)")
+                        let prepared = PreparedPredicate(node, slotOfKey: slotOfKey)
+                        let expected = rows.filter { node.evaluate(with: $0) }
+                        let bySlot = rows.filter { prepared.evaluate(reader: $0, slots: [$0.values["v"]]) }
+                        #expect(bySlot == expected, "\(predicate)")
+                        compared += rows.count
+                    }
+                }
+            }
+        }
+        #expect(compared > 40_000)
+    }
+
+    /// An atomic store's fetch of a super-entity prepares the predicate for each entity's layout: an attribute
+    /// every entity inherits (same slot), one that two sub-entities each declare (a different slot in each), one
+    /// only some records have, key paths through a relationship and a relationship itself, on mixed values
+    /// (nil, `NSNull`, numbers of every type, strings, dates), all answer as the evaluator reading by name.
+    @Test func atomicStoreFetchesAnswerAsTheEvaluatorAcrossSubentities() throws {
+        let parent = NSEntityDescription(name: "Parent", properties: [
+            NSAttributeDescription(name: "v", type: .integer64), NSAttributeDescription(name: "name", type: .string),
+        ])
+        let other = NSRelationshipDescription(name: "other", destination: parent, toMany: false)
+        parent.properties.append(other)
+        let childA = NSEntityDescription(name: "ChildA", properties: [
+            NSAttributeDescription(name: "w", type: .string), NSAttributeDescription(name: "d", type: .double),
+        ])
+        let childB = NSEntityDescription(name: "ChildB", properties: [
+            NSAttributeDescription(name: "x", type: .integer64), NSAttributeDescription(name: "w", type: .integer64),
+        ])
+        parent.subentities = [childA, childB]
+        let model = NSManagedObjectModel(entities: [parent, childA, childB])
+        let store = try AtomicStore(StoreOpenRequest(model: model, configurationName: nil, url: nil, options: [:]))
+        #expect(AtomicRowView.attributeSlot(in: childA.layout)("w") == 3)
+        #expect(AtomicRowView.attributeSlot(in: childB.layout)("w") == 4)
+        #expect(AtomicRowView.attributeSlot(in: parent.layout)("w") == nil)
+        #expect(AtomicRowView.attributeSlot(in: parent.layout)("other") == nil, "relationships are read by name")
+
+        var changes = StoreChangeSet()
+        let entities = [parent, childA, childB]
+        for (index, value) in Self.values.enumerated() {
+            let entity = entities[index % 3]
+            let key = ObjectKey(entityNumber: entity.entityNumber, primaryKey: Int64(index + 1))
+            var values = [Any?](repeating: nil, count: entity.layout.slotCount)
+            values[0] = value
+            values[1] = Self.values[(index + 7) % Self.values.count]
+            values[2] = index > 0 ? ObjectKey(entityNumber: parent.entityNumber, primaryKey: Int64(index)) : nil
+            if values.count > 3 { values[3] = Self.values[(index + 13) % Self.values.count] }
+            if values.count > 4 { values[4] = Self.values[(index + 21) % Self.values.count] }
+            changes.inserted.append(StoreRow(key: key, version: 1, values: values))
+        }
+        _ = try store.save(changes)
+
+        let records = store.records(of: parent, includingSubentities: true)
+        var compared = 0
+        for key in ["v", "w", "name", "d", "other.v"] {
+            for op in ["<", ">=", "==", "!=", "BEGINSWITH", "CONTAINS", "IN"] {
+                for options in ["", "[cd]"] {
+                    for constant in Self.constants {
+                        let predicate = NSPredicate(format: "\(key) \(op)\(options) %@", argumentArray: [constant])
+                        let node = try #require(predicate.parsedExpression, "\(predicate)")
+                        let expected = Set(records.filter { node.evaluate(with: AtomicRowView(record: $0, store: store)) }.map(\.key))
+                        let fetched = try store.select(StoreFetchRequest(entity: parent, predicate: predicate, result: .keys))
+                        #expect(Set(fetched.map(\.key)) == expected, "\(predicate)")
+                        compared += records.count
+                    }
+                }
+            }
+        }
+        for format in ["v > 3 AND w != nil OR other == nil", "NOT (w BEGINSWITH[c] 'a') AND other.name == 'abc'", "x == 5 OR d < 6"] {
+            let predicate = NSPredicate(format: format)
+            let node = try #require(predicate.parsedExpression, "\(format)")
+            let expected = Set(records.filter { node.evaluate(with: AtomicRowView(record: $0, store: store)) }.map(\.key))
+            let fetched = try store.select(StoreFetchRequest(entity: parent, predicate: predicate, result: .keys))
+            #expect(Set(fetched.map(\.key)) == expected, "\(format)")
+        }
+        #expect(compared > 20_000)
+    }
 }

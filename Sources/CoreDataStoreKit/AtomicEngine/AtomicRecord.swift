@@ -51,4 +51,15 @@ public final class AtomicRowView: PredicateKeyValueReading, StoredObjectReferenc
             return slot < record.values.count ? record.values[slot] : nil
         }
     }
+
+    /// For a prepared predicate (`PreparedPredicate(_:slotOfKey:)`): the slot of each attribute of `layout`,
+    /// whose value `predicateValue(forKey:)` gives as the record's slot holds it (nil past the end of the
+    /// record's values); nil for relationships, other properties and unknown keys, which are read by name.
+    static func attributeSlot(in layout: EntityLayout) -> (String) -> Int? {
+        { key in
+            guard let slot = layout.slotByName[key], slot < layout.slotKinds.count,
+                  case .attribute = layout.slotKinds[slot] else { return nil }
+            return slot
+        }
+    }
 }

@@ -3,8 +3,12 @@ extension AtomicStore {
     /// The records a fetch selects, filtered, sorted (by key without sort descriptors), offset and limited.
     /// - Throws: 134060 for a predicate or sort the evaluator cannot apply.
     func select(_ request: StoreFetchRequest) throws -> [AtomicRecord] {
-        var selected = try matching(records(of: request.entity, includingSubentities: request.includesSubentities),
-                                    request.predicate)
+        var candidates = records(of: request.entity, includingSubentities: request.includesSubentities)
+        // In memory order: records made one after another lie side by side, so testing and sorting them reads
+        // memory in sequence instead of in the record table's hash order (one cache miss per record). Which
+        // order the records are tested in changes no answer; ties of a sort keep it, and are in no set order.
+        candidates.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
+        var selected = try matching(candidates, request.predicate)
         if request.sortDescriptors.isEmpty {
             selected.sort { $0.key.primaryKey < $1.key.primaryKey }
         } else {
@@ -19,20 +23,32 @@ extension AtomicStore {
     }
 
     /// The candidates `predicate` matches (all for nil), in their order, as `InMemoryQuery.filter` matches
-    /// their row views. One view is pointed at each record in turn, so testing makes no object per record;
-    /// a predicate that hands objects to a block gets a view of its own for each record.
+    /// their row views. The predicate is prepared once for each entity met, so that it reads attributes by
+    /// their slot in that entity's layout (a fetch of a super-entity meets its sub-entities, whose layouts may
+    /// have more slots), and one view is pointed at each record in turn, so testing makes no object per
+    /// record; a predicate that hands objects to a block gets a view of its own for each record.
     /// - Throws: the predicate's parse error (2048).
     private func matching(_ candidates: [AtomicRecord], _ predicate: NSPredicate?) throws -> [AtomicRecord] {
         guard let predicate, let first = candidates.first else { return candidates }
-        let prepared = PreparedPredicate(try predicate.validatedExpression())
-        if prepared.callsBlocks {
+        let node = try predicate.validatedExpression()
+        if PreparedPredicate.callsBlocks(node) {
+            let prepared = PreparedPredicate(node)
             return candidates.filter { prepared.evaluate(reader: AtomicRowView(record: $0, store: self)) }
         }
+        var preparedForEntity = PredicatePreparedPerEntity(node)
         let view = AtomicRowView(record: first, store: self)
-        return candidates.filter { record in
+        var entity = first.entity
+        var prepared = preparedForEntity.predicate(for: entity)
+        var matched: [AtomicRecord] = []
+        for record in candidates {
+            if record.entity !== entity {
+                entity = record.entity
+                prepared = preparedForEntity.predicate(for: entity)
+            }
             view.record = record
-            return prepared.evaluate(reader: view)
+            if prepared.evaluate(reader: view, slots: record.values) { matched.append(record) }
         }
+        return matched
     }
 
     /// The records' values of `properties` by name (nil values absent), without repeats when `distinct`.
@@ -49,5 +65,24 @@ extension AtomicStore {
             result.append(dictionary)
         }
         return result
+    }
+}
+
+/// A predicate prepared for each entity's slot layout (`AtomicRowView.attributeSlot(in:)`), made when a record
+/// of the entity is first met.
+private struct PredicatePreparedPerEntity {
+    private let node: PredicateNode
+    private var byEntity: [ObjectIdentifier: PreparedPredicate] = [:]
+
+    init(_ node: PredicateNode) {
+        self.node = node
+    }
+
+    /// The predicate prepared for the layout of `entity`'s records.
+    mutating func predicate(for entity: NSEntityDescription) -> PreparedPredicate {
+        if let prepared = byEntity[ObjectIdentifier(entity)] { return prepared }
+        let prepared = PreparedPredicate(node, slotOfKey: AtomicRowView.attributeSlot(in: entity.layout))
+        byEntity[ObjectIdentifier(entity)] = prepared
+        return prepared
     }
 }

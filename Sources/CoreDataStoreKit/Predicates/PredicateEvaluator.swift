@@ -54,20 +54,9 @@ struct PredicateEvaluator {
         _ lhs: Any?, _ op: PredicateComparison.Operator, _ rhs: Any?, _ options: PredicateComparison.Options
     ) -> Bool {
         switch op {
-        case .equalTo:
-            return PredicateValues.equal(lhs, rhs, options: options)
-        case .notEqualTo:
-            return !PredicateValues.equal(lhs, rhs, options: options)
-        case .lessThan:
-            return PredicateValues.compare(lhs, rhs, options: options) == .orderedAscending
-        case .lessThanOrEqualTo:
-            guard let r = PredicateValues.compare(lhs, rhs, options: options) else { return false }
-            return r != .orderedDescending
-        case .greaterThan:
-            return PredicateValues.compare(lhs, rhs, options: options) == .orderedDescending
-        case .greaterThanOrEqualTo:
-            guard let r = PredicateValues.compare(lhs, rhs, options: options) else { return false }
-            return r != .orderedAscending
+        case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            return outcome(op, equal: PredicateValues.equal(lhs, rhs, options: options),
+                           order: PredicateValues.compare(lhs, rhs, options: options))
         case .matches, .like, .beginsWith, .endsWith:
             guard let s = PredicateValues.string(PredicateValues.unwrap(lhs)),
                   let p = PredicateValues.string(PredicateValues.unwrap(rhs)) else { return false }
@@ -87,6 +76,28 @@ struct PredicateEvaluator {
                   let low = PredicateValues.compare(lhs, bounds[0], options: options),
                   let high = PredicateValues.compare(lhs, bounds[1], options: options) else { return false }
             return low != .orderedAscending && high != .orderedDescending
+        }
+    }
+
+    /// The outcome of an equality or ordering operator (`==`, `!=`, `<`, `<=`, `>`, `>=`): `equal` decides
+    /// `==` and `!=`, `order` the others (nil, unordered, makes every ordering false); each is computed only
+    /// for the operators that need it. False for any other operator. The one place these outcomes are
+    /// decided, for the evaluator and for prepared predicates (`PreparedPredicate`) alike.
+    static func outcome(
+        _ op: PredicateComparison.Operator, equal: @autoclosure () -> Bool, order: @autoclosure () -> ComparisonResult?
+    ) -> Bool {
+        switch op {
+        case .equalTo: return equal()
+        case .notEqualTo: return !equal()
+        case .lessThan: return order() == .orderedAscending
+        case .lessThanOrEqualTo:
+            guard let order = order() else { return false }
+            return order != .orderedDescending
+        case .greaterThan: return order() == .orderedDescending
+        case .greaterThanOrEqualTo:
+            guard let order = order() else { return false }
+            return order != .orderedAscending
+        default: return false
         }
     }
 

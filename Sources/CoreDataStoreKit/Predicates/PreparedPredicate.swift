@@ -1,26 +1,35 @@
-/// A predicate made ready to test many objects, as a store's in-memory fetch does (`InMemoryQuery.filter`).
+/// A predicate made ready to test many objects, as a store's in-memory fetch does (`InMemoryQuery.filter`,
+/// `AtomicStore.select`).
 ///
 /// Preparing does once what `PredicateNode.evaluate(with:)` does for every object: a comparison of one key
 /// with a constant (`amount > 500`, `name BEGINSWITH[c] "ga"`, `category IN {1, 2}`, `date < %@`) converts
 /// its constant to a number, a folded string or a date when it is prepared, and an object that reads its own
-/// keys (`PredicateKeyValueReading`) is recognised once per object, not once per key.
+/// keys (`PredicateKeyValueReading`) is recognised once per object, not once per key. Prepared for a slot
+/// layout (`init(_:slotOfKey:)`), such a comparison on a key the layout keeps in a slot reads that slot by
+/// its index (`evaluate(reader:slots:)`) instead of asking the object for the key by name.
 ///
 /// Guarantees: for every object, the answer is `PredicateNode.evaluate(with:)`'s (without variables). The fast
 /// paths apply only where the value read is of a plain type whose outcome they compute with the same
-/// functions as the evaluator (`PredicateNumber.compare`, `PredicateStrings.fold`, `Date` ordering); any other
-/// value, and every other shape of predicate, goes through the evaluator. Never traps.
+/// functions as the evaluator (`PredicateNumber.compare`, `PredicateStrings.fold`, `Date` ordering,
+/// `PredicateEvaluator.outcome`); any other value, and every other shape of predicate, goes through the
+/// evaluator. Never traps.
 struct PreparedPredicate {
     private let test: (PredicateSubject) -> Bool
     /// Whether the predicate hands objects to a block (`NSPredicate(block:)`), which may keep them: then
     /// each object tested must be one of its own.
     let callsBlocks: Bool
 
-    init(_ node: PredicateNode) {
-        test = Self.prepare(node)
+    /// Prepares `node`.
+    /// - Parameter slotOfKey: for objects whose values sit in slots (`evaluate(reader:slots:)`), the slot of
+    ///   each key whose value the object's `predicateValue(forKey:)` gives exactly as that slot holds it (nil
+    ///   from a slot past the end), nil for every other key. Resolved once here, for one-component key paths.
+    init(_ node: PredicateNode, slotOfKey: ((String) -> Int?)? = nil) {
+        test = Self.prepare(node, slotOfKey: slotOfKey)
         callsBlocks = Self.callsBlocks(node)
     }
 
-    private static func callsBlocks(_ node: PredicateNode) -> Bool {
+    /// Whether `node` hands objects to a block (`NSPredicate(block:)`).
+    static func callsBlocks(_ node: PredicateNode) -> Bool {
         switch node {
         case .block: return true
         case .and(let items), .or(let items): return items.contains(where: callsBlocks)
@@ -39,28 +48,40 @@ struct PreparedPredicate {
         test(PredicateSubject(reader: reader))
     }
 
-    private static func prepare(_ node: PredicateNode) -> (PredicateSubject) -> Bool {
+    /// Whether `reader` matches, reading the keys the predicate was prepared to find in slots (`slotOfKey`)
+    /// from `slots`, which must hold `reader`'s values in the layout `slotOfKey` describes; `reader` must be of
+    /// a type `PredicateSubject.readsDirectly(_:)` accepts.
+    func evaluate(reader: PredicateKeyValueReading, slots: [Any?]) -> Bool {
+        test(PredicateSubject(reader: reader, slots: slots))
+    }
+
+    private static func prepare(_ node: PredicateNode, slotOfKey: ((String) -> Int?)?) -> (PredicateSubject) -> Bool {
         switch node {
         case .constant(let value):
             return { _ in value }
         case .and(let items):
-            let tests = items.map(prepare)
+            let tests = items.map { prepare($0, slotOfKey: slotOfKey) }
             return { subject in
                 for test in tests where !test(subject) { return false }
                 return true
             }
         case .or(let items):
-            let tests = items.map(prepare)
+            let tests = items.map { prepare($0, slotOfKey: slotOfKey) }
             return { subject in
                 for test in tests where test(subject) { return true }
                 return false
             }
         case .not(let inner):
-            let test = prepare(inner)
+            let test = prepare(inner, slotOfKey: slotOfKey)
             return { !test($0) }
         case .comparison(let comparison):
-            if let prepared = PreparedComparison(comparison) { return prepared.test }
-            return { subject in node.evaluate(with: subject.object) }
+            guard let prepared = PreparedComparison(comparison) else {
+                return { subject in node.evaluate(with: subject.object) }
+            }
+            if prepared.path.count == 1, let slot = slotOfKey?(prepared.path[0]) {
+                return { subject in prepared.outcome(for: subject.read(prepared.path, slot: slot)) }
+            }
+            return { subject in prepared.outcome(for: subject.read(prepared.path)) }
         case .block:
             return { subject in node.evaluate(with: subject.object) }
         }
@@ -74,9 +95,12 @@ struct PredicateSubject {
     /// The object as a reader of its own keys, when the evaluator would read its keys that way and nothing
     /// else (not an optional, `NSNull` or a collection, whose keys the evaluator reads otherwise).
     let reader: PredicateKeyValueReading?
+    /// The reader's values by slot, when handed in (`PreparedPredicate.evaluate(reader:slots:)`).
+    let slots: [Any?]?
 
     init(_ object: Any?) {
         self.object = object
+        slots = nil
         guard let object, !PredicateValues.isPlainValueType(type(of: object)), Self.readsDirectly(type(of: object)) else {
             reader = nil
             return
@@ -84,9 +108,10 @@ struct PredicateSubject {
         reader = object as? PredicateKeyValueReading
     }
 
-    init(reader: PredicateKeyValueReading) {
+    init(reader: PredicateKeyValueReading, slots: [Any?]? = nil) {
         self.object = reader
         self.reader = reader
+        self.slots = slots
     }
 
     /// Whether the evaluator reads the keys of a value of `type` by asking it (`PredicateKeyValueReading`)
@@ -101,6 +126,13 @@ struct PredicateSubject {
         if path.count == 1, let reader { return PredicateValues.unwrap(reader.predicateValue(forKey: path[0])) }
         return PredicateEvaluator.read(path[...], from: object)
     }
+
+    /// The value of a one-key path the reader keeps in `slot`, as the slot holds it (not unwrapped); read by
+    /// name (`read(_:)`) when no slots were handed in.
+    func read(_ path: [String], slot: Int) -> Any? {
+        guard let slots else { return read(path) }
+        return slot >= 0 && slot < slots.count ? slots[slot] : nil
+    }
 }
 
 /// `keyPath operator constant` (no modifier), with the constant converted once.
@@ -110,7 +142,10 @@ private struct PreparedComparison {
     let options: PredicateComparison.Options
     /// The constant as the evaluator sees it.
     let constant: Any?
-    let kind: ConstantKind
+    /// The constant in the form the fast paths compare with; nil when no fast path applies.
+    let kind: ConstantKind?
+    /// The outcome for a nil value (or one that unwraps to nil, such as `NSNull`), decided once.
+    let nilOutcome: Bool
 
     /// What the constant is, in the form the fast paths compare with.
     enum ConstantKind {
@@ -128,12 +163,12 @@ private struct PreparedComparison {
     init?(_ c: PredicateComparison) {
         guard c.modifier == .direct, case .keyPath(let path) = c.lhs, !path.isEmpty, case .constant(let k) = c.rhs else { return nil }
         let constant = PredicateValues.unwrap(k.value)
-        guard let constant, let kind = Self.kind(of: constant, for: c.operator, options: c.options) else { return nil }
         self.path = path
         self.op = c.operator
         self.options = c.options
         self.constant = constant
-        self.kind = kind
+        self.kind = constant.flatMap { Self.kind(of: $0, for: c.operator, options: c.options) }
+        self.nilOutcome = PredicateEvaluator.test(nil, c.operator, constant, c.options)
     }
 
     private static func kind(of constant: Any, for op: PredicateComparison.Operator,
@@ -161,42 +196,49 @@ private struct PreparedComparison {
         return nil
     }
 
-    func test(_ subject: PredicateSubject) -> Bool {
-        let value = subject.read(path)
-        if let value, let outcome = fastOutcome(value) { return outcome }
-        return PredicateEvaluator.test(value, op, constant, options)
+    /// The outcome for the value read for the key path, unwrapped or not (an optional, `NSNull`).
+    func outcome(for value: Any?) -> Bool {
+        guard let value else { return nilOutcome }
+        // The fast paths take only plain values, which unwrapping leaves as they are.
+        if let kind, let outcome = fastOutcome(value, kind) { return outcome }
+        return PredicateEvaluator.test(PredicateValues.unwrap(value), op, constant, options)
     }
 
     /// The outcome for a value of a plain type the constant's kind compares directly; nil to leave the
     /// value to the evaluator.
-    private func fastOutcome(_ value: Any) -> Bool? {
+    private func fastOutcome(_ value: Any, _ kind: ConstantKind) -> Bool? {
         let type = Swift.type(of: value)
         switch kind {
         case .number(let number):
+            if type == Int64.self, case .integer(let constant) = number {
+                // The commonest case (an Integer 64 attribute against an integer), without the enum.
+                let x = value as! Int64
+                return holds(x < constant ? .orderedAscending : (x > constant ? .orderedDescending : .orderedSame))
+            }
             guard Self.isPlainNumberType(type), let x = PredicateNumber(value) else { return nil }
-            return Self.outcome(PredicateNumber.compare(x, number), op)
+            return holds(PredicateNumber.compare(x, number))
         case .string(let folded):
-            guard type == String.self, let string = value as? String else { return nil }
-            let x = PredicateStrings.fold(string, options)
+            guard type == String.self else { return nil }
+            let x = PredicateStrings.fold(value as! String, options)
             switch op {
             case .beginsWith: return !folded.isEmpty && x.hasPrefix(folded)
             case .endsWith: return !folded.isEmpty && x.hasSuffix(folded)
             case .contains: return !folded.isEmpty && x.contains(folded)
-            default: return Self.outcome(PredicateStrings.compareFolded(x, folded), op)
+            default: return holds(PredicateStrings.compareFolded(x, folded))
             }
         case .date(let date):
-            guard type == Date.self, let x = value as? Date else { return nil }
-            if op == .equalTo { return x == date }
-            if op == .notEqualTo { return x != date }
-            return Self.outcome(x < date ? .orderedAscending : (x > date ? .orderedDescending : .orderedSame), op)
+            guard type == Date.self else { return nil }
+            let x = value as! Date
+            return PredicateEvaluator.outcome(op, equal: x == date,
+                                              order: x < date ? .orderedAscending : (x > date ? .orderedDescending : .orderedSame))
         case .members(let numbers, let folded):
             // A plain number equals only the collection's numbers, a string only its strings
             // (`PredicateValues.equal`): the other members cannot match.
             if Self.isPlainNumberType(type), let x = PredicateNumber(value) {
                 return numbers.contains { PredicateNumber.compare($0, x) == .orderedSame }
             }
-            if type == String.self, let string = value as? String {
-                return folded.contains(PredicateStrings.fold(string, options))
+            if type == String.self {
+                return folded.contains(PredicateStrings.fold(value as! String, options))
             }
             return nil
         }
@@ -208,17 +250,9 @@ private struct PreparedComparison {
             || type == Bool.self || type == Float.self
     }
 
-    /// The outcome of an ordering or equality operator for an order (nil: unordered), as
-    /// `PredicateEvaluator.test` decides it.
-    private static func outcome(_ order: ComparisonResult?, _ op: PredicateComparison.Operator) -> Bool {
-        switch op {
-        case .equalTo: return order == .orderedSame
-        case .notEqualTo: return order != .orderedSame
-        case .lessThan: return order == .orderedAscending
-        case .lessThanOrEqualTo: return order != nil && order != .orderedDescending
-        case .greaterThan: return order == .orderedDescending
-        case .greaterThanOrEqualTo: return order != nil && order != .orderedAscending
-        default: return false
-        }
+    /// The outcome of the operator for two values whose order is `order` (nil: unordered) and which are equal
+    /// exactly when their order is the same, as for numbers and folded strings.
+    private func holds(_ order: ComparisonResult?) -> Bool {
+        PredicateEvaluator.outcome(op, equal: order == .orderedSame, order: order)
     }
 }
