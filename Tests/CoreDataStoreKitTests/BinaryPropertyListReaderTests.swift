@@ -10,12 +10,17 @@ import StoreTestSupport
     // MARK: Comparing with Foundation
 
     /// A text that is equal for two decodings exactly when they hold the same values: UIDs by their index,
-    /// dictionaries with their keys sorted, numbers by their text, dates by their bits.
+    /// dictionaries with their keys sorted, numbers by their text and what they cast to, dates by their bits.
     static func normalized(_ value: Any) -> String {
         if let index = KeyedArchive.uid(value) { return "uid(\(index))" }
         if type(of: value) == Bool.self, let flag = value as? Bool { return "bool(\(flag))" }
         if let text = value as? String { return "string(\(text.debugDescription))" }
-        if let number = value as? NSNumber { return "number(\(number.stringValue))" }
+        if let number = value as? NSNumber {
+            // With the casts consumers make, so that a value of another type (a Swift `Int` for an `NSNumber`)
+            // shows even when its text is the same.
+            let casts = [value as? Int as Any, value as? Int64 as Any, value as? Bool as Any, value as? Double as Any]
+            return "number(\(number.stringValue), casts \(casts))"
+        }
         if let date = value as? Date { return "date(\(date.timeIntervalSinceReferenceDate.bitPattern))" }
         if let data = value as? Data { return "data(\(data.map { String($0, radix: 16) }.joined(separator: ".")))" }
         if value is NSNull { return "null" }
