@@ -1,5 +1,5 @@
-/// A read-only view of an `NSKeyedArchiver` archive, decoded with `PropertyListSerialization` and walked by
-/// hand: no classes are instantiated, so an archive can name any class without effect.
+/// A read-only view of an `NSKeyedArchiver` archive, decoded with `BinaryPropertyListReader` (binary form) or
+/// `PropertyListSerialization` (XML form) and walked by hand: no classes are instantiated, so an archive can name any class without effect.
 ///
 /// Every accessor returns nil (never traps) for a missing key, a bad reference or a value of another kind.
 /// Package-visible so the binary store reads Apple's archives with it.
@@ -16,8 +16,8 @@ package struct KeyedArchive {
     package let rootIndex: Int
 
     /// - Throws: a description of what is wrong when `data` is not a keyed archive. A binary property list is
-    ///   checked (`BinaryPropertyListCheck`) before Foundation decodes it, since Foundation can crash on
-    ///   damaged ones.
+    ///   decoded (and checked in the same pass) by `BinaryPropertyListReader`, which gives UIDs as `Reference`;
+    ///   an XML one by Foundation.
     init(data: Data) throws {
         try self.init(data: data, rootKey: "root")
     }
@@ -25,12 +25,15 @@ package struct KeyedArchive {
     /// The archive in `data` whose root object is `$top`'s `rootKey` (an archive encoded with
     /// `encodeObject:forKey:`, such as Apple's binary store's `mapData`). Throws as `init(data:)`.
     package init(data: Data, rootKey: String) throws {
-        if data.starts(with: Array("bplist".utf8)), !BinaryPropertyListCheck.isWellFormed(data, allowingUIDs: true) {
-            throw ArchiveError("a damaged binary property list")
-        }
         let plist: Any
-        do { plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) } catch {
-            throw ArchiveError("not a property list (\(error.localizedDescription))")
+        if data.starts(with: Array("bplist".utf8)) {
+            do { plist = try BinaryPropertyListReader.decode(data, allowingUIDs: true) } catch {
+                throw ArchiveError("a damaged binary property list (\(error))")
+            }
+        } else {
+            do { plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) } catch {
+                throw ArchiveError("not a property list (\(error.localizedDescription))")
+            }
         }
         guard let top = Self.stringKeyed(plist), let archiver = top["$archiver"] as? String else {
             throw ArchiveError("not a keyed archive (no $archiver)")
