@@ -25,14 +25,7 @@ enum SQLiteMigration {
     ///   naming the entity and property; 134110 (`NSMigrationError`) when the data does not fit the new model
     ///   (a required value missing) or a step fails.
     static func migrate(url: URL, request: StoreOpenRequest, schema: SQLSchema) throws {
-        // A rollback journal left by an interrupted transaction (stores opened with journal_mode=DELETE) must be
-        // rolled back by SQLite before the file can be read as a whole, and must never outlive a file swap.
-        let journal = url.path + "-journal"
-        if let size = (try? FileManager.default.attributesOfItem(atPath: journal))?[.size] as? Int, size > 0 {
-            throw CoreDataError.make(NSMigrationError,
-                                     "The store at \(url.path) has an unfinished transaction (\(journal)); open it once with its current model so SQLite can roll it back, then migrate.",
-                                     userInfo: [NSURLErrorKey: url])
-        }
+        try rollBackUnfinishedTransaction(of: url)
         let source: SQLMigrationSource
         do {
             let connection = try SQLiteFileCheck.readOnlyConnection(url: url)
@@ -54,6 +47,33 @@ enum SQLiteMigration {
             throw CoreDataError.migrationFailed(error)
         }
         MigrationDebugLog.note("in-place migration of \(url.path) completed successfully in \(String(format: "%.2f", Date().timeIntervalSince(started))) seconds")
+    }
+
+    /// Rolls back a transaction a killed process left unfinished in the store at `url`. A rollback journal
+    /// (`-journal`, left by a connection in journal_mode=DELETE, as a killed copy into the file leaves it) must be
+    /// rolled back before the file can be read as a whole, and must never outlive a file swap. SQLite rolls a hot
+    /// journal back when a read-write connection first reads the file, which restores the file as it was before
+    /// that transaction; the migration then starts from that store.
+    /// - Throws: 134110 naming the journal when it is still there afterwards (the file or its folder not
+    ///   writable, or SQLite refusing it); SQLite's error when the file cannot be opened.
+    private static func rollBackUnfinishedTransaction(of url: URL) throws {
+        let journal = url.path + "-journal"
+        func journalIsHot() -> Bool {
+            ((try? FileManager.default.attributesOfItem(atPath: journal))?[.size] as? Int ?? 0) > 0
+        }
+        guard journalIsHot() else { return }
+        do {
+            let connection = try SQLiteConnection(path: url.path, flags: SQLITE_OPEN_READWRITE)
+            defer { connection.close() }
+            _ = try connection.query("SELECT count(*) FROM sqlite_master", cached: false) { $0.int64(at: 0) }
+        } catch {
+            MigrationDebugLog.note("could not roll back the unfinished transaction of \(url.path): \(error.localizedDescription)")
+        }
+        if journalIsHot() {
+            throw CoreDataError.make(NSMigrationError,
+                                     "The store at \(url.path) has an unfinished transaction (\(journal)) that SQLite could not roll back; make the store and its folder writable and open it once with its current model, then migrate.",
+                                     userInfo: [NSURLErrorKey: url])
+        }
     }
 
     /// Writes the migrated store into `temporary` and closes it, leaving no `-wal` beside it.
