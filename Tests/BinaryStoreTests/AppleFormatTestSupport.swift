@@ -57,7 +57,9 @@ final class AppleStyleNode: NSObject, NSCoding {
             for (name, keys) in relatedNodes { related[NSString(string: name)] = NSMutableArray(array: keys.map { NSNumber(value: $0) }) }
             coder.encode(related, forKey: "NSRelatedNodes")
         }
-        coder.encode(NSArray(array: attributeValues), forKey: "NSAttributeValues")
+        // NSNull goes through a stand-in: corelibs' `NSNull.hash` differs from call to call, so an archive with
+        // NSNull in it more than once can corrupt the archiver's table of objects and stop the process.
+        coder.encode(NSArray(array: attributeValues.map { $0 is NSNull ? ArchivedNull() : $0 }), forKey: "NSAttributeValues")
     }
 
     init?(coder: NSCoder) {
@@ -74,6 +76,18 @@ final class AppleStyleNode: NSObject, NSCoding {
         relatedNodes = related
         attributeValues = (coder.decodeObject(forKey: "NSAttributeValues") as? NSArray).map { $0.map { $0 } } ?? []
     }
+}
+
+/// `NSNull` as Foundation's archiver writes it (class name "NSNull", no fields), with the stable identity hash of
+/// `NSObject`: swift-corelibs-foundation's `NSNull.hash` changes from one call to the next, which breaks the
+/// archiver's dictionary of objects already written when NSNull occurs more than once (an intermittent "Duplicate
+/// keys of type 'AnyHashable'" crash).
+final class ArchivedNull: NSObject, NSCoding {
+    override init() { super.init() }
+    /// Archived under NSNull's own class (the archiver's `setClassName(_:for:)` is not applied to this class).
+    override var classForKeyedArchiver: AnyClass? { NSNull.self }
+    func encode(with coder: NSCoder) {}
+    init?(coder: NSCoder) { super.init() }
 }
 
 /// Archives `root` under `key` with Foundation's `NSKeyedArchiver`, nodes under Apple's class name.
