@@ -59,7 +59,7 @@ let package = Package(
         // A migrator that finds its compiled mapping model (the plugin's NotesV1toV2.cdm) in its bundle.
         .target(name: "MappingModelExample", dependencies: ["CoreData"], path: "Examples/MappingModelExample",
                 exclude: ["Notes.xcdatamodeld", "NotesV1toV2.xcmappingmodel"], plugins: [.plugin(name: "CoreDataModelPlugin")]),
-        .target(name: "StoreTestSupport", dependencies: ["CoreData", "CoreDataStoreKit"], path: "Tests/StoreTestSupport"),
+        .target(name: "StoreTestSupport", dependencies: ["CoreData", "CoreDataStoreKit", "CSQLite"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "GeneratedModelTests", dependencies: ["GeneratedModelExample", "CoreData", "StoreTestSupport"]),
         .testTarget(name: "XcodeGeneratedClassTests", dependencies: ["XcodeGeneratedClasses", "CoreData"]),
         .testTarget(name: "VisitLogTests", dependencies: ["VisitLog", "PlaceKit", "CoreData"]),

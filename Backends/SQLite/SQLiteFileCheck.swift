@@ -35,13 +35,48 @@ enum SQLiteFileCheck {
         }
     }
 
-    /// A connection that cannot change the file or create files beside it. Without a `-wal` file the
-    /// database is opened immutable (no locks, no `-shm`); with one, read-only so the log is read, waiting up to
-    /// `busyTimeout` seconds while another connection (another process opening or saving) holds its lock.
-    static func readOnlyConnection(url: URL, busyTimeout: Double = 30) throws -> SQLiteConnection {
-        let walExists = FileManager.default.fileExists(atPath: url.path + "-wal")
-        let uri = url.standardizedFileURL.absoluteString + (walExists ? "?mode=ro" : "?mode=ro&immutable=1")
-        let connection = try SQLiteConnection(path: uri, flags: SQLITE_OPEN_READONLY, uri: true)
+    /// Whether a rollback journal with content lies beside the store (`<store>-journal`): a transaction in
+    /// rollback-journal mode is under way in another connection, or one that a killed process left unfinished
+    /// (a "hot" journal, whose saved pages SQLite must copy back before the file reads as a whole).
+    static func hasRollbackJournal(_ url: URL) -> Bool {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path + "-journal"))?[.size] as? Int ?? 0) > 0
+    }
+
+    /// Rolls back a transaction a killed process left unfinished in the store at `url`, if any: SQLite does it
+    /// when a read-write connection first reads the file, restoring the file as it was before that transaction
+    /// (what every reader must see). A journal of a transaction another connection still runs is left to it
+    /// (SQLite sees its lock and waits up to `busyTimeout` seconds for it to end).
+    /// - Returns: whether a journal is still there afterwards (the file or its folder not writable, SQLite
+    ///   refusing the file, or another connection's transaction still under way).
+    @discardableResult
+    static func rollBackUnfinishedTransaction(of url: URL, busyTimeout: Double = 30) -> Bool {
+        guard hasRollbackJournal(url) else { return false }
+        if let connection = try? SQLiteConnection(path: url.path, flags: SQLITE_OPEN_READWRITE) {
+            if let handle = connection.handle { sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout, 86_400)) * 1000)) }
+            _ = try? connection.query("SELECT count(*) FROM sqlite_master", cached: false) { $0.int64(at: 0) }
+            connection.close()
+        }
+        return hasRollbackJournal(url)
+    }
+
+    /// The URI that opens the store at `url` read-only. Immutable (no locks, no `-shm`, nothing created beside
+    /// the file) only when no log lies beside it: an immutable connection reads neither a `-wal`'s rows nor a
+    /// `-journal`'s saved pages, so it would read a file in the middle of a transaction as if it were whole.
+    static func readOnlyURI(for url: URL) -> String {
+        let hasLog = FileManager.default.fileExists(atPath: url.path + "-wal") || hasRollbackJournal(url)
+        return url.standardizedFileURL.absoluteString + (hasLog ? "?mode=ro" : "?mode=ro&immutable=1")
+    }
+
+    /// A connection that cannot change the file or create files beside it (`readOnlyURI(for:)`), waiting up
+    /// to `busyTimeout` seconds while another connection (another process opening or saving) holds its lock.
+    /// A transaction a killed process left unfinished (a hot `-journal`) is rolled back first when
+    /// `rollingBack` (a writable open will do so anyway); a read-only open leaves the files as they are.
+    /// - Throws: 134000 when the file is not a SQLite database; 134080 naming the journal when an unfinished
+    ///   transaction must be rolled back and `rollingBack` is false or the rollback failed; SQLite's errors
+    ///   as 134180.
+    static func readOnlyConnection(url: URL, busyTimeout: Double = 30, rollingBack: Bool = true) throws -> SQLiteConnection {
+        if rollingBack { rollBackUnfinishedTransaction(of: url, busyTimeout: busyTimeout) }
+        let connection = try SQLiteConnection(path: readOnlyURI(for: url), flags: SQLITE_OPEN_READONLY, uri: true)
         if let handle = connection.handle { sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout, 86_400)) * 1000)) }
         SQLiteFunctions.register(on: connection)
         // Make SQLite read the schema now, so a damaged file fails here.
@@ -52,8 +87,23 @@ enum SQLiteFileCheck {
             if error.code == NSSQLiteError, (error.userInfo[NSSQLiteErrorDomain] as? Int) == Int(SQLITE_NOTADB) {
                 throw CoreDataError.notAStore(url, type: NSSQLiteStoreType, reason: "it is not a SQLite database")
             }
+            let readOnlyRollback = Int(SQLITE_READONLY) | 3 << 8  // SQLITE_READONLY_ROLLBACK: a hot journal it cannot roll back
+            if error.code == NSSQLiteError, (error.userInfo["NSSQLiteExtendedErrorCode"] as? Int) == readOnlyRollback {
+                throw unfinishedTransaction(url, rollingBack: rollingBack)
+            }
             throw error
         }
         return connection
+    }
+
+    /// 134080 for a store whose unfinished transaction (a hot `-journal`) must be rolled back before it can be
+    /// read, which a read-only open does not do (`rollingBack` false) or could not do.
+    static func unfinishedTransaction(_ url: URL, rollingBack: Bool) -> NSError {
+        let journal = url.path + "-journal"
+        let reason = rollingBack
+            ? "it has an unfinished transaction (\(journal)) that SQLite could not roll back; make the store and its folder writable"
+            : "it has an unfinished transaction (\(journal)) that must be rolled back before the store can be read, which a read-only open does not do; "
+                + "add it once without NSReadOnlyPersistentStoreOption, which rolls it back and keeps the store as it was before that transaction"
+        return CoreDataError.openFailed(url, reason: reason)
     }
 }

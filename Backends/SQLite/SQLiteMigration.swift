@@ -49,31 +49,16 @@ enum SQLiteMigration {
         MigrationDebugLog.note("in-place migration of \(url.path) completed successfully in \(String(format: "%.2f", Date().timeIntervalSince(started))) seconds")
     }
 
-    /// Rolls back a transaction a killed process left unfinished in the store at `url`. A rollback journal
-    /// (`-journal`, left by a connection in journal_mode=DELETE, as a killed copy into the file leaves it) must be
-    /// rolled back before the file can be read as a whole, and must never outlive a file swap. SQLite rolls a hot
-    /// journal back when a read-write connection first reads the file, which restores the file as it was before
-    /// that transaction; the migration then starts from that store.
+    /// Rolls back a transaction a killed process left unfinished in the store at `url` (a hot `-journal`, as a
+    /// killed copy into the file leaves it), which must be rolled back before the file can be read as a whole
+    /// and must never outlive a file swap; the migration then starts from the store as it was before it.
     /// - Throws: 134110 naming the journal when it is still there afterwards (the file or its folder not
-    ///   writable, or SQLite refusing it); SQLite's error when the file cannot be opened.
+    ///   writable, or SQLite refusing it).
     private static func rollBackUnfinishedTransaction(of url: URL) throws {
-        let journal = url.path + "-journal"
-        func journalIsHot() -> Bool {
-            ((try? FileManager.default.attributesOfItem(atPath: journal))?[.size] as? Int ?? 0) > 0
-        }
-        guard journalIsHot() else { return }
-        do {
-            let connection = try SQLiteConnection(path: url.path, flags: SQLITE_OPEN_READWRITE)
-            defer { connection.close() }
-            _ = try connection.query("SELECT count(*) FROM sqlite_master", cached: false) { $0.int64(at: 0) }
-        } catch {
-            MigrationDebugLog.note("could not roll back the unfinished transaction of \(url.path): \(error.localizedDescription)")
-        }
-        if journalIsHot() {
-            throw CoreDataError.make(NSMigrationError,
-                                     "The store at \(url.path) has an unfinished transaction (\(journal)) that SQLite could not roll back; make the store and its folder writable and open it once with its current model, then migrate.",
-                                     userInfo: [NSURLErrorKey: url])
-        }
+        guard SQLiteFileCheck.rollBackUnfinishedTransaction(of: url) else { return }
+        throw CoreDataError.make(NSMigrationError,
+                                 "The store at \(url.path) has an unfinished transaction (\(url.path)-journal) that SQLite could not roll back; make the store and its folder writable and open it once with its current model, then migrate.",
+                                 userInfo: [NSURLErrorKey: url])
     }
 
     /// Writes the migrated store into `temporary` and closes it, leaving no `-wal` beside it.
@@ -87,9 +72,7 @@ enum SQLiteMigration {
         try connection.execute("PRAGMA auto_vacuum = 2")
         try connection.execute("PRAGMA secure_delete = OFF")
         // The old file is read as the read-only check reads it: immutable when it has no log.
-        let walExists = FileManager.default.fileExists(atPath: url.path + "-wal")
-        let oldURI = url.standardizedFileURL.absoluteString + (walExists ? "?mode=ro" : "?mode=ro&immutable=1")
-        try connection.run("ATTACH DATABASE ? AS old", [.text(oldURI)], cached: false)
+        try connection.run("ATTACH DATABASE ? AS old", [.text(SQLiteFileCheck.readOnlyURI(for: url))], cached: false)
         var metadata = source.metadata
         for key in ["NSStoreModelVersionHashesDigest", "NSStoreModelVersionChecksumKey"] { metadata[key] = nil }
         metadata = ModelCompatibility.metadata(storeType: NSSQLiteStoreType, uuid: (source.metadata[NSStoreUUIDKey] as? String) ?? UUID().uuidString,

@@ -207,7 +207,8 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
     /// (by version hash, and by schema), and returns the metadata and the model's schema under the file's
     /// names (`SQLStoredSchema`, read from `Z_PRIMARYKEY`, `sqlite_master` and `pragma_table_info`).
     private static func validate(url: URL, request: StoreOpenRequest) throws -> (metadata: [String: Any], schema: SQLSchema) {
-        let connection = try SQLiteFileCheck.readOnlyConnection(url: url, busyTimeout: busyTimeout(request.options))
+        let connection = try SQLiteFileCheck.readOnlyConnection(url: url, busyTimeout: busyTimeout(request.options),
+                                                                rollingBack: !request.isReadOnly)
         defer { connection.close() }
         let metadata = try readMetadata(connection, url: url)
         if let type = metadata[NSStoreTypeKey] as? String, type != NSSQLiteStoreType {

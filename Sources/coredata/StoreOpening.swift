@@ -6,10 +6,10 @@ import Foundation
 /// line or, for a SQLite store, the model cached in it.
 ///
 /// Guarantees: the store's type comes from its content (`StoreFileKind`); nothing beside the store is
-/// created and no file changes. A SQLite store without a `-wal` file is read through an immutable connection
-/// (`SQLiteStore.leavesFilesUntouchedOption`); one with a `-wal`, whose rows SQLite reads only through a
-/// `-shm` it creates or writes, is read from a temporary copy of the database and its log, removed by
-/// `Opened.close()`.
+/// created and no file changes. A SQLite store without a log beside it is read through an immutable
+/// connection (`SQLiteStore.leavesFilesUntouchedOption`); one with a `-wal`, whose rows SQLite reads only
+/// through a `-shm` it creates or writes, or with a `-journal`, which SQLite rolls back into the file first, is
+/// read from a temporary copy of the database and its log, removed by `Opened.close()`.
 enum StoreOpening {
     /// An open store, and where its model came from.
     struct Opened {
@@ -77,23 +77,33 @@ enum StoreOpening {
     }
 
     /// Where the store can be read without touching anything beside it: the file itself, or, for a SQLite
-    /// store with a `-wal`, a copy of the database and the log in a new temporary folder (returned too; the
-    /// copy gets its own `-shm`, rebuilt from the log).
+    /// store with a log beside it, a copy of the database and the log in a new temporary folder (returned too).
+    /// A `-wal`'s copy gets its own `-shm`, rebuilt from the log; a `-journal` (a transaction under way, or one
+    /// a killed process left unfinished) is rolled back in the copy, which then holds the store as it was
+    /// before that transaction, what SQLite shows every reader.
     static func readableLocation(of url: URL, kind: StoreFileKind) throws -> (URL, URL?) {
         let files = FileManager.default
-        guard kind == .sqlite, files.fileExists(atPath: url.path + "-wal") else { return (url, nil) }
+        let log = files.fileExists(atPath: url.path + "-wal") ? "-wal" : SQLiteStore.hasRollbackJournal(at: url) ? "-journal" : nil
+        guard kind == .sqlite, let log else { return (url, nil) }
         let folder = files.temporaryDirectory.appendingPathComponent("coredata-read-\(UUID().uuidString)")
         let copy = folder.appendingPathComponent(url.lastPathComponent)
         do {
             try files.createDirectory(at: folder, withIntermediateDirectories: true)
             try files.copyItem(atPath: url.path, toPath: copy.path)
-            try files.copyItem(atPath: url.path + "-wal", toPath: copy.path + "-wal")
+            try files.copyItem(atPath: url.path + log, toPath: copy.path + log)
         } catch {
             try? files.removeItem(at: folder)
+            let why = log == "-wal" ? "a write-ahead log (-wal), which SQLite reads only through a -shm file it creates or changes"
+                                    : "an unfinished transaction (-journal), which SQLite rolls back in the file before reading it"
             throw CoreDataError.make(NSFileReadUnknownError,
-                                     "The store at \(url.path) has a write-ahead log (-wal), which SQLite reads only through a -shm file it "
-                                     + "creates or changes, so the tool reads a copy; copying the two failed: \(error.localizedDescription)",
+                                     "The store at \(url.path) has \(why), so the tool reads a copy; copying the two failed: \(error.localizedDescription)",
                                      userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error])
+        }
+        if log == "-journal", SQLiteStore.rollBackUnfinishedTransaction(of: copy) {
+            try? files.removeItem(at: folder)
+            throw CoreDataError.make(NSFileReadUnknownError,
+                                     "The store at \(url.path) has an unfinished transaction (-journal) that SQLite could not roll back in the tool's copy.",
+                                     userInfo: [NSFilePathErrorKey: url.path])
         }
         return (copy, folder)
     }

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import StoreTestSupport
 import Testing
 @testable import coredata
 
@@ -48,6 +49,25 @@ import Testing
         guard ToolFixtures.root != nil else { try Test.cancel("fixtures not found") }
         let store = try CachedModelCommandTests().copy(name)
         try expectUntouched(store.deletingLastPathComponent(), Self.commands(store, entity: entity, model: nil))
+    }
+
+    /// A store a process left in the middle of a transaction in rollback-journal mode (a hot `-journal`, the
+    /// transaction's 3,000 new books already in the file) is read from a copy in which SQLite rolled that
+    /// transaction back: the tool shows the store as it was before it, and leaves both files as they were.
+    @Test func aStoreWithAnUnfinishedTransactionIsReadAsBeforeIt() throws {
+        let model = try ToolLibrary.writeModel()
+        let store = try ToolLibrary.writeStore(type: NSSQLiteStoreType, named: "library.sqlite", model: model)
+        let books = try ToolProcess.run(["query", store.path, "--entity", "Book", "--count"])
+        let crashed = try ToolLibrary.folder().appendingPathComponent("library.sqlite")
+        try copyStoreInTheMiddleOfATransaction(store, to: crashed, running: [
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
+                + "INSERT INTO ZBOOK (Z_ENT, Z_OPT, ZTITLE) SELECT (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'), 1, "
+                + "hex(randomblob(60)) FROM n",
+        ])
+        try expectUntouched(crashed.deletingLastPathComponent(), Self.commands(crashed, entity: "Book", model: nil))
+        let count = try ToolProcess.run(["query", crashed.path, "--entity", "Book", "--count"])
+        #expect(count.status == 0, "\(count.error)")
+        #expect(count.output == books.output, "the books as before the unfinished transaction")
     }
 
     static let surfJournal = "kodecocodes__cdt-materials__09-multiple-managed-object-contexts__projects__final__SurfJournal__SurfJournal__CoreDataSeed__SurfJournalModel.sqlite"

@@ -1,6 +1,6 @@
-import CSQLite
 import CoreData
 import Foundation
+import StoreTestSupport
 import Testing
 
 /// A store that a killed process left in the middle of a transaction in rollback-journal mode (a hot
@@ -22,8 +22,9 @@ import Testing
     }
 
     /// A version 1 store of `itemCount` items, then a copy of its file and journal taken while a transaction
-    /// that rewrites every title is under way (its pages spilled into the file): the state a crash leaves.
-    static func crashedStore() throws -> URL {
+    /// that runs `statements` (by default, rewriting every title) is under way, its pages spilled into the
+    /// file: the state a crash leaves. Returns the copy, and the store's UUID.
+    static func crashedStore(running statements: [String] = []) throws -> (url: URL, uuid: String) {
         let directory = TemporaryStore.directory()
         let original = directory.appendingPathComponent("original.sqlite")
         let stack = try Stack(model: model(version: 1), url: original)
@@ -37,25 +38,15 @@ import Testing
         }
         try stack.close()
 
+        let uuid = try #require(stack.store.metadata[NSStoreUUIDKey] as? String)
         let crashed = directory.appendingPathComponent("crashed.sqlite")
-        var db: OpaquePointer?
-        try #require(sqlite3_open_v2(original.path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
-        defer { sqlite3_close_v2(db) }
-        for sql in ["PRAGMA journal_mode=DELETE", "PRAGMA cache_size=4", "BEGIN",
-                    "UPDATE ZITEM SET ZTITLE = 'changed ' || hex(randomblob(40))"] {
-            #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
-        }
-        let journal = URL(fileURLWithPath: original.path + "-journal")
-        let journalSize = (try FileManager.default.attributesOfItem(atPath: journal.path)[.size] as? Int) ?? 0
-        try #require(journalSize > 0, "the transaction has a journal on disk")
-        try FileManager.default.copyItem(at: original, to: crashed)
-        try FileManager.default.copyItem(at: journal, to: URL(fileURLWithPath: crashed.path + "-journal"))
-        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
-        return crashed
+        try copyStoreInTheMiddleOfATransaction(original, to: crashed,
+                                               running: statements + ["UPDATE ZITEM SET ZTITLE = 'changed ' || hex(randomblob(40))"])
+        return (crashed, uuid)
     }
 
     @Test func aStoreWithAnUnfinishedTransactionMigratesFromItsStateBeforeIt() throws {
-        let url = try Self.crashedStore()
+        let url = try Self.crashedStore().url
         let options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true,
                                            NSInferMappingModelAutomaticallyOption: true]
         for step in ["migrated", "reopened"] {
