@@ -115,10 +115,12 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
         return names
     }
 
-    /// A keyed archive of `value` (secure coding), or nil when it cannot be archived.
+    /// A keyed archive of `value` (secure coding), or nil when it cannot be archived. Every `NSNull` in
+    /// Foundation's collections is archived as one shared `NSNull` object (`ArchivedNull`), which the archiver of
+    /// swift-corelibs-foundation cannot otherwise write more than once without stopping the process.
     open override func reverseTransformedValue(_ value: Any?) -> Any? {
         guard let value else { return nil }
-        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
+        return try? NSKeyedArchiver.archivedData(withRootObject: ArchivedNull.substituting(in: value), requiringSecureCoding: true)
     }
 }
 
