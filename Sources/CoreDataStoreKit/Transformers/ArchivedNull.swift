@@ -36,23 +36,15 @@ final class ArchivedNull: NSObject, NSSecureCoding, @unchecked Sendable {
         case is NSNull:
             return shared
         case let array as NSArray:
-            let elements = array.map { $0 }
-            let replaced = elements.map(substitute)
-            guard replaced.contains(where: { $0 != nil }) else { return nil }
-            let result = zip(elements, replaced).map { $1 ?? $0 }
-            return array is NSMutableArray ? NSMutableArray(array: result) : NSArray(array: result)
+            return substitute(elements: array.map { $0 }) {
+                array is NSMutableArray ? NSMutableArray(array: $0) : NSArray(array: $0)
+            }
         case let orderedSet as NSOrderedSet:
-            let elements = orderedSet.array
-            let replaced = elements.map(substitute)
-            guard replaced.contains(where: { $0 != nil }) else { return nil }
-            let result = zip(elements, replaced).map { $1 ?? $0 }
-            return orderedSet is NSMutableOrderedSet ? NSMutableOrderedSet(array: result) : NSOrderedSet(array: result)
+            return substitute(elements: orderedSet.array) {
+                orderedSet is NSMutableOrderedSet ? NSMutableOrderedSet(array: $0) : NSOrderedSet(array: $0)
+            }
         case let set as NSSet:
-            let elements = set.allObjects
-            let replaced = elements.map(substitute)
-            guard replaced.contains(where: { $0 != nil }) else { return nil }
-            let result = zip(elements, replaced).map { $1 ?? $0 }
-            return set is NSMutableSet ? NSMutableSet(array: result) : NSSet(array: result)
+            return substitute(elements: set.allObjects) { set is NSMutableSet ? NSMutableSet(array: $0) : NSSet(array: $0) }
         case let dictionary as NSDictionary:
             var changed = false
             let result = NSMutableDictionary(capacity: dictionary.count)
@@ -68,5 +60,12 @@ final class ArchivedNull: NSObject, NSSecureCoding, @unchecked Sendable {
         default:
             return nil
         }
+    }
+
+    /// A collection made by `rebuild` from `elements` with their `NSNull`s replaced, or nil when they hold none.
+    private static func substitute(elements: [Any], rebuild: ([Any]) -> Any) -> Any? {
+        let replaced = elements.map { substitute($0) }
+        guard replaced.contains(where: { $0 != nil }) else { return nil }
+        return rebuild(zip(elements, replaced).map { $1 ?? $0 })
     }
 }
