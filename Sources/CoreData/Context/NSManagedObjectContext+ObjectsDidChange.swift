@@ -140,22 +140,40 @@ extension NSManagedObjectContext {
         var inserted: [NSManagedObject] = [], updated: [NSManagedObject] = []
         var deleted: [NSManagedObject] = [], refreshed: [NSManagedObject] = []
         let me = ObjectIdentifier(self)
+        // Whether every object reported as inserted is one of `insertedSet` (not a deletion undone), and every one
+        // reported as updated is a saved object with changed slots, which `updatedSet` holds.
+        var reportsOnlyInsertedObjects = true, reportsOnlyUpdatedObjects = true
         for object in objects where object.pendingOwner == me {
             let changes = object.pendingChanges
             object.pendingChanges = []
             let live = object.managedObjectContext === self && !object.deleted
             if changes.contains(.inserted) {
-                if live { inserted.append(object) }  // inserted and removed again: nothing to report
+                if live {  // inserted and removed again: nothing to report
+                    inserted.append(object)
+                    if !object.inserted { reportsOnlyInsertedObjects = false }  // a deletion undone
+                }
             } else if !live {
                 if changes.contains(.deleted) { deleted.append(object) }
             } else if changes.contains(.updated) {
                 updated.append(object)
+                if object.inserted || object.changedSlots.isEmpty { reportsOnlyUpdatedObjects = false }
             } else if changes.contains(.refreshed) {
                 refreshed.append(object)
             }
         }
-        if !inserted.isEmpty { info[NSInsertedObjectsKey] = Set(inserted) }
-        if !updated.isEmpty { info[NSUpdatedObjectsKey] = Set(updated) }
+        var reported = ReportedChanges(writes: changeTableWrites)
+        if !inserted.isEmpty {
+            let set = Set(inserted)
+            info[NSInsertedObjectsKey] = set
+            // The set is then exactly the context's inserted objects.
+            if reportsOnlyInsertedObjects, set.count == insertedSet.count { reported.inserted = set }
+        }
+        if !updated.isEmpty {
+            let set = Set(updated)
+            info[NSUpdatedObjectsKey] = set
+            if reportsOnlyUpdatedObjects { reported.updated = set }
+        }
+        reportedChanges = remembersReportedChanges ? reported : nil
         if !deleted.isEmpty { info[NSDeletedObjectsKey] = Set(deleted) }
         if !refreshed.isEmpty { info[NSRefreshedObjectsKey] = Set(refreshed) }
         guard !info.isEmpty else { return }
@@ -172,4 +190,27 @@ struct PendingChanges: OptionSet {
     static let refreshed = PendingChanges(rawValue: 1 << 3)
     /// Listed, with nothing left to report (a deletion undone before it was reported).
     static let listed = PendingChanges(rawValue: 1 << 7)
+}
+
+/// The sets of inserted and updated objects that the objects-did-change notification posted at the start of a save
+/// reported, for the save's did-save notification to post again instead of building equal sets.
+///
+/// `inserted` is kept only when it was every inserted object of the context; `updated` only when each of its objects
+/// was a saved, undeleted object with changed slots (each one of those the save writes). With `writes`, the
+/// context's `changeTableWrites` then: while no change table has had a write since, the context's inserted objects
+/// are the same, and the saved objects with changed slots include the same ones, so a save whose list of inserted
+/// (or updated) objects has as many objects as the set has exactly those (`set(of:_:)`).
+struct ReportedChanges {
+    var inserted: Set<NSManagedObject>?
+    var updated: Set<NSManagedObject>?
+    let writes: Int
+
+    init(writes: Int) { self.writes = writes }
+
+    /// The kept set (`\.inserted` or `\.updated`) when it holds exactly `objects`, the save's final list of that
+    /// kind, with the context's change tables written `writes` times in all; else nil.
+    func set(of kind: KeyPath<ReportedChanges, Set<NSManagedObject>?>, _ objects: [NSManagedObject], writes now: Int) -> Set<NSManagedObject>? {
+        guard now == writes, let set = self[keyPath: kind], set.count == objects.count else { return nil }
+        return set
+    }
 }

@@ -41,7 +41,10 @@ extension NSManagedObjectContext {
     /// saved itself.
     public func save() throws {
         checkQueue("save()")
+        remembersReportedChanges = true
         processPendingChanges()
+        remembersReportedChanges = false
+        defer { reportedChanges = nil }  // held for this save only
         guard hasChanges else { return }
         // What the save changes by itself (willSave, conflict resolution, a push into the parent) is not undone.
         undoRecorder?.suspensions += 1
@@ -50,11 +53,8 @@ extension NSManagedObjectContext {
             throw CoreDataError.operation("The context has no persistent store coordinator to save to.")
         }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
-        callWillSave()
-
-        var inserted = insertionOrder.filter { $0.inserted }
-        var deleted = inAddressOrder(deletedSet.values.filter { !$0.inserted })
-        var updated = inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty })
+        var (inserted, updated, deleted) = callWillSave()
+        updated = updated.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
 
         // One pass over each list (each pass over many objects is mostly cache misses): validation, and the
         // first unread relationship the save depends on, thrown after the validation errors.
@@ -73,9 +73,10 @@ extension NSManagedObjectContext {
         if let unread { throw unread }
 
         if let parent {
+            let reported = reportedSets(inserted: inserted, updated: updated)
             try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
             for object in inserted where object.committed == nil { object.committed = [] }
-            finishSave(inserted: inserted, updated: updated, deleted: deleted)
+            finishSave(inserted: inserted, updated: updated, deleted: deleted, reported: reported)
             return
         }
 
@@ -87,6 +88,7 @@ extension NSManagedObjectContext {
             updated = inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty })
         }
 
+        let reported = reportedSets(inserted: inserted, updated: updated)
         try obtainPermanentIDs(for: inserted)
         var plans: [ObjectIdentifier: StoreSavePlan] = [:]
         var lastPlan: (store: StoreIdentity, plan: StoreSavePlan)?  // objects mostly come in runs of one store
@@ -134,7 +136,17 @@ extension NSManagedObjectContext {
             derived = derived.filter { !saved.contains(ObjectIdentifier($0)) }
         }
         // A deletion the rollback policy undid stays in the context.
-        finishSave(inserted: inserted, updated: updated, deleted: deleted.filter(\.deleted), derived: derived)
+        finishSave(inserted: inserted, updated: updated, deleted: deleted.filter(\.deleted), derived: derived,
+                   reported: reported)
+    }
+
+    /// The sets of `inserted` and `updated` (the save's final lists) for the did-save notification, where the
+    /// save's objects-did-change notification reported exactly those objects (`ReportedChanges`); nil for a set
+    /// `finishSave` builds. Called once the lists are final, before the save writes to the change tables.
+    private func reportedSets(inserted: [NSManagedObject], updated: [NSManagedObject]) -> (inserted: Set<NSManagedObject>?, updated: Set<NSManagedObject>?) {
+        guard let reportedChanges else { return (nil, nil) }
+        return (reportedChanges.set(of: \.inserted, inserted, writes: changeTableWrites),
+                reportedChanges.set(of: \.updated, updated, writes: changeTableWrites))
     }
 
     /// The store's error for a to-many relationship whose saved destinations could not be read, when the save
@@ -166,14 +178,22 @@ extension NSManagedObjectContext {
     }
 
     /// Calls `willSave` on every changed object: inserted, then updated, then deleted, as they were before
-    /// the first call (objects that a `willSave` changes are not added).
-    private func callWillSave() {
+    /// the first call (objects that a `willSave` changes are not added). Returns the changed objects as they are
+    /// after the calls, updated ones with or without changed slots: the lists the calls walked when no `willSave`
+    /// wrote to the context's change tables (the usual case, and then no second pass over the tables and no
+    /// second sort), else taken again.
+    private func callWillSave() -> (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
         let inserted = insertionOrder.filter(\.inserted)
         let updated = inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted })
         let deleted = inAddressOrder(deletedSet.values.filter { !$0.inserted })
+        let writes = changeTableWrites
         for object in inserted { object.willSave() }
         for object in updated { object.willSave() }
         for object in deleted { object.willSave() }
+        guard changeTableWrites != writes else { return (inserted, updated, deleted) }
+        return (insertionOrder.filter(\.inserted),
+                inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted }),
+                inAddressOrder(deletedSet.values.filter { !$0.inserted }))
     }
 
     /// Writes one store's part of the save. The coordinator holds its lock while it builds the change set,
@@ -348,7 +368,8 @@ extension NSManagedObjectContext {
     /// Marks everything saved, calls `didSave` and posts the save notification, whose updated objects include
     /// `derived`: the objects not saved whose derived attributes the save changed.
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
-                            derived: [NSManagedObject] = []) {
+                            derived: [NSManagedObject] = [],
+                            reported: (inserted: Set<NSManagedObject>?, updated: Set<NSManagedObject>?) = (nil, nil)) {
         leftChangesSinceSweep += inserted.count + updated.count + deleted.count
         undoRecorder?.savedStateChanged()
         // The IDs for the object-ID notification are collected while marking the objects saved: one pass over
@@ -385,8 +406,8 @@ extension NSManagedObjectContext {
         for object in deleted { object.didSave() }
         for object in deleted { object.managedObjectContext = nil }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
-            NSInsertedObjectsKey: Set(inserted),
-            NSUpdatedObjectsKey: Set(updated).union(derived),
+            NSInsertedObjectsKey: reported.inserted ?? Set(inserted),
+            NSUpdatedObjectsKey: (reported.updated ?? Set(updated)).union(derived),
             NSDeletedObjectsKey: Set(deleted),
         ])
         postObjectIDs(Self.didSaveObjectIDsNotification, inserted: insertedIDs, updated: updatedIDs + derived.map(\.objectID),

@@ -76,10 +76,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var registeredAfterSweep = 0
     /// How many objects left the change tables (saved or rolled back) since that sweep.
     var leftChangesSinceSweep = 0
-    var insertedSet: [ObjectIdentifier: NSManagedObject] = [:]
-    var updatedSet: [ObjectIdentifier: NSManagedObject] = [:]
-    var deletedSet: [ObjectIdentifier: NSManagedObject] = [:]
-    var insertionOrder: [NSManagedObject] = []
+    var insertedSet: [ObjectIdentifier: NSManagedObject] = [:] { didSet { changeTableWrites &+= 1 } }
+    var updatedSet: [ObjectIdentifier: NSManagedObject] = [:] { didSet { changeTableWrites &+= 1 } }
+    var deletedSet: [ObjectIdentifier: NSManagedObject] = [:] { didSet { changeTableWrites &+= 1 } }
+    var insertionOrder: [NSManagedObject] = [] { didSet { changeTableWrites &+= 1 } }
+    /// How many writes the change tables above have had (any write, even one that leaves them as they were): a
+    /// save that finds it unchanged after the objects' `willSave` knows the lists it took before still hold.
+    var changeTableWrites = 0
+    /// While `save()` processes its pending changes: the objects-did-change notification then remembers its sets
+    /// in `reportedChanges`, for the did-save notification (see `postObjectsDidChange()`).
+    var remembersReportedChanges = false
+    /// During a save: the sets its objects-did-change notification reported, each kept only when it held every
+    /// object of its kind that the save writes (see `ReportedChanges`).
+    var reportedChanges: ReportedChanges?
     /// Inserted objects by temporary ID, for those whose ID was asked for (entries are checked when read).
     var temporaryIDIndex: [NSManagedObjectID.Identity: NSManagedObject] = [:]
     /// For a context that child contexts save into: its saved objects by the temporary IDs they had, which a
@@ -342,6 +351,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         checkQueue("refresh(_:mergeChanges:)")
         guard object.managedObjectContext === self, !object.inserted else { return }
+        changeTableWrites &+= 1  // the refill may find the row gone and mark the object deleted (see `ReportedChanges`)
         undoRecorder?.savedStateChanged()
         notePending(object, .refreshed)
         if flag {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Which `NSManagedObject` subclass represents which entity.
 ///
 /// Swift on Linux cannot look a class up by an unqualified name, so classes are learned as they are used: an
@@ -77,6 +79,7 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         if same { return }
         let qualified = String(reflecting: objectClass)
         lock.lock()
+        entity.layout.notedObjectClass.store(0, ordering: .releasing)  // instances of another class are noted again
         classByEntity[ObjectIdentifier(entity)] = Entry(entity: entity, objectClass: objectClass)
         if let dot = qualified.lastIndex(of: ".") { modulePrefixes.insert(String(qualified[..<dot])) }
         lock.unlock()
@@ -90,8 +93,14 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     private let making = ThreadLocal { Making() }
 
     /// Records the class of a new instance, and the classes its `@Managed` relationships name.
-    func noteInstance(of objectClass: NSManagedObject.Type, entity: NSEntityDescription) {
+    ///
+    /// Once a class is recorded for the entity and its relationships are reflected, the entity's layout remembers
+    /// it (`EntityLayout.notedObjectClass`), so each further instance costs one atomic load, not the lock and
+    /// look-ups; recording another class for the entity forgets it (`register(_:for:)`).
+    func noteInstance(of objectClass: NSManagedObject.Type, entity: NSEntityDescription, layout: EntityLayout) {
         guard objectClass != NSManagedObject.self else { return }
+        let classBits = UInt(bitPattern: ObjectIdentifier(objectClass))
+        if layout.notedObjectClass.load(ordering: .acquiring) == classBits { return }
         let noted = making.withValue { $0.objectClass == ObjectIdentifier(objectClass) && $0.entity == ObjectIdentifier(entity) }
         if noted { return }
         lock.lock()
@@ -100,6 +109,11 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         lock.unlock()
         if !known { register(objectClass, for: entity) }
         if !reflected { reflectRelationships(of: objectClass, entity: entity) }
+        lock.lock()
+        if recordedClass(for: entity) == objectClass, entity.layout === layout {
+            layout.notedObjectClass.store(classBits, ordering: .releasing)
+        }
+        lock.unlock()
     }
 
     private func reflectRelationships(of objectClass: NSManagedObject.Type, entity: NSEntityDescription) {

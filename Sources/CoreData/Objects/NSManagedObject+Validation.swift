@@ -5,6 +5,13 @@ extension NSManagedObject {
     /// type, relationship counts within bounds. Several failures are reported together (1560).
     func validateProperties() throws {
         fireFaultIfNeeded()  // a fault is validated with its stored values, as Apple's reads them
+        let layout = self.layout
+        // An entity without required properties, rules, composites or counted to-manys has nothing to check on
+        // an object that holds no unconvertible value: no pass over its properties (a save checks every object).
+        if layout.requiredSlots.isEmpty, layout.validationRuleSlots.isEmpty, layout.compositeSlots.isEmpty,
+           layout.countedToManySlots.isEmpty, invalidSlots.isEmpty {
+            return
+        }
         var errors: [NSError] = []
         let entityName = entity.name ?? ""
         for slot in layout.requiredSlots {
@@ -41,13 +48,12 @@ extension NSManagedObject {
             }
         }
         errors += compositeElementErrors()
-        for (slot, property) in layout.allProperties.enumerated() where !property.validationPredicates.isEmpty {
-            guard case .attribute = layout.slotKinds[slot], let value = slots[slot], !invalidSlots.contains(slot) else { continue }
-            if let error = ruleViolation(of: property, value: value) { errors.append(error) }
+        for slot in layout.validationRuleSlots {
+            guard let value = slots[slot], !invalidSlots.contains(slot) else { continue }
+            if let error = ruleViolation(of: layout.allProperties[slot], value: value) { errors.append(error) }
         }
-        for slot in layout.toManySlots {
-            guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription,
-                  relationship.minCount > 0 || relationship.maxCount > 1 else { continue }
+        for slot in layout.countedToManySlots {
+            guard let relationship = layout.allProperties[slot] as? NSRelationshipDescription else { continue }
             let live = toManyObjects(slot: slot).filter { !$0.deleted }
             guard !live.isEmpty else { continue }  // an empty relationship is reported (if required) above
             do {

@@ -121,7 +121,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         self.layout = entity.layout
         self.slots = layout.emptySlots  // shared until the first write: a fetched object's fill replaces it
         super.init()
-        ManagedObjectClassRegistry.shared.noteInstance(of: type(of: self), entity: entity)
+        ManagedObjectClassRegistry.shared.noteInstance(of: type(of: self), entity: entity, layout: layout)
         if let context { context.insert(self) }
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where each of an entity's properties lives in an object's or a row's value slots.
 ///
 /// Slots run over every property of the entity, inherited ones first in their ancestors' order, so a slot
@@ -5,7 +7,8 @@
 /// (`NSEntityDescription.layout`) and immutable.
 ///
 /// `@unchecked Sendable`: immutable: every field is a `let`, and the values it holds (default values, value types,
-/// properties of a model frozen once a coordinator uses it) are not changed through it.
+/// properties of a model frozen once a coordinator uses it) are not changed through it; `notedObjectClass` is an
+/// atomic.
 public final class EntityLayout: @unchecked Sendable {
     /// What a slot holds, so hot paths need no dynamic casts.
     public enum SlotKind: Equatable, Sendable {
@@ -62,6 +65,14 @@ public final class EntityLayout: @unchecked Sendable {
     public let hasUniquenessConstraints: Bool
     /// The slots of composite attributes (`NSCompositeAttributeDescription`), whose elements are validated.
     public let compositeSlots: [Int]
+    /// The attribute slots whose property has validation predicates (`NSPropertyDescription.validationPredicates`).
+    public let validationRuleSlots: [Int]
+    /// The to-many slots whose relationship bounds its count (a minimum above 0 or a maximum above 1).
+    public let countedToManySlots: [Int]
+    /// For the object layer's class registry (an addition used inside this package): the class, as the bits of
+    /// its `ObjectIdentifier`, whose instances of this entity need no noting any more, or 0. A layout belongs to
+    /// one entity and lives as long as it, and classes are never freed, so the bits name one class for good.
+    package let notedObjectClass = Atomic<UInt>(0)
 
     init(entity: NSEntityDescription) {
         var chain: [NSEntityDescription] = []
@@ -106,6 +117,11 @@ public final class EntityLayout: @unchecked Sendable {
             return .other
         }
         compositeSlots = all.indices.filter { all[$0] is NSCompositeAttributeDescription }
+        validationRuleSlots = all.indices.filter { all[$0] is NSAttributeDescription && !all[$0].validationPredicates.isEmpty }
+        countedToManySlots = toMany.filter { slot in
+            guard let relationship = all[slot] as? NSRelationshipDescription else { return false }
+            return relationship.minCount > 0 || relationship.maxCount > 1
+        }
         transientSlots = all.map(\.isTransient)
         hasTransientSlots = transientSlots.contains(true)
         defaultValues = all.indices.compactMap { slot in

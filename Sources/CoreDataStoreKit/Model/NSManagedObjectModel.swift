@@ -109,11 +109,14 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     /// (`copy()`) is editable again.
     public private(set) var isEditable = true
 
-    /// Freezes the model (see `isEditable`) and builds each entity's layout, so that nothing about the model is
-    /// computed lazily once threads share it. Called by the coordinator made with the model.
+    /// Freezes the model (see `isEditable`) and builds each entity's layout afresh, so that nothing about the model
+    /// is computed lazily once threads share it, and each layout reflects the properties as frozen (a layout built
+    /// earlier, before a property's optionality or validation rules changed, is dropped). Called by the
+    /// coordinator made with the model.
     package func freeze() {
         guard isEditable else { return }
         isEditable = false
+        for entity in entities { entity.invalidateCaches() }
         for entity in entities { _ = entity.layout }
     }
 
