@@ -7,14 +7,17 @@ import CoreDataStoreKit
 ///
 /// Guarantees:
 /// - A generation exists only for a file-backed store whose connection is in WAL mode; in any other journal
-///   mode, or for an in-memory database, `openGeneration()` returns nil (contexts then read the latest state).
+///   mode, for an in-memory database, or for a store opened untouched (`leavesFilesUntouchedOption`),
+///   `openGeneration()` returns nil (contexts then read the latest state).
 /// - Reading at a generation (`reading(at:_:)`) runs the store's own read code on the generation's connection,
 ///   so a pinned fetch, count, fault or relationship read answers exactly as the store would have answered when
 ///   the generation was taken.
 /// - `close()` of the store closes every generation it opened, so the file can be removed or replaced after it.
 extension SQLiteStore: QueryGenerationPinning {
     public func openGeneration() throws -> StoreGeneration? {
-        guard !isInMemoryDatabase, try isInWALMode() else { return nil }
+        // An untouched store's immutable connection reads no log, and a second connection would make one.
+        let untouched = isReadOnly && storeOptionIsSet(openRequest.options, Self.leavesFilesUntouchedOption)
+        guard !isInMemoryDatabase, !untouched, try isInWALMode() else { return nil }
         let reader = try SQLiteConnection(path: url.path, flags: isReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
         do {
             if let handle = reader.handle { sqlite3_busy_timeout(handle, Int32(max(0, min(Self.busyTimeout(openRequest.options), 86_400)) * 1000)) }

@@ -411,6 +411,23 @@ import Testing
         #expect(try fixture.titles(fixture.pinned) == ["a", "b"])
     }
 
+    @Test func aStoreOpenedUntouchedReadsTheLatestStateAndMakesNoFiles() throws {
+        let fixture = try Fixture()
+        try fixture.insert(["a"])
+        try fixture.coordinator.remove(fixture.store)
+        try fixture.otherCoordinator.remove(try #require(fixture.otherCoordinator.persistentStores.first))
+        let companions = ["-wal", "-shm"].map { fixture.url.path + $0 }
+        #expect(companions.allSatisfy { !FileManager.default.fileExists(atPath: $0) }, "closing the last connection removed the log")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
+        // The `coredata` tool's option (with read-only): an immutable connection, no file created beside the store.
+        try coordinator.addPersistentStore(type: .sqlite, at: fixture.url,
+                                           options: [NSReadOnlyPersistentStoreOption: true, "CoreDataSQLiteLeavesFilesUntouched": true])
+        let reader = Fixture.context(coordinator)
+        try fixture.pin(reader)
+        #expect(try fixture.titles(reader) == ["a"])
+        #expect(companions.allSatisfy { !FileManager.default.fileExists(atPath: $0) }, "pinning opened no second connection")
+    }
+
     // MARK: Files
 
     @Test func aGenerationHoldsTheLogUntilReleasedAndTheStoreStillCloses() throws {
