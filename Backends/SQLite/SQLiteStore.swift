@@ -45,6 +45,9 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
     var fileHasHistory = false
     /// UPDATE statements' SQL by shape, so a save does not rebuild the text for every row.
     var updateSQL: [UpdateShape: String] = [:]
+    /// The query generations the store opened and that are still alive (`SQLiteStore+QueryGenerations.swift`),
+    /// closed with the store.
+    let generations = SQLiteGenerations()
 
     public init(_ request: StoreOpenRequest) throws {
         guard let url = request.url, url.isFileURL else {
@@ -145,9 +148,12 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
         return try readMetadata(connection, url: url)
     }
 
-    public func close() { connection.close() }
+    public func close() {
+        generations.closeAll()
+        connection.close()
+    }
 
-    deinit { connection.close() }
+    deinit { close() }
 
     // MARK: Opening
 

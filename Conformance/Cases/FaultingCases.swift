@@ -329,6 +329,28 @@ enum FaultingCases {
             try env.expectEqual(seen, ["item 1/1", "item 1/1", "one/1", "one/1"],
                                 "stalenessInterval -1 (the default) and 3600 fill from the row this coordinator read; an interval the row is older than, and 0, read the store")
         },
+        ConformanceCase("faults/pinned-query-generation-keeps-own-changes") { env in
+            // Every store accepts a pin (stores without generations read their latest state) and a pinned
+            // context always sees its own unsaved and saved changes.
+            let context = try FetchCases.populated(env)
+            let ownChanges = items { $0.predicate = NSPredicate(format: "rank < 2 OR rank == 50") }
+            try context.performAndWait {
+                try context.setQueryGenerationFrom(.current)
+                try env.expectEqual(summary(try context.fetch(items())), allByRank, "a pinned context reads the saved items")
+                _ = Fixtures.item(context, "unsaved", rank: 50)
+                try env.require(try context.fetch(items { $0.predicate = NSPredicate(format: "rank == 0") }).first, "item 0").setValue("renamed", forKey: "name")
+                context.delete(try env.require(try context.fetch(items { $0.predicate = NSPredicate(format: "rank == 1") }).first, "item 1"))
+                try env.expectEqual(summary(try context.fetch(ownChanges)), ["renamed/0", "unsaved/50"], "its unsaved insert, update and deletion")
+                try env.expectEqual(try context.count(for: items()), 11, "its count: 11 saved, one deleted, one inserted")
+                try context.save()
+                try env.expect(context.queryGenerationToken != nil, "a save leaves the context pinned")
+                try env.expectEqual(summary(try context.fetch(ownChanges)), ["renamed/0", "unsaved/50"], "its saved changes")
+            }
+            let other = try fresh(env, context)
+            try other.performAndWait {
+                try env.expectEqual(summary(try other.fetch(ownChanges)), ["renamed/0", "unsaved/50"], "another context reads what the pinned context saved")
+            }
+        },
         ConformanceCase("faults/refresh-turns-objects-into-faults") { env in
             let context = try FetchCases.populated(env)
             let objects = try context.performAndWait {

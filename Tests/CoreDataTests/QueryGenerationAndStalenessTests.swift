@@ -2,7 +2,8 @@ import Testing
 import CoreData
 
 /// `stalenessInterval` (0 makes a fault read its store instead of the coordinator's cached row) and query
-/// generations (not supported: pinning throws 134091, unpinning succeeds, the token stays nil).
+/// generations with a store that has none (an in-memory store: pinning succeeds and reads the latest state;
+/// SQLite's generations are tested in `QueryGenerationTests`).
 @Suite struct QueryGenerationAndStalenessTests {
     @Test func withNoStalenessAFaultReadsItsStore() throws {
         let writer = try inMemoryContext()
@@ -32,16 +33,23 @@ import CoreData
         #expect(try fetchThenChangeThenRead(staleness: 0) == "fetched", "with no staleness it reads the store's current row")
     }
 
-    @Test func pinningAQueryGenerationIsUnsupported() throws {
+    @Test func anInMemoryStoreRevertsToUnpinnedBehaviour() throws {
         let context = try inMemoryContext()
         #expect(context.queryGenerationToken == nil)
-        #expect(throws: Never.self) { try context.setQueryGenerationFrom(nil) }
-        do {
+        try context.performAndWait {
+            #expect(throws: Never.self) { try context.setQueryGenerationFrom(nil) }
             try context.setQueryGenerationFrom(.current)
-            Issue.record("pinning must throw")
-        } catch let error as NSError {
-            #expect(error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreUnsupportedRequestTypeError)
         }
-        #expect(context.queryGenerationToken == nil)
+        #expect(context.queryGenerationToken == .current)
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let before = try context.performAndWait { try context.count(for: NSFetchRequest<Author>(entityName: "Author")) }
+        try writer.performAndWait {
+            Author(context: writer).name = "later"
+            try writer.save()
+        }
+        #expect(try context.performAndWait { try context.count(for: NSFetchRequest<Author>(entityName: "Author")) } == before + 1,
+                "a store without generations is read at its latest state")
+        #expect(context.queryGenerationToken != nil, "the context stays pinned, to a generation of no store")
     }
 }

@@ -134,7 +134,10 @@ extension NSManagedObjectContext {
         let storeRequest = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                                              sortDescriptors: sorts, fetchLimit: 0, fetchOffset: 0, result: .rows)
         let query = StoreAggregateQuery(groupBy: groupAttributes, columns: aggregates)
-        guard let rows = coordinator.aggregate(storeRequest, query: query, in: store) else { return nil }
+        // A generation that cannot be taken leaves the answer to the rows' read, which reports the error.
+        let generation: QueryGeneration?
+        do { generation = try readingGeneration() } catch { return nil }
+        guard let rows = coordinator.aggregate(storeRequest, query: query, in: store, at: generation) else { return nil }
         var results: [NSDictionary] = []
         for row in rows {
             func value(_ index: Int) -> Any? {
@@ -177,8 +180,9 @@ extension NSManagedObjectContext {
         var sources: [SavedRowSource] = []
         let storeRequest = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                                              sortDescriptors: sorts, fetchLimit: 0, fetchOffset: 0, result: .rows)
-        for (store, stored) in try coordinator.fetchRows(storeRequest, from: stores) {
-            let source = SavedRowSource(store: store, coordinator: coordinator)
+        let generation = try readingGeneration()
+        for (store, stored) in try coordinator.fetchRows(storeRequest, from: stores, at: generation) {
+            let source = SavedRowSource(store: store, coordinator: coordinator, generation: generation)
             sources.append(source)
             for row in stored {
                 if let id = store.objectID(for: row.key) { rows.append(FetchedRow(id: id, values: row.values, source: source)) }
@@ -351,20 +355,23 @@ extension FetchColumn {
 fileprivate final class SavedRowSource {
     unowned let store: NSPersistentStore
     unowned let coordinator: NSPersistentStoreCoordinator
+    /// The query generation of the fetching context (nil when unpinned), which every read goes through.
+    let generation: QueryGeneration?
     private var cache: [ObjectKey: FetchedRow?] = [:]
     /// The first store error met while reading.
     private(set) var failure: Error?
 
-    init(store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator) {
+    init(store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator, generation: QueryGeneration?) {
         self.store = store
         self.coordinator = coordinator
+        self.generation = generation
     }
 
     /// The saved rows for `keys` (those the store has), in order.
     func rows(for keys: [ObjectKey]) -> [FetchedRow] {
         let missing = keys.filter { cache[$0] == nil }
         if !missing.isEmpty {
-            let found = reading { try coordinator.rows(for: missing, in: store) } ?? []
+            let found = reading { try coordinator.rows(for: missing, in: store, at: generation) } ?? []
             for row in found {
                 cache[row.key] = store.objectID(for: row.key).map { FetchedRow(id: $0, values: row.values, source: self) }
             }
@@ -378,7 +385,7 @@ fileprivate final class SavedRowSource {
 
     /// The saved destinations of a row's to-many relationship.
     func related(to key: ObjectKey, through relationship: NSRelationshipDescription) -> [FetchedRow] {
-        rows(for: reading { try coordinator.relatedKeys(of: key, through: relationship, in: store) } ?? [])
+        rows(for: reading { try coordinator.relatedKeys(of: key, through: relationship, in: store, at: generation) } ?? [])
     }
 
     /// The result of a store read, or nil (the error kept in `failure`) when it fails or an earlier one did.

@@ -12,6 +12,8 @@
 ///   Apple's platforms. A fault made by a fetch (`FaultState.snapshot`) whose snapshot is still the cache's fills
 ///   from the values it holds (a merged deletion may have cleared references in them), and knows so without the
 ///   cache's lock or a look-up (`RowSnapshot.isCacheNewest`).
+/// - A context pinned to a query generation of the fault's store never fills from the row cache (whose rows may
+///   be newer): a fault a fetch made fills from the row its fetch read, any other reads the generation.
 /// - A batch fault fills every fault still waiting for its batch, from the row cache and with one
 ///   `rows(for:in:)` call for the rows the cache lacks.
 /// - A fault whose row is gone, or whose store cannot be read, stays empty and, with
@@ -44,7 +46,12 @@ extension NSManagedObjectContext {
     func fulfillFaultThrowing(_ object: NSManagedObject) throws {
         switch object.faultState {
         case .snapshot(let held):
-            if fillFromHeldSnapshot(object, holding: held) || fillFromRowCache(object, holding: held) { return }
+            if try readsAtGeneration(object) {
+                // Pinned: the row cache holds the newest rows, not the generation's; the fault's own row is.
+                if stalenessInterval != 0 { return fillFromOwnSnapshot(object, holding: held) }
+            } else if fillFromHeldSnapshot(object, holding: held) || fillFromRowCache(object, holding: held) {
+                return
+            }
             object.dropSnapshot()  // the cache has no usable row: read the store
         case .batch(let batch):
             try fillBatch(batch)
@@ -70,12 +77,28 @@ extension NSManagedObjectContext {
             object.faulted = false
             return
         }
-        let rows = try coordinator.rowSnapshots(for: [key], in: store, stalenessInterval: stalenessInterval)
+        let rows = try coordinator.rowSnapshots(for: [key], in: store, stalenessInterval: stalenessInterval, at: try readingGeneration())
         guard let row = rows.first else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError,
                                      "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): the object was deleted from its store.")
         }
         fill(object, from: row)
+        object.awakeFromFetchWithoutRecording(in: self)
+    }
+
+    /// Whether this context reads `object`'s store at a query generation (see
+    /// `NSManagedObjectContext+QueryGenerations.swift`), so that the row cache must not fill its fault.
+    /// - Throws: a store's error taking the context's generation.
+    private func readsAtGeneration(_ object: NSManagedObject) throws -> Bool {
+        guard let generation = try readingGeneration(),
+              let store = object.assignedStoreIdentity?.handle as? NSPersistentStore else { return false }
+        return generation.storeGeneration(of: store) != nil
+    }
+
+    /// Fills a fault a fetch made (holding `held`) from the values it holds: the row as its fetch read it.
+    private func fillFromOwnSnapshot(_ object: NSManagedObject, holding held: RowSnapshot) {
+        object.fill(values: object.committed ?? [], version: object.version)
+        object.faultState = .filledFromRow(held)
         object.awakeFromFetchWithoutRecording(in: self)
     }
 
@@ -140,7 +163,7 @@ extension NSManagedObjectContext {
         guard !keys.isEmpty, let coordinator = persistentStoreCoordinator else { return }
         var filled: [NSManagedObject] = []
         filled.reserveCapacity(keys.count)
-        for row in try coordinator.rowSnapshots(for: keys, in: batch.store, stalenessInterval: stalenessInterval) {
+        for row in try coordinator.rowSnapshots(for: keys, in: batch.store, stalenessInterval: stalenessInterval, at: try readingGeneration()) {
             guard let object = registered[NSManagedObjectID.Identity(store: storeIdentity, key: row.key)],
                   case .store = object.faultState else { continue }
             fill(object, from: row)

@@ -48,7 +48,7 @@ extension NSManagedObjectContext {
         let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: collected.isFinal)
         let returnsFaults = request.resultType == .managedObjectResultType && request.returnsObjectsAsFaults
         let fallback = Self.fallbackClass(of: request)
-        for (store, rows) in try fetchingCoordinator().fetchRowSnapshots(storeRequest, from: stores) {
+        for (store, rows) in try fetchingCoordinator().fetchRowSnapshots(storeRequest, from: stores, at: try readingGeneration()) {
             reserveFetched(rows.count, in: &collected)
             var memo = MaterializationMemo(store: store, fallback: fallback)
             for row in rows {
@@ -82,7 +82,7 @@ extension NSManagedObjectContext {
         let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: collected.isFinal)
         let fallback = Self.fallbackClass(of: request)
         let chunkSize = batchSize > 0 ? max(1, PackedObjectKeys.chunkSize / batchSize) * batchSize : PackedObjectKeys.chunkSize
-        var keyLists = try fetchingCoordinator().fetchKeys(storeRequest, from: stores)
+        var keyLists = try fetchingCoordinator().fetchKeys(storeRequest, from: stores, at: try readingGeneration())
             .map { (store: $0.store, chunks: PackedObjectKeys.chunks(of: $0.keys, size: chunkSize)) }
         for list in keyLists.indices {
             let store = keyLists[list].store

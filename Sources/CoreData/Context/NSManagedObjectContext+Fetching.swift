@@ -48,7 +48,7 @@ extension NSManagedObjectContext {
         }
         let single = stores.count == 1
         let storeRequest = storeFetchRequest(request, entity: entity, result: .count, pushLimits: single)
-        var total = try fetchingCoordinator().count(storeRequest, in: stores)
+        var total = try fetchingCoordinator().count(storeRequest, in: stores, at: try readingGeneration())
         if !single { total = max(0, total - request.fetchOffset); if request.fetchLimit > 0 { total = min(total, request.fetchLimit) } }
         return total
     }
@@ -204,7 +204,7 @@ extension NSManagedObjectContext {
             return try fetchObjects(request, entity: entity, stores: stores).map(\.objectID)
         }
         let storeRequest = storeFetchRequest(request, entity: entity, result: .keys, pushLimits: true)
-        let keys = try fetchingCoordinator().fetchKeys(storeRequest, from: [store]).first?.keys ?? []
+        let keys = try fetchingCoordinator().fetchKeys(storeRequest, from: [store], at: try readingGeneration()).first?.keys ?? []
         return keys.compactMap { store.objectID(for: $0) }
     }
 
@@ -216,6 +216,7 @@ extension NSManagedObjectContext {
     private func fetchDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, stores: [NSPersistentStore]) throws -> [NSDictionary] {
         let properties = try dictionaryProperties(of: request, entity: entity)
         let coordinator = try fetchingCoordinator()
+        let generation = try readingGeneration()
         let single = stores.count == 1
         var builder = DictionaryResultBuilder(keys: properties.map(\.name))
         let forms = properties.map(DictionaryValueForm.init)
@@ -225,7 +226,7 @@ extension NSManagedObjectContext {
         let pushLimits = single && !request.returnsDistinctResults
         if request.returnsDistinctResults {
             let storeRequest = storeFetchRequest(request, entity: entity, result: .dictionaries(properties: properties, distinct: true), pushLimits: pushLimits)
-            for (store, dictionaries) in try coordinator.fetchDictionaries(storeRequest, from: stores) {
+            for (store, dictionaries) in try coordinator.fetchDictionaries(storeRequest, from: stores, at: generation) {
                 result.reserveCapacity(result.count + dictionaries.count)
                 for values in dictionaries {
                     result.append(builder.dictionary { index in
@@ -236,7 +237,7 @@ extension NSManagedObjectContext {
         } else {
             let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: pushLimits)
             var projection = StoreDictionaryProjection(properties: properties)
-            for (store, rows) in try coordinator.fetchRowsForDictionaries(storeRequest, from: stores) {
+            for (store, rows) in try coordinator.fetchRowsForDictionaries(storeRequest, from: stores, at: generation) {
                 result.reserveCapacity(result.count + rows.count)
                 for row in rows {
                     guard let slots = projection.slots(ofEntityNumber: row.key.entityNumber, in: coordinator.managedObjectModel) else { continue }

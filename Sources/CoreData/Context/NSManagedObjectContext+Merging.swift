@@ -4,7 +4,8 @@ extension NSManagedObjectContext {
     /// leave them, updated objects are reloaded (keeping their unsaved changes), inserted objects are registered
     /// as faults. `changeNotificationData` maps `NSInsertedObjectsKey`, `NSUpdatedObjectsKey` and
     /// `NSDeletedObjectsKey` to object IDs (arrays or sets) or to URIs of object IDs. Each context posts
-    /// `NSManagedObjectContextObjectsDidChange` for what the merge changed.
+    /// `NSManagedObjectContextObjectsDidChange` for what the merge changed. A context pinned to a query
+    /// generation moves to the newest one first, so the objects it reloads read the merged changes.
     public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
         mergeChanges(fromRemoteContextSave: changeNotificationData, into: contexts, savedThroughCoordinator: false)
     }
@@ -16,6 +17,7 @@ extension NSManagedObjectContext {
                             savedThroughCoordinator: Bool) {
         for context in contexts {
             context.performAndWait {
+                context.advanceQueryGeneration()  // a pinned context reads the merged changes at the newest generation
                 // Objects, IDs or URIs under Apple's keys, or IDs under the `…ObjectIDs` keys (a remote-change
                 // notification's, or a history transaction's `objectIDNotification()`).
                 context.mergeIDs(
@@ -29,10 +31,12 @@ extension NSManagedObjectContext {
 
     /// Applies the changes of another context's save notification to this context (as
     /// `mergeChanges(fromRemoteContextSave:into:)` does), then processes pending changes, so
-    /// `NSManagedObjectContextObjectsDidChange` reports the merged objects at once.
+    /// `NSManagedObjectContextObjectsDidChange` reports the merged objects at once. A context pinned to a query
+    /// generation moves to the newest one first, so the objects it reloads read the merged changes.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         guard let info = notification.userInfo, (notification.object as? NSManagedObjectContext) !== self else { return }
         let source = notification.object as? NSManagedObjectContext
+        advanceQueryGeneration()  // a pinned context reads the merged changes at the newest generation
         // Objects (a context's save) or object IDs (a history transaction's `objectIDNotification()`).
         mergeIDs(inserted: objectIDs(in: info[NSInsertedObjectsKey]) + objectIDs(in: info[NSInsertedObjectIDsKey]),
                  updated: objectIDs(in: info[NSUpdatedObjectsKey]) + objectIDs(in: info[NSUpdatedObjectIDsKey]),

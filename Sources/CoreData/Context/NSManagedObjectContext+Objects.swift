@@ -36,7 +36,7 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in this context's stores.")
         }
         // Whether the object exists is asked of the store itself (the row read is recorded in the row cache).
-        let rows = try coordinator.rowSnapshots(for: [key], in: store, stalenessInterval: 0)
+        let rows = try coordinator.rowSnapshots(for: [key], in: store, stalenessInterval: 0, at: try readingGeneration())
         guard let row = rows.first else {
             throw CoreDataError.make(NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID.uriRepresentation().absoluteString) exists in its store.")
         }
@@ -122,7 +122,7 @@ extension NSManagedObjectContext {
         }
         guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
               let store = coordinator.store(for: id) else { return [] }
-        let keys = try coordinator.relatedKeys(of: key, through: relationship, in: store)
+        let keys = try coordinator.relatedKeys(of: key, through: relationship, in: store, at: try readingGeneration())
         return keys.compactMap { self.object(for: $0, near: object) }
     }
 

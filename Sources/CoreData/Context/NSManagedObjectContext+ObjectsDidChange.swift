@@ -30,7 +30,8 @@ extension NSManagedObjectContext {
     /// objects-did-change and did-save notifications; the object-ID keys those of
     /// `didSaveObjectIDsNotification` and `didMergeChangesObjectIDsNotification` (and of history transactions'
     /// and remote-change notifications); `sourceContext` names the context that saved. `queryGeneration` is
-    /// never set: query generations are not supported (see `setQueryGenerationFrom(_:)`).
+    /// never set: a pinned context's did-save notification does not carry its token (see
+    /// `setQueryGenerationFrom(_:)`).
     public enum NotificationKey: String, Sendable {
         /// The context that saved, in object-ID notifications.
         case sourceContext = "managedObjectContext"

@@ -75,8 +75,10 @@ extension NSManagedObjectContext {
             }
         }
         guard let coordinator = persistentStoreCoordinator else { return reached.objects }
+        let generation = try readingGeneration()
         for request in requests.all {
-            let answer = try coordinator.relatedRows(of: request.sources.map(\.key), through: request.relationship, in: request.store)
+            let answer = try coordinator.relatedRows(of: request.sources.map(\.key), through: request.relationship, in: request.store,
+                                                     at: generation)
             var memo = MaterializationMemo(store: request.store, fallback: nil)
             for row in answer.rows {
                 _ = materialize(row: row, refresh: plan.refreshes, asFault: plan.asFaults, memo: &memo)
@@ -107,9 +109,10 @@ extension NSManagedObjectContext {
             if let index = unread.firstIndex(where: { $0.store === store }) { unread[index].keys.append(key) } else { unread.append((store, [key])) }
         }
         guard let coordinator = persistentStoreCoordinator else { return }
+        let generation = try readingGeneration()
         for (store, keys) in unread {
             var memo = MaterializationMemo(store: store, fallback: nil)
-            for row in try coordinator.rowSnapshots(for: keys, in: store, stalenessInterval: stalenessInterval) {
+            for row in try coordinator.rowSnapshots(for: keys, in: store, stalenessInterval: stalenessInterval, at: generation) {
                 _ = materialize(row: row, refresh: plan.refreshes, asFault: plan.asFaults, memo: &memo)
             }
         }

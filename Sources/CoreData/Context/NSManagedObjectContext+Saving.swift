@@ -38,7 +38,7 @@ extension NSManagedObjectContext {
     /// read-only store throws 134030. Pending changes are processed first (`processPendingChanges()`), so the
     /// objects-did-change notification comes before the will-save one. A context without changes does nothing.
     /// A child context's save pushes its changes into its parent, which saves them to the stores when it is
-    /// saved itself.
+    /// saved itself. A context pinned to a query generation moves to the newest one when its save writes.
     public func save() throws {
         checkQueue("save()")
         remembersReportedChanges = true
@@ -135,6 +135,8 @@ extension NSManagedObjectContext {
             let saved = Set((inserted + updated + deleted).map(ObjectIdentifier.init))
             derived = derived.filter { !saved.contains(ObjectIdentifier($0)) }
         }
+        // A pinned context moves to the generation its save made (taken at its next read).
+        advanceQueryGeneration()
         // A deletion the rollback policy undid stays in the context.
         finishSave(inserted: inserted, updated: updated, deleted: deleted.filter(\.deleted), derived: derived,
                    reported: reported)

@@ -148,7 +148,7 @@ extension NSManagedObjectContext {
                 // A store that holds its rows in memory is read once, whole: cheaper than evaluating `IN` per row.
                 for predicate in store.capabilities.contains(.rowsInMemory) ? [nil] : predicates as [NSPredicate?] {
                     let request = StoreFetchRequest(entity: declaring, includesSubentities: true, predicate: predicate, result: .rows)
-                    let rows = try coordinator.fetchRows(request, from: [store]).first?.rows ?? []
+                    let rows = try coordinator.fetchRows(request, from: [store], at: nil).first?.rows ?? []  // a save checks the latest state
                     for row in rows {
                         guard let id = store.objectID(for: row.key),
                               let values = Self.constrainedValues(names: constraint.names, layout: id.entity.layout, values: row.values) else { continue }

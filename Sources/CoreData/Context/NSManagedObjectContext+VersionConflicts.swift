@@ -145,7 +145,7 @@ extension NSManagedObjectContext {
         for slot in object.layout.toManySlots where object.changedSlots.contains(slot) {
             guard let storage = object.slots[slot] as? ToManyStorage, let original = storage.original,
                   let relationship = object.layout.allProperties[slot] as? NSRelationshipDescription else { continue }
-            let stored = try coordinator.relatedKeys(of: key, through: relationship, in: store).compactMap { self.object(for: $0, near: object) }
+            let stored = try coordinator.relatedKeys(of: key, through: relationship, in: store, at: nil).compactMap { self.object(for: $0, near: object) }
             let inStore = Set(stored.map(ObjectIdentifier.init))
             var merged = storage.objects.filter { !original.contains(ObjectIdentifier($0)) || inStore.contains(ObjectIdentifier($0)) }
             for destination in stored where !original.contains(ObjectIdentifier(destination)) && !storage.contains(destination) {

@@ -55,6 +55,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// as Apple's): any age, so a fault fills from the row its fetch read. Zero: none, so a fault reads its
     /// store when it fires. A positive interval is treated as any age: fetched rows carry no time here.
     open var stalenessInterval: TimeInterval = -1
+    /// The query generation the context is pinned to (`NSManagedObjectContext+QueryGenerations.swift`).
+    let queryGenerationPin = QueryGenerationPin()
     /// Free-form information.
     open var userInfo: NSMutableDictionary = NSMutableDictionary()
     /// The undo manager that records the context's changes (nil by default, as on Apple's platforms since
@@ -325,9 +327,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// Forgets every registered object; objects held elsewhere become unusable. The undo manager forgets the
-    /// context's operations (`removeAllActions(withTarget:)`), which name objects the context no longer has.
+    /// context's operations (`removeAllActions(withTarget:)`), which name objects the context no longer has. A
+    /// context pinned to a query generation releases it and moves to the newest one, taken at its next read.
     open func reset() {
         checkQueue("reset()")
+        advanceQueryGeneration()
         clearUndo(allActions: false)
         noteInvalidatedAll()
         for object in allObjects {

@@ -1,29 +1,41 @@
-/// A query generation: a version of a store's contents that a context can be pinned to, so its reads keep
-/// seeing that version while others save (Apple's SQLite stores in WAL mode).
+import Foundation
+
+/// A query generation: a version of the stores' contents that a context can be pinned to, so that its reads keep
+/// seeing that version while others save (Apple's class of the same name; see
+/// `NSManagedObjectContext.setQueryGenerationFrom(_:)`).
 ///
-/// Not supported here: a pinned context would need its own read transaction held open on the store, which the
-/// stores do not offer yet. `NSManagedObjectContext.setQueryGenerationFrom(_:)` therefore throws 134091 for a
-/// token (and accepts nil, which unpins), and `queryGenerationToken` is always nil, as it is on Apple's
-/// platforms for an unpinned context.
+/// Two kinds: `current`, which asks a context to pin itself to the newest generation at its next read, and the
+/// token of one generation, read from a pinned context's `queryGenerationToken`, which pins another context of
+/// the same coordinator to that same generation. Tokens are equal when they name the same generation.
 ///
-/// `@unchecked Sendable`: it has no state.
+/// A token of one generation keeps that generation alive (and, for a SQLite store, its read transaction open)
+/// while it exists, as a context pinned to it does; let go of tokens you no longer need.
+///
+/// `@unchecked Sendable`: its one stored property is a constant, and `QueryGeneration` is thread-safe.
 public final class NSQueryGenerationToken: NSObject, @unchecked Sendable {
-    /// The token that asks for the store's current generation at the context's next read.
-    public static let current = NSQueryGenerationToken()
+    /// The token that asks for the stores' newest generation, taken at the context's next read.
+    public static let current = NSQueryGenerationToken(generation: nil)
 
-    private override init() { super.init() }
-}
+    /// The generation the token names; nil for `current`.
+    let generation: QueryGeneration?
 
-extension NSManagedObjectContext {
-    /// The generation this context is pinned to: always nil, since contexts cannot be pinned here (see
-    /// `NSQueryGenerationToken`).
-    public var queryGenerationToken: NSQueryGenerationToken? { nil }
+    init(generation: QueryGeneration?) {
+        self.generation = generation
+        super.init()
+    }
 
-    /// Pins the context to a query generation, or unpins it with nil.
-    /// - Throws: 134091 (unsupported) for any token: reads are not isolated in generations here, and a context
-    ///   that believed itself pinned would read changes it does not expect. Nil succeeds and changes nothing.
-    public func setQueryGenerationFrom(_ generation: NSQueryGenerationToken?) throws {
-        guard generation != nil else { return }
-        throw CoreDataError.unsupported("query generations (NSManagedObjectContext.setQueryGenerationFrom(_:)): a context reads the stores' latest saved state")
+    /// Whether `object` is a token naming the same generation (`current` equals only itself).
+    public override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSQueryGenerationToken else { return false }
+        guard let generation, let theirs = other.generation else { return self === other }
+        return generation === theirs
+    }
+
+    public override var hash: Int {
+        generation.map { ObjectIdentifier($0).hashValue } ?? ObjectIdentifier(self).hashValue
+    }
+
+    public override var description: String {
+        generation.map { "<NSQueryGenerationToken: generation \(ObjectIdentifier($0))>" } ?? "<NSQueryGenerationToken: current>"
     }
 }

@@ -7,6 +7,11 @@
 /// error under `NSUnderlyingErrorKey` and the store under `NSAffectedStoresErrorKey`. Nothing is swallowed.
 /// `StoreVersionConflict` never reaches a caller as an error: `applyChanges(to:building:resolvingConflicts:)`
 /// hands it to the context's merge policy.
+///
+/// The read entry points take the query generation of the context reading (`at:`, nil for an unpinned one).
+/// A store that has a generation in it is read through it (`QueryGenerationPinning.reading(at:_:)`), and the row
+/// cache, which holds the newest rows, is neither consulted nor updated by such a read; other stores are read as
+/// for an unpinned context.
 extension NSPersistentStoreCoordinator {
     // MARK: Routing
 
@@ -63,25 +68,28 @@ extension NSPersistentStoreCoordinator {
     /// in the row cache (each replacing the snapshot the cache had for its key).
     /// - Throws: the first store's error (as Apple's `NSError`); 134060 when a store answers with another
     ///   kind of result than rows.
-    func fetchRowSnapshots(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, rows: [RowSnapshot])] {
+    func fetchRowSnapshots(_ request: StoreFetchRequest, from stores: [NSPersistentStore],
+                           at generation: QueryGeneration?) throws -> [(store: NSPersistentStore, rows: [RowSnapshot])] {
         try stores.map { store in
             let readTime = RowSnapshot.now()
-            guard case .rows(let rows) = try fetch(request, in: store) else { throw wrongResultKind(store, "rows") }
-            return (store, rowCache.record(consume rows, of: store, readAt: readTime))
+            guard case .rows(let rows) = try fetch(request, in: store, at: generation) else { throw wrongResultKind(store, "rows") }
+            return (store, record(consume rows, of: store, readAt: readTime, at: generation))
         }
     }
 
     /// The rows `request` selects in each of `stores`, as `fetchRowSnapshots(_:from:)` gives and records them.
     /// - Throws: as `fetchRowSnapshots(_:from:)`.
-    func fetchRows(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, rows: [StoreRow])] {
-        try fetchRowSnapshots(request, from: stores).map { ($0.store, $0.rows.map(\.row)) }
+    func fetchRows(_ request: StoreFetchRequest, from stores: [NSPersistentStore],
+                   at generation: QueryGeneration?) throws -> [(store: NSPersistentStore, rows: [StoreRow])] {
+        try fetchRowSnapshots(request, from: stores, at: generation).map { ($0.store, $0.rows.map(\.row)) }
     }
 
     /// The keys `request` selects in each of `stores`, store by store in the given order.
     /// - Throws: as `fetchRows(_:from:)`.
-    func fetchKeys(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, keys: [ObjectKey])] {
+    func fetchKeys(_ request: StoreFetchRequest, from stores: [NSPersistentStore],
+                   at generation: QueryGeneration?) throws -> [(store: NSPersistentStore, keys: [ObjectKey])] {
         try stores.map { store in
-            guard case .keys(let keys) = try fetch(request, in: store) else { throw wrongResultKind(store, "keys") }
+            guard case .keys(let keys) = try fetch(request, in: store, at: generation) else { throw wrongResultKind(store, "keys") }
             return (store, keys)
         }
     }
@@ -89,18 +97,19 @@ extension NSPersistentStoreCoordinator {
     /// The sum of the counts `request` gives in each of `stores` (each store applies the request's limit and
     /// offset itself).
     /// - Throws: as `fetchRows(_:from:)`.
-    func count(_ request: StoreFetchRequest, in stores: [NSPersistentStore]) throws -> Int {
+    func count(_ request: StoreFetchRequest, in stores: [NSPersistentStore], at generation: QueryGeneration?) throws -> Int {
         try stores.reduce(0) { total, store in
-            guard case .count(let count) = try fetch(request, in: store) else { throw wrongResultKind(store, "a count") }
+            guard case .count(let count) = try fetch(request, in: store, at: generation) else { throw wrongResultKind(store, "a count") }
             return total + count
         }
     }
 
     /// The dictionaries `request` (of result kind `.dictionaries`) gives in each of `stores`, store by store.
     /// - Throws: as `fetchRows(_:from:)`.
-    func fetchDictionaries(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, dictionaries: [[String: Any]])] {
+    func fetchDictionaries(_ request: StoreFetchRequest, from stores: [NSPersistentStore],
+                           at generation: QueryGeneration?) throws -> [(store: NSPersistentStore, dictionaries: [[String: Any]])] {
         try stores.map { store in
-            guard case .dictionaries(let rows) = try fetch(request, in: store) else { throw wrongResultKind(store, "dictionaries") }
+            guard case .dictionaries(let rows) = try fetch(request, in: store, at: generation) else { throw wrongResultKind(store, "dictionaries") }
             return (store, rows)
         }
     }
@@ -108,9 +117,10 @@ extension NSPersistentStoreCoordinator {
     /// The rows `request` (of result kind `.rows`) selects in each of `stores`, store by store, as the stores
     /// give them, not recorded in the row cache: for dictionary results, which register no objects.
     /// - Throws: as `fetchRows(_:from:)`.
-    func fetchRowsForDictionaries(_ request: StoreFetchRequest, from stores: [NSPersistentStore]) throws -> [(store: NSPersistentStore, rows: [StoreRow])] {
+    func fetchRowsForDictionaries(_ request: StoreFetchRequest, from stores: [NSPersistentStore],
+                                  at generation: QueryGeneration?) throws -> [(store: NSPersistentStore, rows: [StoreRow])] {
         try stores.map { store in
-            guard case .rows(let rows) = try fetch(request, in: store) else { throw wrongResultKind(store, "rows") }
+            guard case .rows(let rows) = try fetch(request, in: store, at: generation) else { throw wrongResultKind(store, "rows") }
             return (store, rows)
         }
     }
@@ -118,9 +128,10 @@ extension NSPersistentStoreCoordinator {
     /// One store's grouped aggregates (see `AggregatingBackend`), or nil when the store does not compute
     /// aggregates, cannot compute this query, or fails at it: the contract's fallback, where the caller
     /// computes the same results from rows, whose read reports a lasting store failure.
-    func aggregate(_ request: StoreFetchRequest, query: StoreAggregateQuery, in store: NSPersistentStore) -> [[Any?]]? {
+    func aggregate(_ request: StoreFetchRequest, query: StoreAggregateQuery, in store: NSPersistentStore,
+                   at generation: QueryGeneration?) -> [[Any?]]? {
         guard let backend = store.backend as? AggregatingBackend else { return nil }
-        return try? access(store, .read, "compute aggregates") { try backend.aggregate(request, query: query) }
+        return try? read(store, at: generation, "compute aggregates") { try backend.aggregate(request, query: query) }
     }
 
     // MARK: Faulting
@@ -128,47 +139,60 @@ extension NSPersistentStoreCoordinator {
     /// The current rows of `keys` in `store`, read from the store and recorded in the row cache; keys the store
     /// does not have are left out.
     /// - Throws: the store's error, as Apple's `NSError`.
-    func rows(for keys: [ObjectKey], in store: NSPersistentStore) throws -> [StoreRow] {
-        try storeRowSnapshots(for: keys, in: store).map(\.row)
+    func rows(for keys: [ObjectKey], in store: NSPersistentStore, at generation: QueryGeneration?) throws -> [StoreRow] {
+        try storeRowSnapshots(for: keys, in: store, at: generation).map(\.row)
     }
 
     /// The rows of `keys` in `store` for faults of a context whose `stalenessInterval` is `interval`: the row
     /// cache's snapshot of each key that an object still uses and that is fresh enough (the newest read or saved
     /// through this coordinator), and the others read from the store in one call and recorded. Keys the store
-    /// does not have are left out; the order is not the order of `keys`.
+    /// does not have are left out; the order is not the order of `keys`. A context pinned to a generation of the
+    /// store reads every row from it (the cache's rows may be newer).
     /// - Throws: the store's error, as Apple's `NSError`.
-    func rowSnapshots(for keys: [ObjectKey], in store: NSPersistentStore, stalenessInterval interval: TimeInterval) throws -> [RowSnapshot] {
+    func rowSnapshots(for keys: [ObjectKey], in store: NSPersistentStore, stalenessInterval interval: TimeInterval,
+                      at generation: QueryGeneration?) throws -> [RowSnapshot] {
+        if generation?.storeGeneration(of: store) != nil { return try storeRowSnapshots(for: keys, in: store, at: generation) }
         let (cached, missing) = rowCache.snapshots(of: keys, in: store, stalenessInterval: interval)
         guard !missing.isEmpty else { return cached }
-        return cached + (try storeRowSnapshots(for: missing, in: store))
+        return cached + (try storeRowSnapshots(for: missing, in: store, at: generation))
     }
 
-    /// The rows of `keys` read from `store` and recorded in the row cache.
-    private func storeRowSnapshots(for keys: [ObjectKey], in store: NSPersistentStore) throws -> [RowSnapshot] {
+    /// The rows of `keys` read from `store` (at `generation`) and recorded in the row cache (unless read at a
+    /// generation).
+    private func storeRowSnapshots(for keys: [ObjectKey], in store: NSPersistentStore, at generation: QueryGeneration?) throws -> [RowSnapshot] {
         let readTime = RowSnapshot.now()
-        let rows = try access(store, .read, "read rows") { try store.backend.rows(for: keys) }
-        return rowCache.record(consume rows, of: store, readAt: readTime)
+        let rows = try read(store, at: generation, "read rows") { try store.backend.rows(for: keys) }
+        return record(consume rows, of: store, readAt: readTime, at: generation)
+    }
+
+    /// Snapshots of `rows` just read from `store`: recorded in the row cache, unless they were read at a
+    /// generation of the store (older than what the cache may hold), when they are made for the caller alone.
+    private func record(_ rows: consuming [StoreRow], of store: NSPersistentStore, readAt readTime: TimeInterval,
+                        at generation: QueryGeneration?) -> [RowSnapshot] {
+        guard generation?.storeGeneration(of: store) != nil else { return rowCache.record(rows, of: store, readAt: readTime) }
+        return rows.map { RowSnapshot($0, readTime: readTime) }
     }
 
     /// The keys of the destinations of the to-many `relationship` of the object with `key` in `store`, in
     /// order when the relationship is ordered.
     /// - Throws: the store's error, as Apple's `NSError`; never an empty result in its place.
-    func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription, in store: NSPersistentStore) throws -> [ObjectKey] {
-        try access(store, .read, "read the \(relationship.name) relationship") { try store.backend.relatedKeys(of: key, through: relationship) }
+    func relatedKeys(of key: ObjectKey, through relationship: NSRelationshipDescription, in store: NSPersistentStore,
+                     at generation: QueryGeneration?) throws -> [ObjectKey] {
+        try read(store, at: generation, "read the \(relationship.name) relationship") { try store.backend.relatedKeys(of: key, through: relationship) }
     }
 
     /// The destinations of `relationship` for each of `keys` in `store`, with the destinations' rows recorded in
     /// the row cache, for prefetching (see `RelationshipPrefetching`): the backend's own answer when it adopts the
     /// protocol, else the same answer from its core requirements (`relatedRowsOneByOne`), all under one lock.
     /// - Throws: the store's error, as Apple's `NSError`.
-    func relatedRows(of keys: [ObjectKey], through relationship: NSRelationshipDescription,
-                     in store: NSPersistentStore) throws -> (destinations: [ObjectKey: [ObjectKey]], rows: [RowSnapshot]) {
+    func relatedRows(of keys: [ObjectKey], through relationship: NSRelationshipDescription, in store: NSPersistentStore,
+                     at generation: QueryGeneration?) throws -> (destinations: [ObjectKey: [ObjectKey]], rows: [RowSnapshot]) {
         let readTime = RowSnapshot.now()
-        let answer = try access(store, .read, "prefetch the \(relationship.name) relationship") {
+        let answer = try read(store, at: generation, "prefetch the \(relationship.name) relationship") {
             if let backend = store.backend as? RelationshipPrefetching { return try backend.relatedRows(of: keys, through: relationship) }
             return try store.backend.relatedRowsOneByOne(of: keys, through: relationship, model: managedObjectModel)
         }
-        return (answer.destinations, rowCache.record(answer.rows, of: store, readAt: readTime))
+        return (answer.destinations, record(answer.rows, of: store, readAt: readTime, at: generation))
     }
 
     /// Removes the row cache's snapshots of the objects with these IDs (changed elsewhere, so their faults read
@@ -176,6 +200,33 @@ extension NSPersistentStoreCoordinator {
     func forgetCachedRows(of ids: [NSManagedObjectID]) {
         guard !ids.isEmpty else { return }
         for (store, keys) in keysByStore(ids) { rowCache.forget(keys, in: store) }
+    }
+
+    // MARK: Query generations
+
+    /// A generation of the coordinator's stores as they are now, for a pinned context to read: each added store
+    /// whose backend keeps generations (`QueryGenerationPinning`) opens one, all under one lock, so no save
+    /// through this coordinator falls between them; the others are read at their latest state.
+    /// - Throws: a store's error opening its generation, as Apple's `NSError` (generations already opened are
+    ///   closed).
+    func newestQueryGeneration() throws -> QueryGeneration {
+        try withLock {
+            var opened: [(store: NSPersistentStore, generation: StoreGeneration)] = []
+            do {
+                for store in stores(among: nil) {
+                    guard let backend = store.backend as? QueryGenerationPinning,
+                          let generation = try mapped(store, .read, "take a query generation", { try backend.openGeneration() }) else { continue }
+                    opened.append((store, generation))
+                }
+            } catch {
+                for entry in opened { entry.generation.close() }
+                throw error
+            }
+            // Noted under the lock, so that a store removed from now on closes its generation in this one.
+            let generation = QueryGeneration(coordinator: self, generations: opened)
+            queryGenerations.note(generation)
+            return generation
+        }
     }
 
     // MARK: Saving
@@ -412,6 +463,18 @@ extension NSPersistentStoreCoordinator {
         try withLock { try mapped(store, kind, operation, body) }
     }
 
+    /// Runs one backend read of `store` holding the lock, with its error mapped (see `mapped`): through the
+    /// store's generation in `generation` when it has one (`QueryGenerationPinning.reading(at:_:)`), else at the
+    /// store's latest state.
+    private func read<T>(_ store: NSPersistentStore, at generation: QueryGeneration?, _ operation: String, _ body: () throws -> T) throws -> T {
+        try withLock {
+            try mapped(store, .read, operation) {
+                guard let pinned = generation?.storeGeneration(of: store), let backend = store.backend as? QueryGenerationPinning else { return try body() }
+                return try backend.reading(at: pinned, body)
+            }
+        }
+    }
+
     /// Runs `body` (the lock already held), turning an error outside `NSCocoaErrorDomain` into one with Apple's
     /// code; `StoreVersionConflict` passes through from writes.
     private func mapped<T>(_ store: NSPersistentStore, _ kind: StoreAccessKind, _ operation: String, _ body: () throws -> T) throws -> T {
@@ -449,8 +512,8 @@ extension NSPersistentStoreCoordinator {
                            userInfo: [NSAffectedStoresErrorKey: [store]])
     }
 
-    private func fetch(_ request: StoreFetchRequest, in store: NSPersistentStore) throws -> StoreFetchResult {
-        try access(store, .read, "fetch") { try store.backend.fetch(request) }
+    private func fetch(_ request: StoreFetchRequest, in store: NSPersistentStore, at generation: QueryGeneration?) throws -> StoreFetchResult {
+        try read(store, at: generation, "fetch") { try store.backend.fetch(request) }
     }
 }
 

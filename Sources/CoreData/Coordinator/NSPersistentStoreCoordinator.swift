@@ -28,6 +28,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// of its own).
     let rowCache = RowCache()
 
+    /// The query generations taken of the coordinator's stores and still held by a context or token (weakly;
+    /// see `QueryGeneration`).
+    let queryGenerations = QueryGenerationList()
+
     /// A coordinator for `model`.
     public init(managedObjectModel model: NSManagedObjectModel) {
         self.managedObjectModel = model
@@ -134,6 +138,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         stores.remove(at: index)
         rowCache.forgetAll(in: store)
+        queryGenerations.release(store)
         store.remoteChangeWatcher?.stop()
         store.remoteChangeWatcher = nil
         store.backend.close()

@@ -11,7 +11,8 @@
 /// (`CoreDataConformance`) that prove it. Optional features are refinement protocols, and adopting one is the
 /// capability: `BatchUpdating`, `BatchInserting`, `LightweightMigrating`, `AggregatingBackend`,
 /// `PersistentHistoryBackend`, `ExternalChangeDetecting` (and `ExternalChangeListing`), `StoreMetadataWriting`,
-/// `StoreFileMoving`, `StoreReplacing` and `RelationshipPrefetching`. `capabilities` states only facts about where the data lives.
+/// `StoreFileMoving`, `StoreReplacing`, `RelationshipPrefetching` and `QueryGenerationPinning`. `capabilities`
+/// states only facts about where the data lives.
 ///
 /// Register a backend with `NSPersistentStoreCoordinator.registerStoreClass(_:type:)`, then run the
 /// conformance suite on it (`ConformancePlan`).
