@@ -111,8 +111,7 @@ extension NSManagedObjectContext {
         let interval = stalenessInterval
         guard interval != 0, held.isCacheNewest else { return false }
         if interval > 0, !held.isFresh(forStalenessInterval: interval, now: RowSnapshot.now()) { return false }
-        object.fill(values: object.committed ?? [], version: object.version)
-        object.faultState = .filledFromRow(held)
+        object.fillFromHeldRow(held)
         object.awakeFromFetchWithoutRecording(in: self)
         return true
     }
@@ -125,8 +124,7 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator, let store = object.assignedStoreIdentity?.handle as? NSPersistentStore,
               let newest = coordinator.rowCache.snapshot(of: held.key, in: store, stalenessInterval: stalenessInterval) else { return false }
         if newest === held {
-            object.fill(values: object.committed ?? [], version: object.version)
-            object.faultState = .filledFromRow(held)
+            object.fillFromHeldRow(held)
         } else {
             fill(object, from: newest)
         }

@@ -96,8 +96,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// For a context that child contexts save into: its saved objects by the temporary IDs they had, which a
     /// child's objects keep.
     var formerTemporaryIDs: [NSManagedObjectID.Identity: NSManagedObject] = [:]
-    /// Whether changes are not recorded (while an object's `awakeFromFetch` runs).
-    var suspendsChangeRecording = false
+    /// Whether changes are not recorded (while an object's `awakeFromFetch` runs). Read and set around every
+    /// fault's `awakeFromFetch`; each access is one load or store, never held across other code, so it is not
+    /// checked for exclusivity at run time (see `NSManagedObject.slots`).
+    @exclusivity(unchecked) var suspendsChangeRecording = false
     /// Whether a child context has saved into this one (so former temporary IDs are remembered).
     var receivesChildSaves = false
     /// During a save's uniqueness-conflict round: each merged object, by identity, with the object it merged into.

@@ -2,14 +2,14 @@ import Foundation
 
 /// Reads a value of a known type where an `Any?` is stored, without the runtime's dynamic cast: the read half of
 /// a `@Managed` property of an attribute whose storage type is the property's own type (an `Int64` property of an
-/// Integer 64 attribute, a `String` property of a String attribute, and so on; `NSManagedObject.readStoredValue`).
+/// Integer 64 attribute, a `String` property of a String attribute, and so on; `NSManagedObject.storedValue(slot:ofExactType:)`).
 ///
 /// `value as? T` of an `Any` calls `swift_dynamicCast`, which unwraps the container, searches for a conversion
 /// and copies: about a fifth of a `@Managed` read in a profile of the benchmark, the largest single cost in it
 /// (Docs, Performance, "Typed reads of `@Managed` attributes"). When the container holds a value of exactly `T`, and
 /// `T` is stored inline, the value is the first bytes of the container and the container's type word is `T`'s
 /// metadata; the reader compares that word and, when it matches, copies the value straight out of the container
-/// (in place, in the slot array). Any other content (another type, a subclass, an optional, a boxed value, nil)
+/// (in place, in the slot array: `NSManagedObject.storedValue(slot:ofExactType:)`). Any other content (another type, a subclass, an optional, a boxed value, nil)
 /// does not match, and the caller casts as before, so what a reader sees never depends on this path.
 ///
 /// It relies on the layout of Swift's opaque existential container (the Swift ABI's "TypeLayout": three words
@@ -32,6 +32,7 @@ enum ExistentialPayload {
     }
 
     /// Whether the `Any?` at `container` holds a value of exactly `type` (nil never does).
+    @inlinable
     static func holds(_ container: UnsafeRawPointer, exactly type: Any.Type) -> Bool {
         container.load(fromByteOffset: typeWordOffset, as: UnsafeRawPointer?.self) == unsafeBitCast(type, to: UnsafeRawPointer.self)
     }

@@ -44,11 +44,9 @@ public struct Managed<Value> {
             let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, nameNumber: object[keyPath: storageKeyPath].nameNumber)
             // Inlined into the caller, so the common case (a value stored in the property's own type) is copied out
             // of its slot without the runtime's dynamic cast; anything else casts, then converts.
-            if let slot, ExistentialPayload.isStoredInline(Value.self) {
-                var value: Value?
-                if object.readStoredValue(slot: slot, ofType: Value.self, { value = $0.load(as: Value.self) }), let value {
-                    return value
-                }
+            if let slot, ExistentialPayload.isStoredInline(Value.self), object.prepareInPlaceRead(),
+               let value = object.storedValue(slot: slot, ofExactType: Value.self) {
+                return value
             }
             if let slot, let stored = object.storedAttributeValue(slot: slot), let value = stored as? Value { return value }
             return ManagedValueConversion.read(object, slot: slot, as: Value.self)
@@ -125,22 +123,33 @@ final class ManagedSlotCache: @unchecked Sendable {
     private let keptLock = NSLock()
 
     /// The slot of the property, or nil when the entity has no property of that name.
+    ///
+    /// The common case, the answer in this thread's recent entries, reads the identities of the key path and the
+    /// object's layout and one entry: no layout retained, no dictionary, no lock.
     @usableFromInline
     func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, nameNumber: @autoclosure () -> UInt16) -> Int? {
-        let layout = object.layout
-        let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(layout))
+        let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(object.layout))
         let recent = tables.withValue { $0.recent } + Table.index(of: key)
         if recent.pointee.keyPath == key.keyPath, recent.pointee.layout == key.layout { return recent.pointee.slot }
+        return slot(missing: key, object, keyPath, nameNumber: nameNumber(), recent: recent)
+    }
+
+    /// The slot of the property when this thread's recent entry at `recent` is another's: from the thread's table,
+    /// else looked up by name and entered; either way remembered at `recent`.
+    @inline(never)
+    private func slot(missing key: Key, _ object: NSManagedObject, _ keyPath: AnyKeyPath, nameNumber: UInt16,
+                      recent: UnsafeMutablePointer<Table.Entry>) -> Int? {
         let table = tables.value
         if let known = table.slots[key] {
             recent.pointee = Table.Entry(keyPath: key.keyPath, layout: key.layout, slot: known)
             return known
         }
+        let layout = object.layout
         keptLock.lock()
         kept.append(keyPath)
         kept.append(layout)
         keptLock.unlock()
-        let slot = layout.slotByName[ManagedPropertyNames.shared.name(nameNumber()) ?? Self.propertyName(of: keyPath)]
+        let slot = layout.slotByName[ManagedPropertyNames.shared.name(nameNumber) ?? Self.propertyName(of: keyPath)]
         table.slots[key] = .some(slot)
         recent.pointee = Table.Entry(keyPath: key.keyPath, layout: key.layout, slot: slot)
         return slot

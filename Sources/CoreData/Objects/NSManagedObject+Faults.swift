@@ -19,6 +19,20 @@ extension NSManagedObject {
         faultState = .filledFromRow(snapshot)
     }
 
+    /// Fills a snapshot fault from the row it holds (`snapshot`, whose values are its committed values), as
+    /// `fill(from: snapshot)` would: the committed values become the slots (shared until a slot is written), and
+    /// the object holds the snapshot. A row that needs conversion (a transformable value, a count that is not the
+    /// entity's) goes through `fill(values:version:)`.
+    func fillFromHeldRow(_ snapshot: RowSnapshot) {
+        if let row = committed, row.count == layout.slotCount, layout.transformableSlots.isEmpty {
+            slots = row
+            changedSlots = []
+        } else {
+            fill(values: committed ?? [], version: version)
+        }
+        faultState = .filledFromRow(snapshot)
+    }
+
     /// Has a filled object hold `snapshot`, the row a save through the coordinator just wrote for it, in place
     /// of the snapshot it held (nil: the row cache does not know the row written, so it holds none); a fault
     /// is left as it is.
@@ -49,8 +63,7 @@ extension NSManagedObject {
     /// row its fetch read, as it would have in its context; any other fault stays a fault.
     func fireDetachedSnapshotFault() {
         guard case .snapshot(let snapshot) = faultState else { return }
-        fill(values: committed ?? [], version: version)
-        faultState = .filledFromRow(snapshot)
+        fillFromHeldRow(snapshot)
         awakeFromFetchWithoutRecording()
     }
 

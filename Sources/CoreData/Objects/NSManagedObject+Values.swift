@@ -16,24 +16,34 @@ extension NSManagedObject {
         return slots[slot]
     }
 
-    /// Loads the fault, then, when the value in `slot` is of exactly `type`, calls `read` with its address, where
-    /// an `Any?` holds it in the slot array, and returns true; returns false otherwise, without calling `read`. For
-    /// types stored inline in an existential container only (`ExistentialPayload.isStoredInline`): `read` copies
-    /// the value out with `load(as:)`, without the runtime's dynamic cast. The address is valid only during `read`.
-    ///
-    /// The slot's kind is not looked at (which would retain the layout, a weakly referenced object, so through the
-    /// runtime's slow path): a value of exactly the property's type is what every read path returns for it, an
-    /// attribute's stored value as a to-one's object, as `@Managed`'s cast did before.
+    /// Loads the object's values if it is a fault, and tells whether values may be read in place
+    /// (`storedValue(slot:ofExactType:)`): false, leaving a fault alone, when the existential layout is not the one
+    /// `ExistentialPayload` reads, and every read takes the cast.
     @usableFromInline
-    func readStoredValue(slot: Int, ofType type: Any.Type, _ read: (UnsafeRawPointer) -> Void) -> Bool {
+    func prepareInPlaceRead() -> Bool {
         guard ExistentialPayload.layoutIsAsExpected else { return false }
         fireFaultIfNeeded()
-        return slots.withUnsafeBufferPointer { buffer in
-            guard slot < buffer.count, let base = buffer.baseAddress else { return false }
+        return true
+    }
+
+    /// The value in `slot` when it is of exactly `T`, copied out of the `Any?` that holds it in the slot array,
+    /// without the runtime's dynamic cast; nil otherwise (another type, a subclass, an optional, nil). For types
+    /// stored inline in an existential container only (`ExistentialPayload.isStoredInline`), and only after
+    /// `prepareInPlaceRead()` returned true (the fault is loaded; this does not load it).
+    ///
+    /// Inlined into the `@Managed` getter, and so into the app's code, specialized for `T`: one load of the slot
+    /// array, a bounds check, a comparison of the container's type word and a copy of the value; no call, no
+    /// exclusivity check (`slots` is unchecked), and no retain of the slot array, which the object holds throughout.
+    ///
+    /// The slot's kind is not looked at: a value of exactly the property's type is what every read path returns
+    /// for it, an attribute's stored value as a to-one's object, as `@Managed`'s cast did before.
+    @inlinable
+    func storedValue<T>(slot: Int, ofExactType type: T.Type) -> T? {
+        slots.withUnsafeBufferPointer { buffer in
+            guard slot < buffer.count, let base = buffer.baseAddress else { return nil }
             let container = UnsafeRawPointer(base + slot)
-            guard ExistentialPayload.holds(container, exactly: type) else { return false }
-            read(container)
-            return true
+            guard ExistentialPayload.holds(container, exactly: T.self) else { return nil }
+            return container.load(as: T.self)
         }
     }
 

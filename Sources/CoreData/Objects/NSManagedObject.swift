@@ -12,7 +12,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
 
     /// Current values by slot. To-one slots hold an `NSManagedObject`, or the `ObjectKey` of a destination in
     /// the same store not looked up yet; to-many slots hold a `ToManyStorage`, or nil while not loaded.
-    var slots: [Any?]
+    ///
+    /// `@Managed` getters, inlined into the app's code, read it in place (`storedValue(slot:ofExactType:)`), so it is
+    /// usable from inline code and `final`. Its accesses are not checked for exclusivity at run time
+    /// (`@exclusivity(unchecked)`): no access to it lasts beyond one statement or calls out while it runs (no
+    /// `withUnsafeMutableBufferPointer` or `inout` of it around other code), so no two can overlap, and the check was
+    /// a runtime call on every read (Docs, Decisions, "Reading `@Managed` attributes in place").
+    @usableFromInline @exclusivity(unchecked) final var slots: [Any?]
     /// Values as last fetched or saved (to-one slots as `ObjectKey`); nil for an object never saved.
     var committed: [Any?]?
     /// The store's version of the values in `committed`.
@@ -86,8 +92,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         case .made(let id): return id.storeIdentity
         }
     }
-    /// Whether the object is a fault, and where a fault's values come from (see `FaultState`).
-    var faultState: FaultState = .filled
+    /// Whether the object is a fault, and where a fault's values come from (see `FaultState`). Read on every
+    /// `@Managed` read; its accesses are not checked for exclusivity at run time, as `slots`'s, for the same reason.
+    @exclusivity(unchecked) var faultState: FaultState = .filled
     /// Whether the object is a fault. Setting it true makes a fault that reads its store when it fires;
     /// setting it false ends the fault (the caller has put the values in place).
     var faulted: Bool {
@@ -103,8 +110,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     // subclass's `@Managed` properties (two bytes each) fill the rest of its last word.
     /// The entity number of the object's key in its store (meaningless unless `idSource` is `.key`).
     private var storeEntityNumber: Int32 = 0
-    /// Whether the object is being filled from a fault or turned into one (what `faultingState` reports).
-    var changesFaultState = false
+    /// Whether the object is being filled from a fault or turned into one (what `faultingState` reports). Set and
+    /// cleared around every fault's `awakeFromFetch`; not checked for exclusivity at run time, as `slots`.
+    @exclusivity(unchecked) var changesFaultState = false
     var inserted = false
     var deleted = false
     /// What happened to the object since its context last posted `NSManagedObjectContextObjectsDidChange`
