@@ -293,6 +293,32 @@ import Testing
         #expect(try fixture.count(fixture.pinned) == 3, "pinned again, at the generation after its save")
     }
 
+    @Test func aPinnedContextsDidSaveNotificationNamesTheGenerationAfterItsSave() throws {
+        let fixture = try Fixture()
+        try fixture.insert(["a"])
+        try fixture.pin(fixture.pinned)
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = fixture.pinned
+        var saved: [(sender: String, notification: Notification)] = []
+        let observers = [("pinned", fixture.pinned), ("writer", fixture.writer), ("child", child)].map { sender, context in
+            NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) { saved.append((sender, $0)) }
+        }
+        defer { for observer in observers { NotificationCenter.default.removeObserver(observer) } }
+        try fixture.insert(["b"], in: fixture.pinned)
+        try fixture.insert(["c"])
+        try fixture.insert(["d"], in: child)
+        let key = NSManagedObjectContext.NotificationKey.queryGeneration.rawValue
+        #expect(saved.map(\.sender) == ["pinned", "writer", "child"])
+        let token = try #require(saved.first?.notification.userInfo?[key] as? NSQueryGenerationToken)
+        #expect(token != .current, "the generation is taken by the save")
+        #expect(token == fixture.pinned.queryGenerationToken, "the context reads the generation the notification names")
+        #expect(saved[1].notification.userInfo?[key] == nil, "an unpinned context's notification has none")
+        #expect(saved[2].notification.userInfo?[key] == nil, "nor a child context's, which is not pinned itself")
+        let reader = Fixture.context(fixture.coordinator)
+        try reader.performAndWait { try reader.setQueryGenerationFrom(token) }
+        #expect(try fixture.titles(reader) == ["a", "b"], "the store right after the pinned context's save, before the writer's")
+    }
+
     @Test func mergingADidSaveNotificationMovesAPinnedContextToTheNewestGeneration() throws {
         let fixture = try Fixture()
         let ids = try fixture.insert(["a"])

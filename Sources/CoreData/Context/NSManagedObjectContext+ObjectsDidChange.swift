@@ -30,13 +30,13 @@ extension NSManagedObjectContext {
     /// objects-did-change and did-save notifications; the object-ID keys those of
     /// `didSaveObjectIDsNotification` and `didMergeChangesObjectIDsNotification` (and of history transactions'
     /// and remote-change notifications); `sourceContext` names the context that saved. `queryGeneration` is
-    /// never set: a pinned context's did-save notification does not carry its token (see
-    /// `setQueryGenerationFrom(_:)`).
+    /// set in a pinned context's did-save notification: the token of the generation the context reads after
+    /// its save (see `setQueryGenerationFrom(_:)`).
     public enum NotificationKey: String, Sendable {
         /// The context that saved, in object-ID notifications.
         case sourceContext = "managedObjectContext"
-        /// The context's new query generation (Apple's key; never set here, since query generations are not
-        /// supported).
+        /// In a did-save notification of a context pinned to a query generation: the token of the generation it
+        /// reads after the save.
         case queryGeneration = "newQueryGeneration"
         /// `NSInsertedObjectsKey`: the objects inserted.
         case insertedObjects = "inserted"

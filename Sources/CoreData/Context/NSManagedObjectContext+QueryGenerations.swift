@@ -13,7 +13,8 @@ import Synchronization
 /// - Only stores whose backend keeps generations (`QueryGenerationPinning`: the SQLite store in WAL mode) have
 ///   one; any other store (in-memory, XML, binary, PostgreSQL, SQLite in another journal mode, or a store added
 ///   after the generation was taken) is read at its latest state, without an error.
-/// - `.current` pins to the newest generation, taken lazily at the context's next read. `save()`,
+/// - `.current` pins to the newest generation, taken lazily at the context's next read. `save()` moves a pinned
+///   context to the generation right after it, whose token its did-save notification carries;
 ///   `mergeChanges(fromContextDidSave:)`, `mergeChanges(fromRemoteContextSave:into:)` and `reset()` move a pinned
 ///   context to the newest generation the same way; an unpinned context stays unpinned.
 /// - A child context reads through its root ancestor's generation (and sees its ancestors' unsaved changes); it
@@ -78,6 +79,19 @@ extension NSManagedObjectContext {
     /// another context's save, or `reset()`), releasing the one it held; an unpinned context stays unpinned.
     func advanceQueryGeneration() {
         queryGenerationPin.advance()
+    }
+
+    /// Moves a pinned root context to the generation its own save just made and returns that generation's token,
+    /// which the did-save notification carries under `NotificationKey.queryGeneration`; nil for an unpinned
+    /// context. The generation is taken at once, so the token names the stores as they are right after the save
+    /// (and after any save another coordinator finished in between). When a store cannot begin the read now,
+    /// the context stays pinned to the newest generation, taken at its next read (where the error surfaces), and
+    /// the token is `.current`.
+    func advanceQueryGenerationPastSave() -> NSQueryGenerationToken? {
+        advanceQueryGeneration()
+        guard queryGenerationToken != nil else { return nil }
+        _ = try? readingGeneration()
+        return queryGenerationToken
     }
 }
 

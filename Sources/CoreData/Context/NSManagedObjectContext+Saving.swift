@@ -135,11 +135,11 @@ extension NSManagedObjectContext {
             let saved = Set((inserted + updated + deleted).map(ObjectIdentifier.init))
             derived = derived.filter { !saved.contains(ObjectIdentifier($0)) }
         }
-        // A pinned context moves to the generation its save made (taken at its next read).
-        advanceQueryGeneration()
+        // A pinned context moves to the generation its save made; the did-save notification names it.
+        let generation = advanceQueryGenerationPastSave()
         // A deletion the rollback policy undid stays in the context.
         finishSave(inserted: inserted, updated: updated, deleted: deleted.filter(\.deleted), derived: derived,
-                   reported: reported)
+                   reported: reported, queryGeneration: generation)
     }
 
     /// The sets of `inserted` and `updated` (the save's final lists) for the did-save notification, where the
@@ -368,10 +368,12 @@ extension NSManagedObjectContext {
     }
 
     /// Marks everything saved, calls `didSave` and posts the save notification, whose updated objects include
-    /// `derived`: the objects not saved whose derived attributes the save changed.
+    /// `derived`: the objects not saved whose derived attributes the save changed, and which carries
+    /// `queryGeneration` (a pinned context's generation after its save) under `NotificationKey.queryGeneration`.
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
                             derived: [NSManagedObject] = [],
-                            reported: (inserted: Set<NSManagedObject>?, updated: Set<NSManagedObject>?) = (nil, nil)) {
+                            reported: (inserted: Set<NSManagedObject>?, updated: Set<NSManagedObject>?) = (nil, nil),
+                            queryGeneration: NSQueryGenerationToken? = nil) {
         leftChangesSinceSweep += inserted.count + updated.count + deleted.count
         undoRecorder?.savedStateChanged()
         // The IDs for the object-ID notification are collected while marking the objects saved: one pass over
@@ -407,11 +409,13 @@ extension NSManagedObjectContext {
         for object in updated { object.didSave() }
         for object in deleted { object.didSave() }
         for object in deleted { object.managedObjectContext = nil }
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
+        var userInfo: [AnyHashable: Any] = [
             NSInsertedObjectsKey: reported.inserted ?? Set(inserted),
             NSUpdatedObjectsKey: (reported.updated ?? Set(updated)).union(derived),
             NSDeletedObjectsKey: Set(deleted),
-        ])
+        ]
+        if let queryGeneration { userInfo[NSManagedObjectContext.NotificationKey.queryGeneration.rawValue] = queryGeneration }
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
         postObjectIDs(Self.didSaveObjectIDsNotification, inserted: insertedIDs, updated: updatedIDs + derived.map(\.objectID),
                       deleted: deletedIDs)
     }
