@@ -12,7 +12,8 @@ import CoreDataStoreKit
 /// `AtomicFileReplacement` uses), in rollback-journal mode so that closing it leaves no `-wal` or `-shm`, then
 /// flushed and moved into place in one step; the first real open switches it to WAL. A crash at any moment
 /// therefore leaves either no store (nothing, or the empty file a destroyed store keeps) or a complete one,
-/// and the temporary files a crash leaves are removed by the next open (`removeCreationLeftovers(of:)`).
+/// and the temporary files a crash leaves are removed by the next open (`removeCreationLeftovers(of:)`), while
+/// those of a process building the store now are claimed and left alone.
 extension SQLiteStore {
     /// The files SQLite keeps beside a database: rollback journal, write-ahead log, shared-memory index.
     static let companionSuffixes = ["-journal", "-wal", "-shm"]
@@ -26,10 +27,11 @@ extension SQLiteStore {
         } catch {
             throw CoreDataError.openFailed(url, reason: "its directory could not be created (\(error.localizedDescription))")
         }
-        let temporary = AtomicFileReplacement.temporaryURL(for: url)
-        defer { removeDatabase(at: temporary.path) }
-        try buildNewFile(at: temporary, request: request, schema: schema)
-        try placeNewFile(temporary, at: url)
+        let claim = try claimTemporaryFile(beside: url)
+        defer { claim.release() }
+        defer { removeDatabase(at: claim.url.path) }
+        try buildNewFile(at: claim.url, request: request, schema: schema)
+        try placeNewFile(claim.url, at: url)
     }
 
     /// Writes Core Data's tables, the model's schema and the metadata into a new database at `temporary`, in
@@ -71,14 +73,25 @@ extension SQLiteStore {
             moved = rename(temporary.path, url.path) == 0
         }
         let reason = String(cString: strerror(errno))
-        // Another process's store won the race (ours may also have been removed as its leftover): open that one.
+        // Another process's store won the race: open that one.
         if !moved, (fileSize(url.path) ?? 0) > 0 { return }
         guard moved else { throw CoreDataError.openFailed(url, reason: "the new store file could not be moved into place (\(reason))") }
         try AtomicFileReplacement.flush(url.deletingLastPathComponent().path, directory: true)
     }
 
+    /// A new, empty temporary database file beside `url`, claimed while it is built (`TemporaryFileClaim`), so
+    /// that another process opening the store meanwhile does not remove it as a leftover.
+    /// - Throws: 134080 naming the file when it cannot be made.
+    static func claimTemporaryFile(beside url: URL) throws -> TemporaryFileClaim {
+        do {
+            return try TemporaryFileClaim(beside: url)
+        } catch {
+            throw CoreDataError.openFailed(url, reason: "a temporary file could not be made beside it (\((error as NSError).localizedDescription))")
+        }
+    }
+
     /// Removes the temporary databases (and their journals) a process killed while creating this store left
-    /// beside `url`, and nothing else.
+    /// beside `url`, and nothing else (not those another process is building now).
     static func removeCreationLeftovers(of url: URL) {
         AtomicFileReplacement.removeLeftovers(of: url, companionSuffixes: companionSuffixes)
     }

@@ -26,7 +26,15 @@ extension SQLiteStore: StoreFileMoving, StoreReplacing {
             throw CoreDataError.make(NSFileWriteUnknownError, "Could not create the folder of \(destination.path): \(error.localizedDescription)",
                                      userInfo: [NSFilePathErrorKey: destination.path, NSUnderlyingErrorKey: error])
         }
-        let staging = AtomicFileReplacement.temporaryURL(for: destination)
+        let claim: TemporaryFileClaim
+        do {
+            claim = try TemporaryFileClaim(beside: destination)
+        } catch {
+            throw CoreDataError.make(NSFileWriteUnknownError, "Could not make a temporary file beside \(destination.path): \((error as NSError).localizedDescription)",
+                                     userInfo: [NSFilePathErrorKey: destination.path, NSUnderlyingErrorKey: error])
+        }
+        defer { claim.release() }
+        let staging = claim.url
         do {
             try snapshot(of: source, into: staging)
             try moveStore(from: staging, to: destination)

@@ -1,11 +1,12 @@
 import Testing
 import CoreData
 import StoreTestSupport
+import CoreDataStoreKit
 
 /// Opening a file store removes the temporary files a killed save or creation left beside it, exactly those:
 /// `.<store file name>.<UUID>.tmp` (and, for SQLite, that name with `-journal`, `-wal` or `-shm`, and the
 /// `.<store file name>.migration` database a killed migration left), never the store, other stores' temporary
-/// files, or any other file in the directory.
+/// files, a temporary file a live writer holds, or any other file in the directory.
 @Suite struct LeftoverFileTests {
     static let types = [NSSQLiteStoreType, NSXMLStoreType, NSBinaryStoreType]
 
@@ -67,6 +68,33 @@ import StoreTestSupport
         let remaining = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
         #expect(Set(leftovers).isDisjoint(with: remaining), "the killed creation's files must be removed: \(remaining)")
         #expect(contents(strangers, in: directory) == before, "every other file must be left as it was")
+    }
+
+    /// A temporary file a live writer holds (a save or creation in another process, at the moment this one opens
+    /// the store) is not a leftover: it stays, with its journal, until its writer lets go of it.
+    @Test(arguments: types) func aTemporaryFileAWriterStillHoldsIsLeftAlone(_ typeName: String) throws {
+        let type = NSPersistentStore.StoreType(rawValue: typeName)
+        let directory = TemporaryDirectory(prefix: "leftovers")
+        let name = "store.\(typeName.lowercased())"
+        try populate(try openStore(type, at: directory.file(name), model: everyTypeModel()), items: 2)
+        let claim = try TemporaryFileClaim(beside: directory.file(name))
+        let held = [claim.url.lastPathComponent] + (typeName == NSSQLiteStoreType ? [claim.url.lastPathComponent + "-journal"] : [])
+        try place(held, in: directory)
+        let leftovers = Self.leftovers(of: name, typeName: typeName)
+        try place(leftovers, in: directory)
+
+        _ = try openStore(type, at: directory.file(name), model: everyTypeModel())
+        for file in held {
+            #expect(FileManager.default.contents(atPath: directory.file(file).path) == Data("left by \(file)".utf8), "a held file stays: \(file)")
+        }
+        for leftover in leftovers {
+            #expect(!FileManager.default.fileExists(atPath: directory.file(leftover).path), "\(leftover) must be removed")
+        }
+        claim.release()
+        _ = try openStore(type, at: directory.file(name), model: everyTypeModel())
+        for file in held {
+            #expect(!FileManager.default.fileExists(atPath: directory.file(file).path), "once let go of, it is a leftover: \(file)")
+        }
     }
 
     @Test(arguments: types) func aReadOnlyOpenRemovesNothing(_ typeName: String) throws {

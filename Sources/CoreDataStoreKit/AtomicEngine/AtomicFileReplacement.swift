@@ -8,13 +8,17 @@ import Darwin
 ///
 /// The new contents are written to a temporary file in the same directory, flushed to disk, renamed over the
 /// old file (an atomic step on POSIX file systems), and the directory is flushed so the rename itself lasts.
-/// The temporary file is named `.<file name>.<UUID>.tmp`; a process killed while writing leaves it behind,
-/// and `removeLeftovers(of:companionSuffixes:)` (called when a store is opened) removes exactly those files.
+/// The temporary file is named `.<file name>.<UUID>.tmp` and claimed while it is written
+/// (`TemporaryFileClaim`); a process killed while writing leaves it behind, and
+/// `removeLeftovers(of:companionSuffixes:)` (called when a store is opened) removes exactly those files whose
+/// writer is gone.
 public enum AtomicFileReplacement {
     /// Calls `write` with a temporary URL beside `url`, then moves what it wrote into place.
     /// - Throws: 134030 when any step fails; the old file is then untouched and the temporary file removed.
     public static func replace(_ url: URL, write: (URL) throws -> Void) throws {
-        let temporary = temporaryURL(for: url)
+        let claim = try TemporaryFileClaim(beside: url)
+        defer { claim.release() }
+        let temporary = claim.url
         do {
             try write(temporary)
             try moveIntoPlace(temporary, at: url)
@@ -71,16 +75,35 @@ public enum AtomicFileReplacement {
 
     /// Removes the temporary files a killed writer left beside `url`: exactly the names `temporaryURL(for:)`
     /// makes for this file name (`.<file name>.<UUID>.tmp`), each optionally followed by one of
-    /// `companionSuffixes` (a SQLite store's `-journal`, `-wal`, `-shm`). Every other file is left alone, and
-    /// a file that cannot be removed is skipped (it is garbage, not data).
+    /// `companionSuffixes` (a SQLite store's `-journal`, `-wal`, `-shm`). A temporary file a live writer (of
+    /// this or another process) has claimed (`TemporaryFileClaim`) is left alone with its companions, as is
+    /// every other file; a file that cannot be removed is skipped (it is garbage, not data).
     /// - Returns: the names removed.
     @discardableResult
     public static func removeLeftovers(of url: URL, companionSuffixes: [String] = []) -> [String] {
         let directory = url.deletingLastPathComponent()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        let leftovers = names.filter { isLeftover($0, of: url.lastPathComponent, companionSuffixes: companionSuffixes) }
+        var companionsByFile: [String: [String]] = [:]
+        for name in leftovers where !name.hasSuffix(".tmp") {
+            guard let suffix = companionSuffixes.first(where: name.hasSuffix) else { continue }
+            companionsByFile[String(name.dropLast(suffix.count)), default: []].append(name)
+        }
         var removed: [String] = []
-        for name in names where isLeftover(name, of: url.lastPathComponent, companionSuffixes: companionSuffixes) {
+        func remove(_ name: String) {
             if unlink(directory.appendingPathComponent(name).path) == 0 { removed.append(name) }
+        }
+        for file in Set(leftovers.filter { $0.hasSuffix(".tmp") }).union(companionsByFile.keys) {
+            let companions = companionsByFile[file] ?? []
+            guard names.contains(file) else {
+                companions.forEach(remove)  // a log whose database is gone
+                continue
+            }
+            // Removed while holding the file's lock, so no writer can claim it meanwhile.
+            _ = TemporaryFileClaim.whileUnclaimed(directory.appendingPathComponent(file).path) {
+                companions.forEach(remove)
+                remove(file)
+            }
         }
         return removed
     }
