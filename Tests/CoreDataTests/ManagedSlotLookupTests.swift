@@ -95,4 +95,66 @@ final class SlotSharingChild: SlotSharingSample {
             #expect(all.map(\.number).sorted() == [0, 1, 2, 200, 201, 202], "the subentity's objects read the inherited slots")
         }
     }
+
+    /// Entities "Shape0"…"Shape23", all made with `SlotSharingSample`, each with `number`, `label` and `padding` in
+    /// an order of its own, so the two `@Managed` properties have 48 answers (property × layout) to find: more than
+    /// the shared slot table's first size holds, so it grows while the readers below read.
+    static func manyLayoutsModel() -> NSManagedObjectModel {
+        let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
+        let entities = (0..<24).map { index -> NSEntityDescription in
+            let entity = NSEntityDescription(name: "Shape\(index)")
+            entity.managedObjectClassName = NSStringFromClass(SlotSharingSample.self)
+            let properties = [NSAttributeDescription(name: "number", type: .integer64, defaultValue: 0),
+                              NSAttributeDescription(name: "label", type: .string),
+                              NSAttributeDescription(name: "padding\(index % 4)", type: .double, defaultValue: 0)]
+            entity.properties = orders[index % orders.count].map { properties[$0] }
+            return entity
+        }
+        return NSManagedObjectModel(entities: entities)
+    }
+
+    @Test func threadsReadingEntitiesOfManyLayoutsAtOnceEachReadTheirOwnSlots() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("layouts.sqlite")
+        let model = Self.manyLayoutsModel()
+        let names = (0..<24).map { "Shape\($0)" }
+        let writer = try Self.context(model, at: url)
+        try writer.performAndWait {
+            for (entityIndex, name) in names.enumerated() {
+                for index in 0..<5 {
+                    let object = try #require(NSEntityDescription.insertNewObject(forEntityName: name, into: writer) as? SlotSharingSample)
+                    object.number = Int64(entityIndex * 100 + index)
+                    object.label = "\(name) \(index)"
+                }
+            }
+            try writer.save()
+        }
+
+        // Each reader has a coordinator of its own (every object read from the file) and starts at another entity,
+        // so first reads of a property in a layout, which add answers to the table, happen on several threads at once.
+        let readers = try (0..<4).map { _ in try Self.context(model, at: url) }
+        let lock = NSLock()
+        var wrong: [String] = []
+        DispatchQueue.concurrentPerform(iterations: readers.count) { readerIndex in
+            let reader = readers[readerIndex]
+            reader.performAndWait {
+                for step in 0..<names.count {
+                    let entityIndex = (step + readerIndex * 6) % names.count
+                    let request = NSFetchRequest<SlotSharingSample>(entityName: names[entityIndex])
+                    request.sortDescriptors = [NSSortDescriptor(key: "number", ascending: true)]
+                    guard let objects = try? reader.fetch(request), objects.count == 5 else {
+                        lock.withLock { wrong.append("\(names[entityIndex]): the fetch failed") }
+                        continue
+                    }
+                    for (index, object) in objects.enumerated() where object.number != Int64(entityIndex * 100 + index)
+                        || object.label != "\(names[entityIndex]) \(index)" {
+                        lock.withLock { wrong.append("\(names[entityIndex]) \(index): \(object.number), \(object.label ?? "nil")") }
+                    }
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "reads that found another property's slot: \(wrong)")
+    }
 }

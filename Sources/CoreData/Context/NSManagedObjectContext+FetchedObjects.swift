@@ -51,12 +51,17 @@ extension NSManagedObjectContext {
         for (store, rows) in try fetchingCoordinator().fetchRowSnapshots(storeRequest, from: stores, at: try readingGeneration()) {
             reserveFetched(rows.count, in: &collected)
             var memo = MaterializationMemo(store: store, fallback: fallback)
+            // The store's objects are gathered in an array of a concrete type and handed over at once: adding each
+            // one to `collected`, of a generic type, looked its type's metadata up in the runtime per object.
+            var objects: [NSManagedObject] = []
+            objects.reserveCapacity(rows.count)
             for row in rows {
                 if let object = fetchedObject(for: row, store: store, refresh: request.shouldRefreshRefetchedObjects,
                                               asFault: returnsFaults, overlay: &overlay, memo: &memo) {
-                    try collected.collect(object)
+                    objects.append(object)
                 }
             }
+            try collected.collect(contentsOf: objects)
         }
     }
 
@@ -114,10 +119,13 @@ extension NSManagedObjectContext {
         return fault(for: key, batch: batch, memo: &memo)
     }
 
-    /// Makes room for `count` more fetched objects, in the collected objects and the registration table.
+    /// Makes room for `count` more fetched objects, in the collected objects and, when they outnumber the objects
+    /// registered (a large fetch into a small context), in the registration table. Fewer may mostly be objects
+    /// registered already (a fetch repeated, or a subset of an earlier one's): reserving room for all of them would
+    /// rehash the whole table for objects that are not new, so the table grows by itself as new ones come.
     private func reserveFetched<Element>(_ count: Int, in collected: inout FetchedObjects<Element>) {
         collected.reserve(count)
-        registered.reserveCapacity(registered.count + count)
+        if count > registered.count { registered.reserveCapacity(registered.count + count) }
     }
 
     /// The class of the request's result type when it is a subclass of `NSManagedObject`: the class objects
@@ -197,6 +205,19 @@ struct FetchedObjects<Element> {
 
     mutating func reserve(_ count: Int) {
         if isFinal { results.reserveCapacity(results.count + count) } else { objects.reserveCapacity(objects.count + count) }
+    }
+
+    /// Adds objects, in order.
+    /// - Throws: 134060 when the results are final and an object is not an `Element`.
+    mutating func collect(contentsOf added: [NSManagedObject]) throws {
+        guard isFinal else {
+            if objects.isEmpty { objects = added } else { objects.append(contentsOf: added) }
+            return
+        }
+        for object in added {
+            guard let result = object as? Element else { throw NSManagedObjectContext.wrongResultType(object, Element.self) }
+            results.append(result)
+        }
     }
 
     /// Adds one object.

@@ -68,10 +68,21 @@ extension NSManagedObjectContext {
     /// The generation this context's reads go through: its root ancestor's, taken now when the root is pinned to
     /// the newest generation and has not read since; nil when the root is unpinned.
     /// - Throws: a store's error taking the generation.
+    ///
+    /// An unpinned root answers with one atomic load (every fetch and every fault that fills asks): the
+    /// coordinator is not loaded, retained or released then.
     func readingGeneration() throws -> QueryGeneration? {
-        var root = self
-        while let parent = root.parent { root = parent }
-        guard let coordinator = root.persistentStoreCoordinator else { return nil }
+        // A root context answers without a reference to itself being copied: contexts are weakly referenced by
+        // their objects, so each retain and release of one takes the runtime's slow path.
+        guard let parent else { return try generation(ofRoot: self) }
+        var root = parent
+        while let next = root.parent { root = next }
+        return try generation(ofRoot: root)
+    }
+
+    /// The generation the reads of `root` (a root context) go through, as `readingGeneration()` describes.
+    private func generation(ofRoot root: NSManagedObjectContext) throws -> QueryGeneration? {
+        guard root.queryGenerationPin.mayBePinned, let coordinator = root.persistentStoreCoordinator else { return nil }
         return try root.queryGenerationPin.generation { try coordinator.newestQueryGeneration() }
     }
 
@@ -114,6 +125,10 @@ final class QueryGenerationPin: @unchecked Sendable {
     private var current: State = .unpinned
     /// Whether `current` is not `.unpinned`.
     private let isPinned = Atomic<Bool>(false)
+
+    /// Whether the context may be pinned: false only when it is unpinned, read without the lock (see the type's
+    /// note on `isPinned`). `generation(taking:)` gives nil when this is false.
+    var mayBePinned: Bool { isPinned.load(ordering: .relaxed) }
 
     /// The state; setting it releases the generation held before.
     var state: State {

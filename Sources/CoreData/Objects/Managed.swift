@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 /// A typed property of a managed object, backed by the entity's property of the same name
 /// (the Linux spelling of Apple's `@NSManaged`, which does not link on Linux).
 ///
@@ -74,84 +77,126 @@ extension Managed: ManagedPropertyReflecting {
 
 /// Maps a `@Managed` property (by its storage key path) and an entity layout to a slot, computed once.
 ///
-/// `@unchecked Sendable`: each thread reads and writes only its own `Table` (`ThreadLocal`); `kept` is touched only
-/// under `keptLock`.
+/// One table for all threads, read without a lock: an open-addressing hash table whose entries, once published,
+/// never change, so a read is a few loads and never misses an answer the table holds (a table of recent answers per
+/// thread missed whenever two properties read together shared a position, and reached the thread's table through
+/// `pthread_getspecific` on every read). Answers are added under `lock`: an entry's layout and slot are written,
+/// then its key path identity is stored with release ordering, which a reader loads with acquire ordering before it
+/// reads the rest. A table more than half full is copied into one twice its size, which is then published; tables
+/// are never freed (a reader may still be in an old one; their sizes double, so all of them together take at most
+/// twice the newest), and a reader of an old table that does not find its answer takes the lock and reads the newest.
+///
+/// `@unchecked Sendable`: the published tables' entries are atomics, written only under `lock` and never after
+/// their key path is stored; `kept`, `tables` and `count` are touched only under `lock`.
 @usableFromInline
 final class ManagedSlotCache: @unchecked Sendable {
     @usableFromInline static let shared = ManagedSlotCache()
 
-    /// Key paths made from a literal are created once and kept by the runtime, so their identity is stable;
-    /// each entry also keeps its key path and layout alive, so an identity in the table cannot be reused.
-    private struct Key: Hashable {
-        let keyPath: ObjectIdentifier
-        let layout: ObjectIdentifier
+    /// One answer: the identities of a storage key path and a layout, and the slot (-1: the entity has no such
+    /// property). `keyPath` is 0 while the entry is empty; key paths made from a literal are created once and kept by
+    /// the runtime, and each entry's key path and layout are also kept alive here, so no identity can be reused.
+    private struct Entry: ~Copyable {
+        let keyPath = Atomic<UInt>(0)
+        let layout = Atomic<UInt>(0)
+        let slot = Atomic<Int>(0)
     }
 
-    /// Each thread keeps its own table of slots (a lookup takes no lock and copies no references): a small
-    /// direct-mapped array of recent answers in front of a dictionary of all of them.
-    private final class Table {
-        struct Entry {
-            var keyPath: ObjectIdentifier?
-            var layout: ObjectIdentifier?
-            var slot: Int?
-        }
-        static let recentCount = 256
-        /// Recent answers, at the position `index(of:)` gives their key; allocated once, for the thread's life.
-        let recent: UnsafeMutablePointer<Entry>
-        var slots: [Key: Int?] = [:]
+    /// A table of `mask + 1` entries (a power of two), allocated once and never freed.
+    private struct Table {
+        let mask: Int
+        let entries: UnsafeMutablePointer<Entry>
 
-        init() {
-            recent = .allocate(capacity: Self.recentCount)
-            recent.initialize(repeating: Entry(), count: Self.recentCount)
+        static func allocate(capacity: Int) -> UnsafeMutablePointer<Table> {
+            let entries = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+            for index in 0..<capacity { (entries + index).initialize(to: Entry()) }
+            let table = UnsafeMutablePointer<Table>.allocate(capacity: 1)
+            table.initialize(to: Table(mask: capacity - 1, entries: entries))
+            return table
         }
 
-        deinit {
-            recent.deinitialize(count: Self.recentCount)
-            recent.deallocate()
-        }
-
-        /// The position of a key in `recent`, from the bits of both identities.
+        /// The slot recorded for the pair (-1 for none), or nil when the table has no entry for it.
         @inline(__always)
-        static func index(of key: Key) -> Int {
-            let mixed = (UInt(bitPattern: key.keyPath) >> 4) ^ (UInt(bitPattern: key.layout) >> 6)
-            return Int(mixed % UInt(recentCount))
+        func find(keyPath: UInt, layout: UInt) -> Int? {
+            var index = ManagedSlotCache.home(keyPath: keyPath, layout: layout) & mask
+            while true {
+                let entry = entries + index
+                let found = entry.pointee.keyPath.load(ordering: .acquiring)
+                if found == keyPath, entry.pointee.layout.load(ordering: .relaxed) == layout {
+                    return entry.pointee.slot.load(ordering: .relaxed)
+                }
+                if found == 0 { return nil }
+                index = (index + 1) & mask
+            }
+        }
+
+        /// Publishes an answer in the first empty entry of its probe sequence (under the cache's lock; the
+        /// table has an empty entry, as it is at most half full).
+        func insert(keyPath: UInt, layout: UInt, slot: Int) {
+            var index = ManagedSlotCache.home(keyPath: keyPath, layout: layout) & mask
+            while entries[index].keyPath.load(ordering: .relaxed) != 0 { index = (index + 1) & mask }
+            let entry = entries + index
+            entry.pointee.layout.store(layout, ordering: .relaxed)
+            entry.pointee.slot.store(slot, ordering: .relaxed)
+            entry.pointee.keyPath.store(keyPath, ordering: .releasing)
         }
     }
-    private let tables = ThreadLocal { Table() }
-    /// The key paths and layouts named by the tables' keys, kept alive so no identity in a table is reused.
+
+    /// The newest table.
+    private let current: Atomic<UnsafeMutablePointer<Table>>
+    private let lock = NSLock()
+    /// Every answer, for copying into a bigger table (under `lock`).
+    private var answers: [(keyPath: UInt, layout: UInt, slot: Int)] = []
+    /// The key paths and layouts named by the answers, kept alive so no identity in a table is reused (under `lock`).
     private var kept: [AnyObject] = []
-    private let keptLock = NSLock()
+
+    private init() {
+        current = Atomic(Table.allocate(capacity: 64))
+    }
+
+    /// The position an answer's probe sequence starts from, mixing both identities (heap addresses, whose low bits
+    /// are zero).
+    @inline(__always)
+    static func home(keyPath: UInt, layout: UInt) -> Int {
+        let mixed = (keyPath ^ (layout &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: mixed >> 32)
+    }
 
     /// The slot of the property, or nil when the entity has no property of that name.
     ///
-    /// The common case, the answer in this thread's recent entries, reads the identities of the key path and the
-    /// object's layout and one entry: no layout retained, no dictionary, no lock.
+    /// Once the answer is known (after the first read of the property on an object of the layout's entity), this
+    /// reads the identities of the key path and the object's layout and probes the shared table: no layout
+    /// retained, no dictionary, no lock, no thread-local storage.
     @usableFromInline
     func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, nameNumber: @autoclosure () -> UInt16) -> Int? {
-        let key = Key(keyPath: ObjectIdentifier(keyPath), layout: ObjectIdentifier(object.layout))
-        let recent = tables.withValue { $0.recent } + Table.index(of: key)
-        if recent.pointee.keyPath == key.keyPath, recent.pointee.layout == key.layout { return recent.pointee.slot }
-        return slot(missing: key, object, keyPath, nameNumber: nameNumber(), recent: recent)
+        let keyPathID = UInt(bitPattern: ObjectIdentifier(keyPath))
+        let layoutID = UInt(bitPattern: ObjectIdentifier(object.layout))
+        if let known = current.load(ordering: .acquiring).pointee.find(keyPath: keyPathID, layout: layoutID) {
+            return known < 0 ? nil : known
+        }
+        return slot(missing: keyPathID, layoutID, object, keyPath, nameNumber: nameNumber())
     }
 
-    /// The slot of the property when this thread's recent entry at `recent` is another's: from the thread's table,
-    /// else looked up by name and entered; either way remembered at `recent`.
+    /// The slot of the property when the table read had no answer: from the newest table, else looked up by name
+    /// and published.
     @inline(never)
-    private func slot(missing key: Key, _ object: NSManagedObject, _ keyPath: AnyKeyPath, nameNumber: UInt16,
-                      recent: UnsafeMutablePointer<Table.Entry>) -> Int? {
-        let table = tables.value
-        if let known = table.slots[key] {
-            recent.pointee = Table.Entry(keyPath: key.keyPath, layout: key.layout, slot: known)
-            return known
-        }
+    private func slot(missing keyPathID: UInt, _ layoutID: UInt, _ object: NSManagedObject, _ keyPath: AnyKeyPath,
+                      nameNumber: UInt16) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        var table = current.load(ordering: .relaxed)
+        if let known = table.pointee.find(keyPath: keyPathID, layout: layoutID) { return known < 0 ? nil : known }
         let layout = object.layout
-        keptLock.lock()
+        let slot = layout.slotByName[ManagedPropertyNames.shared.name(nameNumber) ?? Self.propertyName(of: keyPath)]
         kept.append(keyPath)
         kept.append(layout)
-        keptLock.unlock()
-        let slot = layout.slotByName[ManagedPropertyNames.shared.name(nameNumber) ?? Self.propertyName(of: keyPath)]
-        table.slots[key] = .some(slot)
-        recent.pointee = Table.Entry(keyPath: key.keyPath, layout: key.layout, slot: slot)
+        answers.append((keyPathID, layoutID, slot ?? -1))
+        if answers.count * 2 > table.pointee.mask + 1 {
+            table = Table.allocate(capacity: (table.pointee.mask + 1) * 2)
+            for answer in answers { table.pointee.insert(keyPath: answer.keyPath, layout: answer.layout, slot: answer.slot) }
+            current.store(table, ordering: .releasing)
+        } else {
+            table.pointee.insert(keyPath: keyPathID, layout: layoutID, slot: slot ?? -1)
+        }
         return slot
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What materializing many rows of one store looks up once rather than once per row: the entity of the
 /// rows' entity number, and the class that objects of that entity are made with (from the class registry).
 struct MaterializationMemo {
@@ -6,7 +8,7 @@ struct MaterializationMemo {
     /// The class of a typed fetch, used for subentities with no class of their own.
     let fallback: NSManagedObject.Type?
     private var lastEntity: (number: Int32, entity: NSEntityDescription)?
-    private var lastClass: (entity: ObjectIdentifier, objectClass: NSManagedObject.Type, noted: Bool)?
+    private var lastClass: (entity: ObjectIdentifier, objectClass: NSManagedObject.Type, noted: Bool, layout: EntityLayout)?
 
     init(store: NSPersistentStore, fallback: NSManagedObject.Type?) {
         self.store = store
@@ -28,14 +30,21 @@ struct MaterializationMemo {
     }
 
     /// A new object of the entity's class, outside any context (as `NSManagedObjectContext.makeObject`).
+    ///
+    /// When the entity's layout already records the class as noted (`EntityLayout.notedObjectClass`), the object's
+    /// initializer notes it with one atomic load, so the object is made directly, without the registry's per-thread
+    /// marker (`ManagedObjectClassRegistry.make`), which costs a thread-local look-up per object.
     mutating func makeObject(entity: NSEntityDescription) -> NSManagedObject {
         let registry = ManagedObjectClassRegistry.shared
         if let lastClass, lastClass.entity == ObjectIdentifier(entity) {
+            if lastClass.layout.notedObjectClass.load(ordering: .acquiring) == UInt(bitPattern: ObjectIdentifier(lastClass.objectClass)) {
+                return lastClass.objectClass.init(instantiating: entity, insertInto: nil)
+            }
             return registry.make(lastClass.objectClass, entity: entity, noted: lastClass.noted)
         }
         let (objectClass, noted) = registry.classForMaking(entity, fallback: fallback)
         // A class not noted yet is noted by the first object made; the next row asks the registry again.
-        lastClass = noted ? (ObjectIdentifier(entity), objectClass, noted) : nil
+        lastClass = noted ? (ObjectIdentifier(entity), objectClass, noted, entity.layout) : nil
         return registry.make(objectClass, entity: entity, noted: noted)
     }
 }
