@@ -133,14 +133,38 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.operation("The context has no persistent store coordinator.")
         }
-        let (waiting, stores) = try storesForNewIDs(objects)
-        let ids = try coordinator.permanentIDs(for: waiting.map(\.entity), in: stores)
+        try givePermanentIDs(to: objects, coordinator: coordinator)
+    }
+
+    /// `obtainPermanentIDs(for:)`, for a caller that has checked the queue and found the coordinator (a save).
+    ///
+    /// One pass finds the objects that need IDs, in runs of one entity and store; the coordinator allocates their keys
+    /// (one store call per store and entity hierarchy); a second pass makes each ID from its run's entity and store
+    /// and registers the object by it. An object of this context whose temporary ID a child context may still name
+    /// stays findable by it (`formerTemporaryIDs`); an object of no context or another context gets its ID without
+    /// being registered here.
+    /// - Throws: 134070 when an object's entity is in no store, or a store error (no object changes then).
+    func givePermanentIDs(to objects: [NSManagedObject], coordinator: NSPersistentStoreCoordinator) throws {
+        let (waiting, runs) = try runsForNewIDs(objects)
+        guard !waiting.isEmpty else { return }
+        let keys = try coordinator.permanentKeys(for: runs)
         registered.reserveCapacity(registered.count + waiting.count)
-        for (object, newID) in zip(waiting, ids) {
-            if receivesChildSaves, object.managedObjectContext === self, let old = object.assignedID, old.isTemporaryID {
-                formerTemporaryIDs[old.identity] = object
+        var index = 0
+        for run in runs {
+            let entity = run.entity
+            let entityNumber = entity.entityNumber
+            let store = run.store.identity
+            for _ in 0..<run.count {
+                let object = waiting[index]
+                let id = NSManagedObjectID(entity: entity, key: ObjectKey(entityNumber: entityNumber, primaryKey: keys[index]), store: store)
+                if object.managedObjectContext === self {
+                    if receivesChildSaves, let old = object.assignedID, old.isTemporaryID { formerTemporaryIDs[old.identity] = object }
+                    reregister(object, as: id)
+                } else {
+                    object.assignedID = id
+                }
+                index += 1
             }
-            if object.managedObjectContext === self { reregister(object, as: newID) } else { object.assignedID = newID }
         }
     }
 
@@ -157,30 +181,42 @@ extension NSManagedObjectContext {
         registered.insert(object)
     }
 
-    /// The objects among `objects` that have temporary IDs, and the store each one goes to.
+    /// The objects among `objects` that have temporary IDs, in order, and the runs of them of one entity going to
+    /// one store (`NewObjectRun`), which together count every object listed.
     /// - Throws: 134070 when an object's entity is in no store.
-    private func storesForNewIDs(_ objects: [NSManagedObject]) throws -> ([NSManagedObject], [NSPersistentStore]) {
+    private func runsForNewIDs(_ objects: [NSManagedObject]) throws -> ([NSManagedObject], [NewObjectRun]) {
         var waiting: [NSManagedObject] = []
-        var stores: [NSPersistentStore] = []
+        var runs: [NewObjectRun] = []
         var storeByEntity: [ObjectIdentifier: NSPersistentStore] = [:]
-        // Objects mostly come in runs of one entity: the store found for an entity serves the rest of its run.
-        var run: (entity: NSEntityDescription, store: NSPersistentStore)?
+        // The entity of the last run when its last object was plain (below): the run's store is then the one every
+        // plain object of that entity goes to.
+        var plainRunEntity: ObjectIdentifier?
         for object in objects where object.assignedID?.isTemporaryID ?? true {
+            waiting.append(object)
+            // A plain object (no store assigned to any object, no ID naming one) goes to the first store holding its
+            // entity. Objects mostly come in runs of one entity: a plain object of the last run's entity joins that
+            // run without a look-up or a reference to its entity or store.
             let plain = object.assignedStoreIdentity == nil && assignedStores.isEmpty
+            let entity = ObjectIdentifier(object.entity)
+            if plain, entity == plainRunEntity {
+                runs[runs.count - 1].count += 1
+                continue
+            }
             let store: NSPersistentStore
-            if plain, let run, run.entity === object.entity {
-                store = run.store
-            } else if plain, let known = storeByEntity[ObjectIdentifier(object.entity)] {
+            if plain, let known = storeByEntity[entity] {
                 store = known
             } else {
                 store = try self.store(forNew: object)
-                storeByEntity[ObjectIdentifier(object.entity)] = store
+                if plain { storeByEntity[entity] = store }
             }
-            run = plain ? (object.entity, store) : nil
-            waiting.append(object)
-            stores.append(store)
+            if let last = runs.last, last.entity === object.entity, last.store === store {
+                runs[runs.count - 1].count += 1
+            } else {
+                runs.append(NewObjectRun(entity: object.entity, store: store, count: 1))
+            }
+            plainRunEntity = plain ? entity : nil
         }
-        return (waiting, stores)
+        return (waiting, runs)
     }
 
     /// The store a new object goes to: the assigned one, else the first store whose configuration holds its entity.

@@ -54,7 +54,7 @@ extension NSManagedObjectContext {
         }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         var (inserted, updated, deleted) = callWillSave()
-        updated = updated.filter { !$0.inserted && !$0.deleted && !$0.changedSlots.isEmpty }
+        updated.removeAll { $0.inserted || $0.deleted || $0.changedSlots.isEmpty }  // in place: the list is the save's own
 
         // One pass over each list (each pass over many objects is mostly cache misses): validation, and the
         // first unread relationship the save depends on, thrown after the validation errors.
@@ -89,7 +89,7 @@ extension NSManagedObjectContext {
         }
 
         let reported = reportedSets(inserted: inserted, updated: updated)
-        try obtainPermanentIDs(for: inserted)
+        try givePermanentIDs(to: inserted, coordinator: coordinator)
         var plans: [ObjectIdentifier: StoreSavePlan] = [:]
         var lastPlan: (store: StoreIdentity, plan: StoreSavePlan)?  // objects mostly come in runs of one store
         func plan(for object: NSManagedObject) throws -> StoreSavePlan {
@@ -168,11 +168,10 @@ extension NSManagedObjectContext {
     /// another (a fetch's) mostly lie in memory in that order, so walks in address order read forward. Sorting
     /// compares the references only, without touching the objects. The order of the `willSave` and `didSave`
     /// calls among updated or deleted objects is unspecified either way.
-    private func inAddressOrder(_ objects: [NSManagedObject]) -> [NSManagedObject] {
-        guard objects.count > 1 else { return objects }
-        var sorted = objects
-        sorted.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
-        return sorted
+    /// The list is taken over and sorted in place (no copy of it, and no second reference to each object).
+    private func inAddressOrder(_ objects: consuming [NSManagedObject]) -> [NSManagedObject] {
+        if objects.count > 1 { objects.sort { ObjectIdentifier($0) < ObjectIdentifier($1) } }
+        return objects
     }
 
     private func collect(_ errors: inout [NSError], _ body: () throws -> Void) {

@@ -231,22 +231,32 @@ extension NSPersistentStoreCoordinator {
 
     // MARK: Saving
 
-    /// Permanent object IDs for new objects: one per entry of `entities`, in the store at the same index of
-    /// `stores`, in the same order. Keys are allocated per store and entity hierarchy, all under one lock.
+    /// Primary keys for new objects given as runs of one entity and store (`NewObjectRun`): the keys of each run in
+    /// order, the runs one after another, as many keys in all as the runs count objects. Keys are allocated per
+    /// store and entity hierarchy (one call to the store for each, whatever the number of runs), all under one lock.
     /// - Throws: the store's error, as Apple's `NSError`; 134030 when a store hands out fewer or more keys
     ///   than asked for. Nothing is returned then (keys already handed out are not reused).
-    func permanentIDs(for entities: [NSEntityDescription], in stores: [NSPersistentStore]) throws -> [NSManagedObjectID] {
-        precondition(entities.count == stores.count, "one store per entity")
-        let groups = KeyAllocationGroup.grouping(entities, stores)
-        let keys = try withLock { try groups.map { try allocateKeys(for: $0) } }
-        var ids = [NSManagedObjectID?](repeating: nil, count: entities.count)
-        for (group, primaryKeys) in zip(groups, keys) {
-            for (index, primaryKey) in zip(group.members, primaryKeys) {
-                let entity = entities[index]
-                ids[index] = group.store.objectID(for: ObjectKey(entityNumber: entity.entityNumber, primaryKey: primaryKey), entity: entity)
+    func permanentKeys(for runs: [NewObjectRun]) throws -> [Int64] {
+        let groups = KeyAllocationGroup.grouping(runs)
+        let allocated = try withLock { try groups.map { try allocateKeys(for: $0) } }
+        // Where each run's keys start in the result.
+        var starts: [Int] = []
+        starts.reserveCapacity(runs.count)
+        var total = 0
+        for run in runs {
+            starts.append(total)
+            total += run.count
+        }
+        var keys = [Int64](repeating: 0, count: total)
+        for (group, groupKeys) in zip(groups, allocated) {
+            var next = 0
+            for run in group.runs {
+                let count = runs[run].count
+                keys.replaceSubrange(starts[run]..<starts[run] + count, with: groupKeys[next..<next + count])
+                next += count
             }
         }
-        return ids.compactMap { $0 }  // every index is in exactly one group
+        return keys
     }
 
     /// Writes one store's part of a save, all at once or nothing (the contract's `save(_:)`), resolving
@@ -492,7 +502,7 @@ extension NSPersistentStoreCoordinator {
 
     /// The keys for one allocation group, checked to be as many as asked for (the lock already held).
     private func allocateKeys(for group: KeyAllocationGroup) throws -> [Int64] {
-        let count = group.members.count
+        let count = group.count
         let keys = try mapped(group.store, .write, "allocate keys") { try group.store.backend.allocatePrimaryKeys(for: group.root, count: count) }
         guard keys.count == count else {
             throw CoreDataError.saveFailed("the store gave \(keys.count) keys for \(count) objects")
@@ -517,34 +527,40 @@ extension NSPersistentStoreCoordinator {
     }
 }
 
-/// New objects that get keys from one store's sequence for one entity hierarchy: their indexes in the list
-/// given to `permanentIDs(for:in:)`.
+/// New objects of one entity, one after another in a list, that go to one store: what a context asks permanent keys
+/// for (`NSPersistentStoreCoordinator.permanentKeys(for:)`). Objects mostly come in long runs (a save's inserted
+/// objects are in insertion order), so a list of 100,000 objects of one entity is one run: the entity and store are
+/// held once, not once per object.
+struct NewObjectRun {
+    let entity: NSEntityDescription
+    let store: NSPersistentStore
+    /// The number of objects in the run (at least one).
+    var count: Int
+}
+
+/// The runs of new objects that get keys from one store's sequence for one entity hierarchy: their indexes in the
+/// list given to `permanentKeys(for:)`, and how many objects they hold together.
 private struct KeyAllocationGroup {
     let store: NSPersistentStore
     let root: NSEntityDescription
-    var members: [Int] = []
+    var runs: [Int] = []
+    var count = 0
 
-    /// The groups of a list of new objects' entities and stores, in the order each group first appears.
-    /// Objects mostly come in runs of one entity and store, which join their group without a lookup.
-    static func grouping(_ entities: [NSEntityDescription], _ stores: [NSPersistentStore]) -> [KeyAllocationGroup] {
+    /// The groups of a list of runs, in the order each group first appears.
+    static func grouping(_ runs: [NewObjectRun]) -> [KeyAllocationGroup] {
         struct Key: Hashable { let store: ObjectIdentifier; let root: ObjectIdentifier }
         var groups: [KeyAllocationGroup] = []
         var indexByKey: [Key: Int] = [:]
-        var last: (entity: NSEntityDescription, store: NSPersistentStore, group: Int)?
-        for (index, (entity, store)) in zip(entities, stores).enumerated() {
-            if let run = last, run.entity === entity, run.store === store {
-                groups[run.group].members.append(index)
-                continue
-            }
-            let root = entity.rootEntity
-            let key = Key(store: ObjectIdentifier(store), root: ObjectIdentifier(root))
+        for (index, run) in runs.enumerated() {
+            let root = run.entity.rootEntity
+            let key = Key(store: ObjectIdentifier(run.store), root: ObjectIdentifier(root))
             let group = indexByKey[key] ?? {
-                groups.append(KeyAllocationGroup(store: store, root: root))
+                groups.append(KeyAllocationGroup(store: run.store, root: root))
                 indexByKey[key] = groups.count - 1
                 return groups.count - 1
             }()
-            groups[group].members.append(index)
-            last = (entity, store, group)
+            groups[group].runs.append(index)
+            groups[group].count += run.count
         }
         return groups
     }

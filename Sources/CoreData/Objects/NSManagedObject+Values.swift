@@ -55,10 +55,22 @@ extension NSManagedObject {
         guard let storageType = layout.storageTypes[slot], storageType == type else { return false }
         fireFaultIfNeeded()
         willChangeSlotForUndo(slot)
+        copySharedSlots()
         slots[slot] = value
         if !invalidSlots.isEmpty { invalidSlots.remove(slot) }
         noteChange(slot: slot)
         return true
+    }
+
+    /// Before a write to `slots`: when the array is still shared with the layout's templates or the committed values
+    /// (the write would copy it), copies it bit for bit where it can (`SlotArrayCopy`), else leaves the write to copy
+    /// it. Three comparisons of storage addresses when it is not shared.
+    @inline(__always)
+    func copySharedSlots() {
+        let shared = slots.sharesStorage(with: layout.defaultSlots) || slots.sharesStorage(with: layout.emptySlots)
+            || committed?.sharesStorage(with: slots) == true
+        guard shared, let copy = SlotArrayCopy.bitwiseCopy(of: slots, layout: layout) else { return }
+        slots = copy
     }
 
     /// The value of a slot in Apple's public form.
@@ -104,6 +116,7 @@ extension NSManagedObject {
         } else {
             converted = AttributeValueCoercion.coerce(value, to: type)
         }
+        copySharedSlots()
         if let converted {
             slots[slot] = converted
             if !invalidSlots.isEmpty { invalidSlots.remove(slot) }

@@ -23,8 +23,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     var committed: [Any?]?
     /// The store's version of the values in `committed`.
     var version: Int64 = 0
-    /// Slots changed since the last fetch or save.
-    var changedSlots = SlotSet()
+    /// Slots changed since the last fetch or save. Written by every property set, and read and written by every
+    /// save, so its accesses are not checked for exclusivity at run time, as `slots`'s: each is a load, a store or an
+    /// insertion or removal of a slot number, which calls no other code.
+    @exclusivity(unchecked) var changedSlots = SlotSet()
     /// Attribute slots holding a value that could not be converted to the attribute's type (reported by
     /// validation when saving). Rare, so kept in a box made on the first mark: eight bytes in each object.
     var invalidSlots: SlotSet {
@@ -113,13 +115,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// Whether the object is being filled from a fault or turned into one (what `faultingState` reports). Set and
     /// cleared around every fault's `awakeFromFetch`; not checked for exclusivity at run time, as `slots`.
     @exclusivity(unchecked) var changesFaultState = false
-    var inserted = false
-    var deleted = false
+    // The four fields below are read by every property set and written as an object is inserted, changed and saved;
+    // each access is a single load or store (or an option inserted or removed), so, as for `changedSlots`, they are
+    // not checked for exclusivity at run time.
+    @exclusivity(unchecked) var inserted = false
+    @exclusivity(unchecked) var deleted = false
     /// What happened to the object since its context last posted `NSManagedObjectContextObjectsDidChange`
     /// (empty when the context has not listed it; see `NSManagedObjectContext+ObjectsDidChange.swift`).
-    var pendingChanges: PendingChanges = []
+    @exclusivity(unchecked) var pendingChanges: PendingChanges = []
     /// The context `pendingChanges` belongs to: an object that moves to another context starts afresh there.
-    var pendingOwner: ObjectIdentifier?
+    @exclusivity(unchecked) var pendingOwner: ObjectIdentifier?
 
     /// Makes an object of `entity` and inserts it into `context` when one is given (Apple's designated
     /// initializer). Contexts make the objects they fetch with it, so a subclass's override runs for them too;

@@ -54,6 +54,12 @@ public final class EntityLayout: @unchecked Sendable {
     /// The Swift type each attribute slot stores its values in (`Int64` for Integer 64, `String`, …); nil for
     /// relationships and for attributes whose values keep their own type (transformable, undefined).
     public let storageTypes: [Any.Type?]
+    /// For the object layer (an addition used inside this package): for each slot whose storage type is trivially
+    /// copyable and small enough to sit in an existential container's inline buffer (the integers, `Double`, `Float`,
+    /// `Bool`, `Date`, `Decimal`, `UUID`), that type's metadata, as the word an `Any?` holding such a value carries;
+    /// nil for every other slot. A slot array whose every element is nil or holds a value of its slot's type named
+    /// here can be copied bit for bit (`SlotArrayCopy`).
+    package let bitwiseCopyableTypes: [UnsafeRawPointer?]
     /// A slot array with every slot empty, shared by new objects until they first write a slot.
     public let emptySlots: [Any?]
     /// A slot array holding the default values (`defaultValues`) and nil elsewhere, shared likewise.
@@ -139,14 +145,26 @@ public final class EntityLayout: @unchecked Sendable {
         isStoredSlot = isStored
         toManySlots = toMany
         transformableSlots = transformable
-        storageTypes = all.map { property in
+        let types = all.map { property in
             (property as? NSAttributeDescription).flatMap { AttributeValueCoercion.storageType(for: $0.attributeType) }
         }
+        storageTypes = types
+        bitwiseCopyableTypes = types.map { type in type.flatMap(Self.inlineTriviallyCopyableMetadata) }
         emptySlots = [Any?](repeating: nil, count: all.count)
         var defaults = emptySlots
         for (slot, value) in defaultValues { defaults[slot] = value }
         defaultSlots = defaults
         slotsAreRow = stored.count == all.count && transformable.isEmpty && all.allSatisfy { $0 is NSAttributeDescription }
+    }
+
+    /// The metadata of `type` when its values are trivially copyable (no references, nothing to do on a copy) and are
+    /// stored in an existential container's three-word buffer; nil otherwise.
+    private static func inlineTriviallyCopyableMetadata(_ type: Any.Type) -> UnsafeRawPointer? {
+        func qualifies<T>(_: T.Type) -> Bool {
+            _isPOD(T.self) && MemoryLayout<T>.size <= 3 * MemoryLayout<UnsafeRawPointer>.size
+                && MemoryLayout<T>.alignment <= MemoryLayout<UnsafeRawPointer>.alignment
+        }
+        return qualifies(type) ? unsafeBitCast(type, to: UnsafeRawPointer.self) : nil
     }
 
     /// The number of slots (every property of the entity).
