@@ -21,7 +21,7 @@ enum SlotArrayCopy {
         guard ExistentialPayload.layoutIsAsExpected else { return nil }
         let types = layout.bitwiseCopyableTypes
         return slots.withUnsafeBufferPointer { source -> [Any?]? in
-            guard let base = source.baseAddress, source.count == types.count else { return nil }
+            guard let base = source.baseAddress, source.count > 0, source.count == types.count else { return nil }
             for index in 0..<source.count {
                 let typeWord = UnsafeRawPointer(base + index).load(fromByteOffset: ExistentialPayload.typeWordOffset,
                                                                    as: UnsafeRawPointer?.self)
@@ -29,8 +29,9 @@ enum SlotArrayCopy {
                 if let typeWord, typeWord != types[index] { return nil }
             }
             return [Any?](unsafeUninitializedCapacity: source.count) { target, count in
-                UnsafeMutableRawPointer(target.baseAddress!).copyMemory(from: UnsafeRawPointer(base),
-                                                                         byteCount: source.count * MemoryLayout<Any?>.stride)
+                guard let targetBase = target.baseAddress else { return }  // not reached: the capacity is at least 1
+                UnsafeMutableRawPointer(targetBase).copyMemory(from: UnsafeRawPointer(base),
+                                                                   byteCount: source.count * MemoryLayout<Any?>.stride)
                 count = source.count
             }
         }
