@@ -145,10 +145,14 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
     func objectClass(for entity: NSEntityDescription, fallback: NSManagedObject.Type? = nil) -> NSManagedObject.Type {
         lock.lock()
         let known = recordedClass(for: entity)
-        let prefixes = prefixesInSearchOrder(for: entity.managedObjectModel)
         lock.unlock()
         if let known, known != NSManagedObject.self { return known }
         if known == nil, let name = entity.managedObjectClassName, !name.isEmpty, name != "NSManagedObject" {
+            // Only a class not yet recorded is searched by name: the prefixes cost a pass over every recorded
+            // class, too much for each new object (`insertNewObject(forEntityName:into:)` asks per object).
+            lock.lock()
+            let prefixes = prefixesInSearchOrder(for: entity.managedObjectModel)
+            lock.unlock()
             let unqualified = name.split(separator: ".").last.map(String.init) ?? name
             let candidates = (name.contains(".") && !name.hasPrefix(".") ? [name] : []) + prefixes.map { "\($0).\(unqualified)" }
             for candidate in candidates {
