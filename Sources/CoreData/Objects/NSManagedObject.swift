@@ -281,11 +281,21 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     open func setValue(_ value: Any?, forKey key: String) {
         checkQueue("setValue(_:forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else { return }
-        if value == nil || value is NSNull, layout.isScalarAttributeSlot(slot) {
+        if layout.isScalarAttributeSlot(slot), isNilOrNull(value, forSlot: slot) {
             setNilValueForKey(key)
             return
         }
         setValue(value, slot: slot)
+    }
+
+    /// Whether `value` is nil or `NSNull`. A value already of the slot's storage type is neither, which is
+    /// decided by comparing types: `is NSNull` on a Swift number first bridges it into a new `NSNumber`.
+    private func isNilOrNull(_ value: Any?, forSlot slot: Int) -> Bool {
+        guard let value else { return true }
+        if case .attribute(let type) = layout.slotKinds[slot], AttributeValueCoercion.isStorageValue(value, for: type) {
+            return false
+        }
+        return value is NSNull
     }
 
     /// Called by `setValue(_:forKey:)` with nil for a number or Boolean attribute (key-value coding's hook,
