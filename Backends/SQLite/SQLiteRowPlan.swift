@@ -40,6 +40,8 @@ final class SQLiteRowPlan {
     /// The entity's `Z_ENT` in the store, written into `Z_ENT` of its rows.
     let storedEntityNumber: Int64
     let fields: [Field]
+    /// How each of `fields` is bound when a row is written, in the same order.
+    let binders: [Binder]
     let slotCount: Int
     /// Every column of the table, `Z_PK, Z_ENT, Z_OPT` first, qualified with `alias`.
     let selectList: String
@@ -85,6 +87,7 @@ final class SQLiteRowPlan {
             }
         }
         self.fields = fields
+        binders = Binder.binders(for: fields)
         attributesFillEverySlot = fields.count == slotCount && fields.enumerated().allSatisfy { index, field in
             guard case .attribute = field.kind else { return false }
             return field.slot == index

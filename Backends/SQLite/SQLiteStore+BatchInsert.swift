@@ -42,8 +42,10 @@ extension SQLiteStore {
                         statement.bind(entityNumber, at: index + 1)
                         statement.bind(1, at: index + 2)
                         index += 3
-                        for field in plan.fields {
-                            index = try plan.bind(field, value: field.slot < row.count ? row[field.slot] : nil, to: statement, at: index)
+                        index = try row.withUnsafeBufferPointer { values in
+                            var next = index
+                            for binder in plan.binders { next = try plan.bind(binder, from: values, to: statement, at: next) }
+                            return next
                         }
                         keys.append(ObjectKey(entityNumber: plan.entity.entityNumber, primaryKey: primaryKeys[offset]))
                     }

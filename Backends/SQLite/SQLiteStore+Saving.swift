@@ -126,10 +126,11 @@ extension SQLiteStore {
         statement.bind(row.key.primaryKey, at: 1)
         statement.bind(plan.storedEntityNumber, at: 2)
         statement.bind(1, at: 3)
-        var index: Int32 = 4
-        for field in plan.fields {
-            let value = field.slot < row.values.count && !plan.isDerivedSlot(field.slot) ? row.values[field.slot] : nil
-            index = try plan.bind(field, value: value, to: statement, at: index)
+        try row.values.withUnsafeBufferPointer { values in
+            var index: Int32 = 4
+            for binder in plan.binders {
+                index = try plan.bind(binder, from: values, omitted: plan.isDerivedSlot(binder.slot), to: statement, at: index)
+            }
         }
         do {
             while try statement.step() {}
@@ -204,7 +205,7 @@ extension SQLiteStore {
         let plan: SQLiteRowPlan
         let changedSlots: [Int]
         let checksVersion: Bool
-        let fields: [SQLiteRowPlan.Field]
+        let binders: [SQLiteRowPlan.Binder]
         let statement: SQLiteStatement
     }
 
@@ -218,17 +219,19 @@ extension SQLiteStore {
             prepared = last
         } else {
             let slots = update.changedSlots.count > 1 ? Array(Set(update.changedSlots)).sorted() : update.changedSlots
-            let fields = slots.compactMap { plan.fieldBySlot[$0] }
+            let binders = slots.compactMap { slot in plan.binders.first { $0.slot == slot } }
+            let fields = binders.map { plan.fields[$0.field] }
             let shape = UpdateShape(entity: plan.entity.entityNumber, slots: fields.map(\.slot), checksVersion: checksVersion)
-            prepared = PreparedUpdate(plan: plan, changedSlots: update.changedSlots, checksVersion: checksVersion, fields: fields,
+            prepared = PreparedUpdate(plan: plan, changedSlots: update.changedSlots, checksVersion: checksVersion, binders: binders,
                                       statement: try connection.statement(updateStatementSQL(shape, fields: fields, plan: plan)))
             last = prepared
         }
-        let statement = prepared.statement, fields = prepared.fields
+        let statement = prepared.statement
         defer { statement.reset() }
-        var index: Int32 = 1
-        for field in fields {
-            index = try plan.bind(field, value: field.slot < update.row.values.count ? update.row.values[field.slot] : nil, to: statement, at: index)
+        let index = try update.row.values.withUnsafeBufferPointer { values in
+            var index: Int32 = 1
+            for binder in prepared.binders { index = try plan.bind(binder, from: values, to: statement, at: index) }
+            return index
         }
         statement.bind(update.row.key.primaryKey, at: index)
         if let expected = update.expectedVersion { statement.bind(expected, at: index + 1) }

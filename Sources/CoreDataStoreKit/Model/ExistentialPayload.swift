@@ -2,7 +2,9 @@ import Foundation
 
 /// Reads a value of a known type where an `Any?` is stored, without the runtime's dynamic cast: the read half of
 /// a `@Managed` property of an attribute whose storage type is the property's own type (an `Int64` property of an
-/// Integer 64 attribute, a `String` property of a String attribute, and so on; `NSManagedObject.storedValue(slot:ofExactType:)`).
+/// Integer 64 attribute, a `String` property of a String attribute, and so on; `NSManagedObject.storedValue(slot:ofExactType:)`),
+/// the bit-for-bit copy of slot arrays (`SlotArrayCopy`), and the SQLite store's binding of row values
+/// (`SQLiteRowPlan.Binder`).
 ///
 /// `value as? T` of an `Any` calls `swift_dynamicCast`, which unwraps the container, searches for a conversion
 /// and copies: about a fifth of a `@Managed` read in a profile of the benchmark, the largest single cost in it
@@ -18,28 +20,36 @@ import Foundation
 /// process (`layoutIsAsExpected`) reads a sample of each attribute storage type back this way and compares it
 /// with the value stored; if any differs, no read takes this path.
 @usableFromInline
-enum ExistentialPayload {
+package enum ExistentialPayload {
     /// Where the type metadata sits in an existential container: after its three-word buffer.
     @inlinable
-    static var typeWordOffset: Int { 3 * MemoryLayout<UnsafeRawPointer>.size }
+    package static var typeWordOffset: Int { 3 * MemoryLayout<UnsafeRawPointer>.size }
 
     /// Whether an existential container holds a value of `T` in its buffer rather than in a box: a constant once
     /// the caller is specialized.
     @inlinable
-    static func isStoredInline<T>(_ type: T.Type) -> Bool {
+    package static func isStoredInline<T>(_ type: T.Type) -> Bool {
         MemoryLayout<T>.size <= typeWordOffset && MemoryLayout<T>.alignment <= MemoryLayout<UnsafeRawPointer>.alignment
             && _isBitwiseTakable(T.self)
     }
 
     /// Whether the `Any?` at `container` holds a value of exactly `type` (nil never does).
     @inlinable
-    static func holds(_ container: UnsafeRawPointer, exactly type: Any.Type) -> Bool {
+    package static func holds(_ container: UnsafeRawPointer, exactly type: Any.Type) -> Bool {
         container.load(fromByteOffset: typeWordOffset, as: UnsafeRawPointer?.self) == unsafeBitCast(type, to: UnsafeRawPointer.self)
+    }
+
+    /// The value in the `Any?` at `container` when it holds exactly a `T` stored inline (a copy of it), else nil.
+    /// Only when `layoutIsAsExpected`.
+    @inlinable
+    package static func value<T>(at container: UnsafeRawPointer, ofExactType type: T.Type) -> T? {
+        guard isStoredInline(T.self), holds(container, exactly: T.self) else { return nil }
+        return container.load(as: T.self)
     }
 
     /// Whether the container layout is the one this type reads: every sample, one of each attribute storage type,
     /// reads back as itself, and neither a value of another type nor nil reads as a sample's type.
-    static let layoutIsAsExpected: Bool = {
+    package static let layoutIsAsExpected: Bool = {
         func readsBack<T: Equatable>(_ sample: T) -> Bool {
             let container: Any? = sample
             let other: Any? = Int8(1)
