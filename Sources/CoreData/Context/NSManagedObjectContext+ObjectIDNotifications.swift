@@ -16,10 +16,17 @@ extension NSManagedObjectContext {
     /// Posts `name` with the IDs, unless all three are empty.
     func postObjectIDs(_ name: Notification.Name, inserted: [NSManagedObjectID], updated: [NSManagedObjectID], deleted: [NSManagedObjectID]) {
         guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
+        postObjectIDs(name, inserted: Set(inserted), updated: Set(updated), deleted: Set(deleted))
+    }
+
+    /// Posts `name` with the sets of IDs (empty ones left out), unless all three are empty.
+    func postObjectIDs(_ name: Notification.Name, inserted: Set<NSManagedObjectID>, updated: Set<NSManagedObjectID>,
+                       deleted: Set<NSManagedObjectID>) {
+        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
         var info: [AnyHashable: Any] = [NotificationKey.sourceContext.rawValue: self]
-        if !inserted.isEmpty { info[NSInsertedObjectIDsKey] = Set(inserted) }
-        if !updated.isEmpty { info[NSUpdatedObjectIDsKey] = Set(updated) }
-        if !deleted.isEmpty { info[NSDeletedObjectIDsKey] = Set(deleted) }
+        if !inserted.isEmpty { info[NSInsertedObjectIDsKey] = inserted }
+        if !updated.isEmpty { info[NSUpdatedObjectIDsKey] = updated }
+        if !deleted.isEmpty { info[NSDeletedObjectIDsKey] = deleted }
         NotificationCenter.default.post(name: name, object: self, userInfo: info)
     }
 }

@@ -375,28 +375,29 @@ extension NSManagedObjectContext {
                             queryGeneration: NSQueryGenerationToken? = nil) {
         leftChangesSinceSweep += inserted.count + updated.count + deleted.count
         undoRecorder?.savedStateChanged()
-        // The IDs for the object-ID notification are collected while marking the objects saved: one pass over
-        // each list instead of two (an object's ID does not change from here on).
-        var insertedIDs: [NSManagedObjectID] = [], updatedIDs: [NSManagedObjectID] = [], deletedIDs: [NSManagedObjectID] = []
-        insertedIDs.reserveCapacity(inserted.count)
-        updatedIDs.reserveCapacity(updated.count)
-        deletedIDs.reserveCapacity(deleted.count)
+        // The object-ID notification's sets are built while marking the objects saved, each at its final size: one
+        // touch of each object and its ID instead of an array of IDs walked again to build the set (an object's ID
+        // does not change from here on).
+        var insertedIDs = Set<NSManagedObjectID>(minimumCapacity: inserted.count)
+        var updatedIDs = Set<NSManagedObjectID>(minimumCapacity: updated.count + derived.count)
+        var deletedIDs = Set<NSManagedObjectID>(minimumCapacity: deleted.count)
         for object in inserted {
             object.inserted = false
             object.changedSlots = []
             // A child context's inserts keep temporary IDs after its save; they are found by them from now on.
             if object.assignedID?.isTemporaryID == true { registered.insert(object) }
-            insertedIDs.append(object.objectID)
+            insertedIDs.insert(object.objectID)
         }
         for object in updated {
             object.changedSlots = []
-            updatedIDs.append(object.objectID)
+            updatedIDs.insert(object.objectID)
         }
+        for object in derived { updatedIDs.insert(object.objectID) }
         for object in deleted {
             let id = object.objectID
             registered.remove(id.identity)
             object.deleted = false
-            deletedIDs.append(id)
+            deletedIDs.insert(id)
         }
         insertedSet = [:]
         updatedSet = [:]
@@ -415,8 +416,7 @@ extension NSManagedObjectContext {
         ]
         if let queryGeneration { userInfo[NSManagedObjectContext.NotificationKey.queryGeneration.rawValue] = queryGeneration }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
-        postObjectIDs(Self.didSaveObjectIDsNotification, inserted: insertedIDs, updated: updatedIDs + derived.map(\.objectID),
-                      deleted: deletedIDs)
+        postObjectIDs(Self.didSaveObjectIDsNotification, inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs)
     }
 }
 

@@ -118,7 +118,13 @@ open class NSManagedObjectID: NSObject, NSCopying, StoredObjectReference, @unche
         return other === self || identity == other.identity
     }
 
-    open override var hash: Int { identity.hashValue }
+    /// Equal for equal IDs, since it is made of what `isEqual(_:)` compares (the identity's `tableHash`, its high half
+    /// folded into the low one), and cheap: a multiplication and a shift, no `Hasher` run. A `Set` or `Dictionary` of
+    /// IDs runs its own seeded `Hasher` over this value (`NSObject`'s `hash(into:)`), so it was hashed twice before.
+    open override var hash: Int {
+        let mixed = identity.tableHash
+        return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
+    }
 
     /// IDs are immutable; the copy is the ID itself.
     open func copy(with zone: NSZone? = nil) -> Any { self }
