@@ -99,7 +99,7 @@ final class RowCache: @unchecked Sendable {
             table.remove(at: position)  // nothing else holds it: no flag to clear
             return nil
         }
-        let snapshot = table.snapshot(at: position)
+        guard let snapshot = table.element(at: position) else { return nil }
         return snapshot.isFresh(forStalenessInterval: interval, now: now) ? snapshot : nil
     }
 
@@ -150,7 +150,7 @@ final class RowCache: @unchecked Sendable {
     /// Makes `snapshot` the newest of its key in `table`, clearing the flag of the one it replaces (one hash; the
     /// lock held).
     private func enter(_ snapshot: RowSnapshot, in table: RowSnapshotTable) {
-        table.updateValue(snapshot)?.leaveCache()
+        table.insert(snapshot)?.leaveCache()
         snapshot.enterCache()
     }
 
@@ -221,7 +221,7 @@ final class RowCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let table = tables.removeValue(forKey: ObjectIdentifier(store.identity)) else { return }
-        table.forEach { $0.leaveCache() }
+        for snapshot in table.allElements { snapshot.leaveCache() }
         countAfterLastSweep = heldCount
     }
 
