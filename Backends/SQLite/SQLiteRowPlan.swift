@@ -49,16 +49,6 @@ final class SQLiteRowPlan {
     let fieldBySlot: [Int: Field]
     /// Whether the fields are one attribute per slot, in slot order (a row is then read by appending).
     let attributesFillEverySlot: Bool
-    /// When `attributesFillEverySlot`, each slot's column (its position in `selectList`) and how it is decoded, in
-    /// slot order; else empty.
-    private let slotColumns: [SlotColumn]
-
-    /// Where an attribute slot's value is in a row read with `selectList`, and how it is decoded.
-    private struct SlotColumn {
-        var column: Int32
-        var type: NSAttributeType
-        var external: Bool
-    }
     /// Whether each slot holds a derived attribute, which the store's triggers write, never a save.
     private let derivedSlots: [Bool]
     /// Whether the entity has derived attributes.
@@ -99,10 +89,6 @@ final class SQLiteRowPlan {
             guard case .attribute = field.kind else { return false }
             return field.slot == index
         }
-        slotColumns = !attributesFillEverySlot ? [] : fields.compactMap { field in
-            guard case .attribute(let type, let external) = field.kind else { return nil }
-            return SlotColumn(column: Int32(field.column + 3), type: type, external: external)
-        }
         fieldBySlot = Dictionary(fields.map { ($0.slot, $0) }, uniquingKeysWith: { a, _ in a })
         selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { q($0.name) }).map { "\(alias).\($0)" }.joined(separator: ", ")
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -120,18 +106,18 @@ final class SQLiteRowPlan {
             throw CoreDataError.corruptStore(storeURL, type: NSSQLiteStoreType,
                                              reason: "row \(statement.int64(at: 0)) of \(entity.name ?? "") has Z_OPT \(statement.string(at: 2) ?? "NULL")")
         }
+        var values: [Any?]
         if attributesFillEverySlot {
-            // One attribute per slot, in slot order: each value is written once into the new array, in place.
-            let values = [Any?](unsafeUninitializedCapacity: slotColumns.count) { buffer, initialized in
-                for (slot, column) in slotColumns.enumerated() {
-                    buffer.initializeElement(at: slot, to: SQLValueCoding.decode(statement, column.column, as: column.type,
-                                                                                  externalStorage: column.external, storeURL: storeURL))
-                    initialized = slot + 1
-                }
+            // One field per slot, in slot order: each value is appended, never written twice.
+            values = []
+            values.reserveCapacity(slotCount)
+            for field in fields {
+                guard case .attribute(let type, let external) = field.kind else { continue }
+                values.append(SQLValueCoding.decode(statement, Int32(field.column + 3), as: type, externalStorage: external, storeURL: storeURL))
             }
             return StoreRow(key: ObjectKey(entityNumber: entity.entityNumber, primaryKey: statement.int64(at: 0)), version: version, values: values)
         }
-        var values = [Any?](repeating: nil, count: slotCount)
+        values = [Any?](repeating: nil, count: slotCount)
         for field in fields {
             let column = Int32(field.column + 3)
             switch field.kind {
