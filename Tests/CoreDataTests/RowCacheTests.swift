@@ -211,4 +211,68 @@ import Testing
         let old = try firedFault(staleness: 0.01, waiting: 0.05)
         #expect(old.name == "a0" && old.after !== old.held && old.after != nil, "a snapshot older than the interval is not used: the store is read")
     }
+
+    /// Two stores of one coordinator whose rows have the same keys (each store's first `Note` has primary key 1):
+    /// the cache keeps each store's rows apart, so a fault fills with its own store's values, in a second context
+    /// (from the cache) as in the first, after the other store is removed, and after both are opened again.
+    @Test func storesWithTheSameKeysKeepTheirOwnRows() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("RowCacheTests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let note = NSEntityDescription(name: "Note")
+        note.properties = [NSAttributeDescription(name: "text", type: .string)]
+        let model = NSManagedObjectModel(entities: [note])
+        let urls = [folder.appendingPathComponent("first.sqlite"), folder.appendingPathComponent("second.sqlite")]
+        func texts(in coordinator: NSPersistentStoreCoordinator) throws -> [String: String] {
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            return try context.performAndWait {
+                var found: [String: String] = [:]
+                for object in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")) {
+                    #expect(object.isFault, "fetched as a fault holding its row")
+                    found[object.objectID.persistentStore?.url?.lastPathComponent ?? "?"] = object.value(forKey: "text") as? String
+                }
+                return found
+            }
+        }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let stores = try urls.map { try coordinator.addPersistentStore(type: .sqlite, at: $0) }
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = coordinator
+        let keys = try writer.performAndWait {
+            let objects = stores.map { store in
+                let object = NSEntityDescription.insertNewObject(forEntityName: "Note", into: writer)
+                object.setValue("in \(store.url?.lastPathComponent ?? "?")", forKey: "text")
+                writer.assign(object, to: store)
+                return object
+            }
+            try writer.save()
+            let keys = objects.map(\.storedObjectKey)
+            writer.reset()
+            return keys
+        }
+        #expect(keys[0] != nil && keys[0] == keys[1], "both stores' rows have the same key")
+        let expected = ["first.sqlite": "in first.sqlite", "second.sqlite": "in second.sqlite"]
+        #expect(try texts(in: coordinator) == expected)
+        // The second context's fetch replaces the first's rows in the cache, store by store.
+        let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        reader.persistentStoreCoordinator = coordinator
+        let kept = try reader.performAndWait { try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")) }
+        #expect(coordinator.rowCache.count >= 2)
+        let held = reader.performAndWait { kept.map { ($0.objectID, $0.faultState.heldSnapshot) } }
+        let third = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        third.persistentStoreCoordinator = coordinator
+        try third.performAndWait {
+            // Faults made by ID, of the same key in each store, fill from the cache with their own store's row.
+            for (id, snapshot) in held {
+                let object = third.object(with: id)
+                #expect(object.value(forKey: "text") as? String == "in \(id.persistentStore?.url?.lastPathComponent ?? "?")")
+                #expect(snapshot != nil && object.faultState.heldSnapshot === snapshot, "filled from the row the reader's fetch cached")
+            }
+        }
+        try coordinator.remove(stores[0])
+        #expect(try texts(in: coordinator) == ["second.sqlite": "in second.sqlite"], "removing one store leaves the other's rows")
+        let reopened = NSPersistentStoreCoordinator(managedObjectModel: model)
+        for url in urls { try reopened.addPersistentStore(type: .sqlite, at: url) }
+        #expect(try texts(in: reopened) == expected, "each store kept its own row")
+    }
 }

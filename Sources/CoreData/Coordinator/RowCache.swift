@@ -22,29 +22,38 @@ import Foundation
 ///   runs before the new snapshots are entered: their caller holds them, so a pass over them would remove none.
 /// - Each call takes the lock once, whatever the number of rows.
 ///
-/// `@unchecked Sendable`: `snapshots`, `count` and `countAfterLastSweep` are read and written only under `lock`;
+/// - Each store's snapshots are one `RowSnapshotTable` (found by key with one multiplication, the key read off the
+///   snapshot), reached through a dictionary of tables by store once per call, never per row.
+///
+/// `@unchecked Sendable`: `tables` and `countAfterLastSweep` are read and written only under `lock`;
 /// snapshots themselves are immutable but for their `isCacheNewest` flag, an atomic written only under `lock`.
 /// `isKnownUniquelyReferenced` is exact from any thread: a snapshot only the cache holds cannot be reached by
 /// anyone else, and nobody takes one out of the cache without the lock.
 final class RowCache: @unchecked Sendable {
-    /// A row's place in the cache: its store (by the identity object of the added store) and key.
-    struct Entry: Hashable {
-        let store: ObjectIdentifier
-        let key: ObjectKey
-    }
-
     /// Sweeps wait until the cache holds more snapshots than this.
     static let sweepThreshold = 1_024
 
     private let lock = NSLock()
-    private var snapshots: [Entry: RowSnapshot] = [:]
+    /// Each store's snapshots, by the identity object of the added store.
+    private var tables: [ObjectIdentifier: RowSnapshotTable] = [:]
     private var countAfterLastSweep = 0
 
     /// The number of snapshots held, those no object uses any more but not yet swept included.
     var count: Int {
         lock.lock()
         defer { lock.unlock() }
-        return snapshots.count
+        return heldCount
+    }
+
+    /// The number of snapshots held in all stores' tables (the lock held).
+    private var heldCount: Int { tables.values.reduce(0) { $0 + $1.count } }
+
+    /// The table of `store`'s snapshots, made when the store has none (the lock held).
+    private func table(of store: ObjectIdentifier) -> RowSnapshotTable {
+        if let table = tables[store] { return table }
+        let table = RowSnapshotTable()
+        tables[store] = table
+        return table
     }
 
     // MARK: Reading
@@ -56,7 +65,8 @@ final class RowCache: @unchecked Sendable {
         let now = interval > 0 ? RowSnapshot.now() : 0  // the clock is read only when the age matters
         lock.lock()
         defer { lock.unlock() }
-        return usedSnapshot(Entry(store: ObjectIdentifier(store.identity), key: key), stalenessInterval: interval, now: now)
+        guard let table = tables[ObjectIdentifier(store.identity)] else { return nil }
+        return usedSnapshot(key, in: table, stalenessInterval: interval, now: now)
     }
 
     /// The snapshots of `keys` in `store` that `snapshot(of:in:stalenessInterval:)` would give, by key, and the
@@ -65,13 +75,13 @@ final class RowCache: @unchecked Sendable {
                    stalenessInterval interval: TimeInterval) -> (found: [RowSnapshot], missing: [ObjectKey]) {
         guard interval != 0 else { return ([], keys) }
         let now = interval > 0 ? RowSnapshot.now() : 0
-        let storeID = ObjectIdentifier(store.identity)
         var found: [RowSnapshot] = []
         var missing: [ObjectKey] = []
         lock.lock()
         defer { lock.unlock() }
+        guard let table = tables[ObjectIdentifier(store.identity)] else { return ([], keys) }
         for key in keys {
-            if let snapshot = usedSnapshot(Entry(store: storeID, key: key), stalenessInterval: interval, now: now) {
+            if let snapshot = usedSnapshot(key, in: table, stalenessInterval: interval, now: now) {
                 found.append(snapshot)
             } else {
                 missing.append(key)
@@ -80,15 +90,16 @@ final class RowCache: @unchecked Sendable {
         return (found, missing)
     }
 
-    /// The snapshot at `entry` when an object still uses it and it is fresh enough; one only the cache holds is
-    /// removed (the lock held).
-    private func usedSnapshot(_ entry: Entry, stalenessInterval interval: TimeInterval, now: TimeInterval) -> RowSnapshot? {
-        guard let index = snapshots.index(forKey: entry) else { return nil }  // the one hash of the look-up
-        if isKnownUniquelyReferenced(&snapshots.values[index]) {
-            snapshots.remove(at: index)  // nothing else holds it: no flag to clear
+    /// The snapshot of `key` in `table` when an object still uses it and it is fresh enough; one only the cache
+    /// holds is removed (the lock held).
+    private func usedSnapshot(_ key: ObjectKey, in table: RowSnapshotTable, stalenessInterval interval: TimeInterval,
+                              now: TimeInterval) -> RowSnapshot? {
+        guard let position = table.position(of: key) else { return nil }  // the one hash of the look-up
+        if table.isOnlyHolder(at: position) {
+            table.remove(at: position)  // nothing else holds it: no flag to clear
             return nil
         }
-        let snapshot = snapshots.values[index]
+        guard let snapshot = table.element(at: position) else { return nil }
         return snapshot.isFresh(forStalenessInterval: interval, now: now) ? snapshot : nil
     }
 
@@ -102,9 +113,10 @@ final class RowCache: @unchecked Sendable {
         let recorded = Self.snapshots(of: rows, readAt: readTime)  // made before the lock is taken
         lock.lock()
         defer { lock.unlock() }
-        let swept = makeRoom(forEntering: recorded.count, newKeysAtMost: recorded.count)
-        for snapshot in recorded { enter(snapshot, at: Entry(store: storeID, key: snapshot.key)) }
-        if swept { countAfterLastSweep = snapshots.count }
+        let table = table(of: storeID)
+        let swept = makeRoom(in: table, forEntering: recorded.count, newKeysAtMost: recorded.count)
+        for snapshot in recorded { enter(snapshot, in: table) }
+        if swept { countAfterLastSweep = heldCount }
         return recorded
     }
 
@@ -120,30 +132,31 @@ final class RowCache: @unchecked Sendable {
         return made
     }
 
-    /// Makes room for `incoming` snapshots about to be entered, of which at most `newKeys` may be keys the cache
-    /// lacks (the lock held). First sweeps when entering them could take the cache past `sweepThreshold` and past
+    /// Makes room for `incoming` snapshots about to be entered into `table`, of which at most `newKeys` may be keys
+    /// the table lacks (the lock held). First sweeps when entering them could take the cache past `sweepThreshold` and past
     /// twice the snapshots it held after the last sweep; returns whether it swept (the caller then counts the
     /// snapshots after entering its own as the new base: they are used, by the caller's objects). Then reserves
     /// room for the new keys when they outnumber the snapshots held (a large read into a small cache); fewer,
-    /// which may mostly replace snapshots held, leave the growth to the dictionary, so that re-reading or saving
-    /// rows the cache has does not make it rehash every entry.
-    private func makeRoom(forEntering incoming: Int, newKeysAtMost newKeys: Int) -> Bool {
-        let most = snapshots.count + incoming
+    /// which may mostly replace snapshots held, leave the growth to the table, so that re-reading or saving rows
+    /// the cache has does not make it rehash every entry.
+    private func makeRoom(in table: RowSnapshotTable, forEntering incoming: Int, newKeysAtMost newKeys: Int) -> Bool {
+        let most = heldCount + incoming
         let sweeps = most > Self.sweepThreshold && most > 2 * countAfterLastSweep
         if sweeps { sweepHoldingLock() }
-        if newKeys > snapshots.count { snapshots.reserveCapacity(snapshots.count + newKeys) }
+        if newKeys > table.count { table.reserveCapacity(table.count + newKeys) }
         return sweeps
     }
 
-    /// Makes `snapshot` the newest at `entry`, clearing the flag of the one it replaces (one hash; the lock held).
-    private func enter(_ snapshot: RowSnapshot, at entry: Entry) {
-        snapshots.updateValue(snapshot, forKey: entry)?.leaveCache()
+    /// Makes `snapshot` the newest of its key in `table`, clearing the flag of the one it replaces (one hash; the
+    /// lock held).
+    private func enter(_ snapshot: RowSnapshot, in table: RowSnapshotTable) {
+        table.insert(snapshot)?.leaveCache()
         snapshot.enterCache()
     }
 
-    /// Removes the snapshot at `entry`, clearing its flag (the lock held).
-    private func remove(_ entry: Entry) {
-        snapshots.removeValue(forKey: entry)?.leaveCache()
+    /// Removes the snapshot of `key` from `table`, clearing its flag (the lock held).
+    private func remove(_ key: ObjectKey, from table: RowSnapshotTable) {
+        table.remove(key)?.leaveCache()
     }
 
     /// The snapshots a save recorded, in the order of its change set: one for each inserted row
@@ -177,18 +190,18 @@ final class RowCache: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
+        let table = table(of: storeID)
         // Updated rows mostly replace snapshots the cache holds; inserted ones are new keys.
-        let swept = makeRoom(forEntering: saved.inserted.count + saved.updated.count, newKeysAtMost: saved.inserted.count)
-        for deletion in changes.deleted { remove(Entry(store: storeID, key: deletion.key)) }
-        for key in result.derivedValues.keys { remove(Entry(store: storeID, key: key)) }
+        let swept = makeRoom(in: table, forEntering: saved.inserted.count + saved.updated.count, newKeysAtMost: saved.inserted.count)
+        for deletion in changes.deleted { remove(deletion.key, from: table) }
+        for key in result.derivedValues.keys { remove(key, from: table) }
         for (row, snapshot) in zip(changes.inserted, saved.inserted) {
-            if let snapshot { enter(snapshot, at: Entry(store: storeID, key: row.key)) } else { remove(Entry(store: storeID, key: row.key)) }
+            if let snapshot { enter(snapshot, in: table) } else { remove(row.key, from: table) }
         }
         for (update, snapshot) in zip(changes.updated, saved.updated) {
-            let entry = Entry(store: storeID, key: update.row.key)
-            if let snapshot { enter(snapshot, at: entry) } else { remove(entry) }
+            if let snapshot { enter(snapshot, in: table) } else { remove(update.row.key, from: table) }
         }
-        if swept { countAfterLastSweep = snapshots.count }
+        if swept { countAfterLastSweep = heldCount }
         return saved
     }
 
@@ -197,20 +210,19 @@ final class RowCache: @unchecked Sendable {
     /// Removes the snapshots of `keys` in `store`: their rows changed in ways the cache cannot follow.
     func forget(_ keys: [ObjectKey], in store: NSPersistentStore) {
         guard !keys.isEmpty else { return }
-        let storeID = ObjectIdentifier(store.identity)
         lock.lock()
         defer { lock.unlock() }
-        for key in keys { remove(Entry(store: storeID, key: key)) }
+        guard let table = tables[ObjectIdentifier(store.identity)] else { return }
+        for key in keys { remove(key, from: table) }
     }
 
     /// Removes every snapshot of `store` (a batch change whose rows are not known, or the store was removed).
     func forgetAll(in store: NSPersistentStore) {
-        let storeID = ObjectIdentifier(store.identity)
         lock.lock()
         defer { lock.unlock() }
-        for (entry, snapshot) in snapshots where entry.store == storeID { snapshot.leaveCache() }
-        snapshots = snapshots.filter { $0.key.store != storeID }
-        countAfterLastSweep = snapshots.count
+        guard let table = tables.removeValue(forKey: ObjectIdentifier(store.identity)) else { return }
+        for snapshot in table.allElements { snapshot.leaveCache() }
+        countAfterLastSweep = heldCount
     }
 
     // MARK: Sweeping
@@ -224,17 +236,7 @@ final class RowCache: @unchecked Sendable {
 
     /// One pass over the cache, removing the snapshots only it holds (the lock held).
     private func sweepHoldingLock() {
-        var unused: [Entry] = []
-        var index = snapshots.startIndex
-        while index != snapshots.endIndex {
-            if isKnownUniquelyReferenced(&snapshots.values[index]) { unused.append(snapshots.keys[index]) }
-            index = snapshots.index(after: index)
-        }
-        if unused.count == snapshots.count {
-            snapshots.removeAll(keepingCapacity: false)
-        } else {
-            for entry in unused { snapshots[entry] = nil }
-        }
-        countAfterLastSweep = snapshots.count
+        for table in tables.values { table.removeUnreferenced() }
+        countAfterLastSweep = heldCount
     }
 }

@@ -47,6 +47,9 @@ final class RowSnapshot: @unchecked Sendable {
     /// The object's key in its store.
     var key: ObjectKey { ObjectKey(entityNumber: entityNumber, primaryKey: primaryKey) }
 
+    /// Whether this is a snapshot of `key`'s row.
+    func hasKey(_ key: ObjectKey) -> Bool { primaryKey == key.primaryKey && entityNumber == key.entityNumber }
+
     /// The row as the store contract gives it (the values are shared, not copied).
     var row: StoreRow { StoreRow(key: key, version: version, values: values) }
 

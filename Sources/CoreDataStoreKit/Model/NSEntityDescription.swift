@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An entity of a model: a name, a class name, properties, and a place in an inheritance tree
 /// (Apple's class of the same name).
 ///
@@ -6,7 +8,8 @@
 /// Once the entity's model is used by a coordinator, it must not change.
 ///
 /// `@unchecked Sendable`: the model is frozen once a coordinator uses it (`NSManagedObjectModel`), so from then on it
-/// is only read; `cachedLayout` is read and written only under `layoutLock`.
+/// is only read; `cachedLayout` and `retiredLayouts` are read and written only under `layoutLock`, and
+/// `publishedLayout` is an atomic.
 open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     /// The entity's name, unique in its model.
     open var name: String? {
@@ -164,21 +167,35 @@ open class NSEntityDescription: NSObject, NSCopying, @unchecked Sendable {
     // MARK: The layout, computed once
 
     private var cachedLayout: EntityLayout?
+    /// Layouts replaced since they were published (the model changed after a layout was read): kept, since a
+    /// reader may have loaded `publishedLayout` just before it changed. Written only under `layoutLock`.
+    private var retiredLayouts: [EntityLayout] = []
+    /// `cachedLayout`, unretained (held by `cachedLayout` or `retiredLayouts` while the entity lives), published
+    /// with release ordering once built, so that reading the layout of a used entity takes no lock.
+    private let publishedLayout = Atomic<UnsafeRawPointer?>(nil)
     private let layoutLock = NSLock()
 
     /// The entity's property slots and lookup tables, built on first use.
+    ///
+    /// Once built, read without a lock (one acquiring load): every object made reads it, from any thread.
     public var layout: EntityLayout {
+        if let published = publishedLayout.load(ordering: .acquiring) {
+            return Unmanaged<EntityLayout>.fromOpaque(published).takeUnretainedValue()
+        }
         layoutLock.lock()
         defer { layoutLock.unlock() }
         if let layout = cachedLayout { return layout }
         let layout = EntityLayout(entity: self)
         cachedLayout = layout
+        publishedLayout.store(UnsafeRawPointer(Unmanaged.passUnretained(layout).toOpaque()), ordering: .releasing)
         return layout
     }
 
     func invalidateCaches() {
         layoutLock.lock()
+        if let layout = cachedLayout { retiredLayouts.append(layout) }
         cachedLayout = nil
+        publishedLayout.store(nil, ordering: .releasing)
         layoutLock.unlock()
         for sub in subentities { sub.invalidateCaches() }
     }
