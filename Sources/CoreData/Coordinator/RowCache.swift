@@ -221,7 +221,7 @@ final class RowCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let table = tables.removeValue(forKey: ObjectIdentifier(store.identity)) else { return }
-        for snapshot in table.allElements { snapshot.leaveCache() }
+        table.removeAll { $0.leaveCache() }
         countAfterLastSweep = heldCount
     }
 
