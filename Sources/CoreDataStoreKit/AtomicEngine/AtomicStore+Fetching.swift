@@ -4,15 +4,11 @@ extension AtomicStore {
     /// descriptors find equal by key), offset and limited.
     /// - Throws: 134060 for a predicate or sort the evaluator cannot apply.
     func select(_ request: StoreFetchRequest) throws -> [AtomicRecord] {
-        var candidates = records(of: request.entity, includingSubentities: request.includesSubentities)
-        // In memory order: records made one after another lie side by side, so testing and sorting them reads
-        // memory in sequence instead of in the record table's hash order (one cache miss per record). Which
-        // order the records are tested in changes no answer.
-        candidates.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
+        // By key: the order without sort descriptors, and, the sort below being stable, the order of records
+        // its descriptors find equal (as a SQLite table scan usually gives them, by row id). Records made one
+        // after another also lie side by side in memory, so testing them in key order reads memory in sequence.
+        let candidates = recordsInKeyOrder(of: request.entity, includingSubentities: request.includesSubentities)
         var selected = try matching(candidates, request.predicate)
-        // By key first: the order without sort descriptors, and, the sort below being stable, the order of
-        // records its descriptors find equal (as a SQLite table scan usually gives them, by row id).
-        selected.sort { $0.key.primaryKey < $1.key.primaryKey }
         if !request.sortDescriptors.isEmpty {
             var views = selected.map { AtomicRowView(record: $0, store: self) }
             try InMemoryQuery.sort(&views, by: request.sortDescriptors)

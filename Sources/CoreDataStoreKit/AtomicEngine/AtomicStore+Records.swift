@@ -4,25 +4,20 @@ extension AtomicStore {
     func insertRecord(_ record: AtomicRecord) {
         records[record.key] = record
         keysByEntity[record.key.entityNumber, default: []].insert(record.key.primaryKey)
+        keyOrderedRecords[record.key.entityNumber] = nil
     }
 
     func removeRecord(_ key: ObjectKey) {
         records[key] = nil
         keysByEntity[key.entityNumber]?.remove(key.primaryKey)
+        keyOrderedRecords[key.entityNumber] = nil
     }
 
     func record(for key: ObjectKey) -> AtomicRecord? { records[key] }
 
     /// The records of `entity`, and of its subentities when asked, in no particular order.
     func records(of entity: NSEntityDescription, includingSubentities: Bool) -> [AtomicRecord] {
-        var numbers = [entity.entityNumber]
-        if includingSubentities {
-            var stack = entity.subentities
-            while let entity = stack.popLast() {
-                numbers.append(entity.entityNumber)
-                stack.append(contentsOf: entity.subentities)
-            }
-        }
+        let numbers = entityNumbers(of: entity, includingSubentities: includingSubentities)
         let count = numbers.reduce(0) { $0 + (keysByEntity[$1]?.count ?? 0) }
         var result: [AtomicRecord] = []
         result.reserveCapacity(count)
@@ -37,6 +32,40 @@ extension AtomicStore {
             }
         }
         return result
+    }
+
+    /// The records of `entity`, and of its subentities when asked, in primary-key order (records of different
+    /// entities with equal keys in the order `entityNumbers(of:includingSubentities:)` lists the entities).
+    func recordsInKeyOrder(of entity: NSEntityDescription, includingSubentities: Bool) -> [AtomicRecord] {
+        let numbers = entityNumbers(of: entity, includingSubentities: includingSubentities)
+        guard numbers.count > 1 else { return recordsInKeyOrder(of: entity.entityNumber) }
+        var merged = numbers.flatMap { recordsInKeyOrder(of: $0) }
+        merged.sort { $0.key.primaryKey < $1.key.primaryKey }  // stable, and linear over runs already in order
+        return merged
+    }
+
+    /// The records of the entity numbered `entityNumber` (not of its subentities) in key order: kept from the
+    /// last call until a record of the entity is added or removed, so fetches between saves neither gather nor
+    /// sort them again.
+    func recordsInKeyOrder(of entityNumber: Int32) -> [AtomicRecord] {
+        if let ordered = keyOrderedRecords[entityNumber] { return ordered }
+        let ordered = (keysByEntity[entityNumber] ?? []).sorted().compactMap {
+            records[ObjectKey(entityNumber: entityNumber, primaryKey: $0)]
+        }
+        keyOrderedRecords[entityNumber] = ordered
+        return ordered
+    }
+
+    /// The entity number of `entity`, then those of all its subentities when asked.
+    private func entityNumbers(of entity: NSEntityDescription, includingSubentities: Bool) -> [Int32] {
+        var numbers = [entity.entityNumber]
+        guard includingSubentities else { return numbers }
+        var stack = entity.subentities
+        while let entity = stack.popLast() {
+            numbers.append(entity.entityNumber)
+            stack.append(contentsOf: entity.subentities)
+        }
+        return numbers
     }
 
     /// Notes the record of `key` as it is now (or that there is none), before its first change in `undo`.

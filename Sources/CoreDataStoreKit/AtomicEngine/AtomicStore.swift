@@ -52,10 +52,14 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
     }
 
     /// Every object, by key. Changed only through `insertRecord(_:)` and `removeRecord(_:)`, which keep
-    /// `keysByEntity` in step (`AtomicStore+Records.swift`).
+    /// `keysByEntity` and `keyOrderedRecords` in step (`AtomicStore+Records.swift`).
     var records: [ObjectKey: AtomicRecord] = [:]
     /// The primary keys of the records of each entity (not of its subentities), by entity number.
     var keysByEntity: [Int32: Set<Int64>] = [:]
+    /// Each entity's records (not its subentities'), in key order, by entity number: built by the first fetch
+    /// that reads the entity, and dropped when a record of the entity is added or removed (updates change a
+    /// record in place, which keeps its place). See `recordsInKeyOrder(of:)`.
+    var keyOrderedRecords: [Int32: [AtomicRecord]] = [:]
     /// The highest primary key given out, by root entity number (keys of deleted objects are not reused).
     var highWater: [Int32: Int64] = [:]
     /// The derived attributes of the store's entities, computed at each save and batch request
