@@ -400,7 +400,7 @@ extension NSManagedObjectContext {
             deletedIDs.insert(id)
         }
         insertedSet = [:]
-        updatedSet = [:]
+        updatedSet = UpdatedObjects()
         deletedSet = [:]
         insertionOrder = []
         temporaryIDIndex = [:]

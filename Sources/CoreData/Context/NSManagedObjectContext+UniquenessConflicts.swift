@@ -352,7 +352,7 @@ extension NSManagedObjectContext {
         }
         object.inserted = false
         insertedSet[ObjectIdentifier(object)] = nil
-        updatedSet[ObjectIdentifier(object)] = nil
+        updatedSet.remove(object)
         if let id = object.assignedID { registered.remove(id.identity) }
         object.managedObjectContext = nil
     }

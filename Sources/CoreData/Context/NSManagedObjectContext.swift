@@ -79,7 +79,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How many objects left the change tables (saved or rolled back) since that sweep.
     var leftChangesSinceSweep = 0
     var insertedSet: [ObjectIdentifier: NSManagedObject] = [:] { didSet { changeTableWrites &+= 1 } }
-    var updatedSet: [ObjectIdentifier: NSManagedObject] = [:] { didSet { changeTableWrites &+= 1 } }
+    /// The objects with changes since they were fetched or saved, each once (see `UpdatedObjects`); an inserted or
+    /// deleted object may stay listed, and readers filter by `inserted` and `deleted`.
+    var updatedSet = UpdatedObjects() { didSet { changeTableWrites &+= 1 } }
     var deletedSet: [ObjectIdentifier: NSManagedObject] = [:] { didSet { changeTableWrites &+= 1 } }
     var insertionOrder: [NSManagedObject] = [] { didSet { changeTableWrites &+= 1 } }
     /// How many writes the change tables above have had (any write, even one that leaves them as they were): a
@@ -200,7 +202,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     func noteUpdated(_ object: NSManagedObject) {
-        updatedSet[ObjectIdentifier(object)] = object
+        updatedSet.insert(object)
         notePending(object, .updated)
     }
 
@@ -277,7 +279,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.deleted = false
         insertedSet[ObjectIdentifier(object)] = nil
         deletedSet[ObjectIdentifier(object)] = nil
-        updatedSet[ObjectIdentifier(object)] = nil
+        updatedSet.remove(object)
         insertionOrder.removeAll { $0 === object }
         assignedStores[ObjectIdentifier(object)] = nil  // the object may go: its address must not name a store
         registered.remove(object.objectID.identity)
@@ -321,7 +323,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             revertToCommitted(object)
         }
         insertedSet = [:]
-        updatedSet = [:]
+        updatedSet = UpdatedObjects()
         deletedSet = [:]
         insertionOrder = []
         temporaryIDIndex = [:]
@@ -342,7 +344,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         registered.removeAll()
         registeredAfterSweep = 0
         insertedSet = [:]
-        updatedSet = [:]
+        updatedSet = UpdatedObjects()
         deletedSet = [:]
         insertionOrder = []
         temporaryIDIndex = [:]
@@ -369,7 +371,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.changesFaultState = true
             defer { object.changesFaultState = false }
             object.willTurnIntoFault()
-            updatedSet[ObjectIdentifier(object)] = nil
+            updatedSet.remove(object)
             object.discardValues()
             object.didTurnIntoFault()
         }
