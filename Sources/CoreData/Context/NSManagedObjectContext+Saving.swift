@@ -399,7 +399,7 @@ extension NSManagedObjectContext {
             object.deleted = false
             deletedIDs.insert(id)
         }
-        insertedSet = [:]
+        insertedCount = 0
         updatedSet = UpdatedObjects()
         deletedSet = [:]
         insertionOrder = []
