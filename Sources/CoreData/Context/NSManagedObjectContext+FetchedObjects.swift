@@ -150,7 +150,7 @@ extension NSManagedObjectContext {
         var seen = Set<ObjectIdentifier>()
         var merged: [NSManagedObject] = []
         for object in objects where !object.deleted {
-            let changed = (includeOwn && updatedSet[ObjectIdentifier(object)] != nil) || overlay.overlaid.contains(ObjectIdentifier(object))
+            let changed = (includeOwn && updatedSet.contains(object)) || overlay.overlaid.contains(ObjectIdentifier(object))
             if changed, try !matches(object) { continue }
             if seen.insert(ObjectIdentifier(object)).inserted { merged.append(object) }
         }

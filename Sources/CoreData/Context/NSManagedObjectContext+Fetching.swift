@@ -178,7 +178,7 @@ extension NSManagedObjectContext {
     func usesPendingChanges<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) -> Bool {
         guard request.includesPendingChanges, hasChanges else { return false }
         let related = { (object: NSManagedObject) in object.entity.isKindOf(entity: entity) }
-        return insertedSet.values.contains(where: related) || updatedSet.values.contains(where: related) || deletedSet.values.contains(where: related)
+        return insertionOrder.contains(where: { $0.inserted && related($0) }) || updatedSet.values.contains(where: related) || deletedSet.values.contains(where: related)
     }
 
     /// Whether an ancestor context holds unsaved changes to objects of `entity` (never for a root context).

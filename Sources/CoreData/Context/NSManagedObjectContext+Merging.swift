@@ -85,7 +85,7 @@ extension NSManagedObjectContext {
             guard let object = registered[id.identity] else { continue }
             notePending(object, .deleted)
             registered.remove(id.identity)
-            updatedSet[ObjectIdentifier(object)] = nil
+            updatedSet.remove(object)
             deletedSet[ObjectIdentifier(object)] = nil
             object.deleted = false
             object.managedObjectContext = nil

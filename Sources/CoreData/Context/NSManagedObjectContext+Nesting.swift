@@ -30,7 +30,7 @@ extension NSManagedObjectContext {
         while let context = ancestor {
             let touched = context.performAndWait {
                 let related = { (object: NSManagedObject) in object.entity.isKindOf(entity: entity) }
-                return context.insertedSet.values.contains(where: related) || context.updatedSet.values.contains(where: related)
+                return context.insertionOrder.contains(where: { $0.inserted && related($0) }) || context.updatedSet.values.contains(where: related)
                     || context.deletedSet.values.contains(where: related)
             }
             if touched { return true }

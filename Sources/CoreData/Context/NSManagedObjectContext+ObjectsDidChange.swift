@@ -141,7 +141,7 @@ extension NSManagedObjectContext {
         var inserted: [NSManagedObject] = [], updated: [NSManagedObject] = []
         var deleted: [NSManagedObject] = [], refreshed: [NSManagedObject] = []
         let me = ObjectIdentifier(self)
-        // Whether every object reported as inserted is one of `insertedSet` (not a deletion undone), and every one
+        // Whether every object reported as inserted is one of the inserted objects (not a deletion undone), and every one
         // reported as updated is a saved object with changed slots, which `updatedSet` holds.
         var reportsOnlyInsertedObjects = true, reportsOnlyUpdatedObjects = true
         for object in objects where object.pendingOwner == me {
@@ -167,7 +167,7 @@ extension NSManagedObjectContext {
             let set = Set(inserted)
             info[NSInsertedObjectsKey] = set
             // The set is then exactly the context's inserted objects.
-            if reportsOnlyInsertedObjects, set.count == insertedSet.count { reported.inserted = set }
+            if reportsOnlyInsertedObjects, set.count == insertedCount { reported.inserted = set }
         }
         if !updated.isEmpty {
             let set = Set(updated)

@@ -399,8 +399,8 @@ extension NSManagedObjectContext {
             object.deleted = false
             deletedIDs.insert(id)
         }
-        insertedSet = [:]
-        updatedSet = [:]
+        insertedCount = 0
+        updatedSet = UpdatedObjects()
         deletedSet = [:]
         insertionOrder = []
         temporaryIDIndex = [:]

@@ -129,7 +129,7 @@ extension NSManagedObjectContext {
         }
         guard object.managedObjectContext === self else { return }
         if !object.inserted && !object.deleted {
-            updatedSet[ObjectIdentifier(object)] = object.changedSlots.isEmpty ? nil : object
+            updatedSet.set(object, listed: !object.changedSlots.isEmpty)
         }
         notePending(object, .updated)
     }

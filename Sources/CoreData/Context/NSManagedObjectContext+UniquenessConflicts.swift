@@ -29,7 +29,7 @@ extension NSManagedObjectContext {
     /// - Throws: 133021 with the conflicts under "conflictList" when the policy does not resolve them.
     func resolveUniquenessConflicts(policy: NSMergePolicy) throws -> Bool {
         // Most saves touch no constrained entity: find that out without building any list.
-        guard insertedSet.values.contains(where: { $0.layout.hasUniquenessConstraints })
+        guard insertionOrder.contains(where: { $0.inserted && $0.layout.hasUniquenessConstraints })
                 || updatedSet.values.contains(where: { $0.layout.hasUniquenessConstraints }) else { return false }
         var resolved = false
         for _ in 0..<8 {
@@ -226,8 +226,7 @@ extension NSManagedObjectContext {
         // The row's object leaves; the inserted object is registered under the row's ID as an updated object.
         registered.remove(id.identity)
         row.managedObjectContext = nil
-        insertedSet[ObjectIdentifier(object)] = nil
-        object.inserted = false
+        forgetInsertion(of: object)
         reregister(object, as: id)
         object.committed = row.committed
         object.version = row.version
@@ -350,9 +349,8 @@ extension NSManagedObjectContext {
             let targets = relationship.isToMany ? object.toManyObjects(slot: slot) : [object.toOneObject(slot: slot)].compactMap { $0 }
             for target in targets { object.unrelate(relationship, slot: slot, from: target) }
         }
-        object.inserted = false
-        insertedSet[ObjectIdentifier(object)] = nil
-        updatedSet[ObjectIdentifier(object)] = nil
+        forgetInsertion(of: object)
+        updatedSet.remove(object)
         if let id = object.assignedID { registered.remove(id.identity) }
         object.managedObjectContext = nil
     }

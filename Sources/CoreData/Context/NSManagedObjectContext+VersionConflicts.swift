@@ -96,7 +96,7 @@ extension NSManagedObjectContext {
         guard let current = conflict.persistedRow else {
             object.changedSlots = []
             object.faulted = true
-            updatedSet[ObjectIdentifier(object)] = nil
+            updatedSet.remove(object)
             return adoptVersion(of: conflict)
         }
         let kept = object.layout.toManySlots.filter { object.changedSlots.contains($0) }.map { ($0, object.slots[$0]) }
@@ -106,7 +106,7 @@ extension NSManagedObjectContext {
             object.changedSlots.insert(slot)
         }
         if object.changedSlots.isEmpty {
-            updatedSet[ObjectIdentifier(object)] = nil
+            updatedSet.remove(object)
         } else {
             noteUpdated(object)
         }

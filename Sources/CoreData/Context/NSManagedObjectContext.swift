@@ -78,8 +78,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var registeredAfterSweep = 0
     /// How many objects left the change tables (saved or rolled back) since that sweep.
     var leftChangesSinceSweep = 0
-    var insertedSet: [ObjectIdentifier: NSManagedObject] = [:] { didSet { changeTableWrites &+= 1 } }
-    var updatedSet: [ObjectIdentifier: NSManagedObject] = [:] { didSet { changeTableWrites &+= 1 } }
+    /// How many objects of `insertionOrder` are inserted (`inserted` true): the context's inserted objects are
+    /// exactly those, so no table of them is kept. Every object whose `inserted` becomes true here is counted
+    /// (`recordInsertion(_:)`) and every one whose `inserted` becomes false while listed is uncounted
+    /// (`forgetInsertion(of:)`), or the list and the count are emptied together.
+    var insertedCount = 0 { didSet { changeTableWrites &+= 1 } }
+    /// The objects with changes since they were fetched or saved, each once (see `UpdatedObjects`); an inserted or
+    /// deleted object may stay listed, and readers filter by `inserted` and `deleted`.
+    var updatedSet = UpdatedObjects() { didSet { changeTableWrites &+= 1 } }
     var deletedSet: [ObjectIdentifier: NSManagedObject] = [:] { didSet { changeTableWrites &+= 1 } }
     var insertionOrder: [NSManagedObject] = [] { didSet { changeTableWrites &+= 1 } }
     /// How many writes the change tables above have had (any write, even one that leaves them as they were): a
@@ -155,9 +161,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Registered objects and changes
 
     /// Whether any object is inserted, updated or deleted.
-    open var hasChanges: Bool { !insertedSet.isEmpty || !updatedSet.isEmpty || !deletedSet.isEmpty }
+    open var hasChanges: Bool { insertedCount != 0 || !updatedSet.isEmpty || !deletedSet.isEmpty }
     /// The objects inserted and not saved yet.
-    open var insertedObjects: Set<NSManagedObject> { Set(insertedSet.values) }
+    open var insertedObjects: Set<NSManagedObject> { Set(insertionOrder.filter(\.inserted)) }
     /// The objects with unsaved changes.
     open var updatedObjects: Set<NSManagedObject> { Set(updatedSet.values.filter { !$0.inserted && !$0.deleted }) }
     /// The objects deleted and not saved yet.
@@ -200,7 +206,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     func noteUpdated(_ object: NSManagedObject) {
-        updatedSet[ObjectIdentifier(object)] = object
+        updatedSet.insert(object)
         notePending(object, .updated)
     }
 
@@ -247,10 +253,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func recordInsertion(_ object: NSManagedObject) {
         object.inserted = true
         register(object)
-        insertedSet[ObjectIdentifier(object)] = object
+        insertedCount += 1
         insertionOrder.append(object)
         indexTemporaryID(of: object)
         notePending(object, .inserted)
+    }
+
+    /// Makes an inserted object of this context no longer inserted (it stays in `insertionOrder`, whose readers
+    /// skip objects that are not inserted, until the caller removes it or the list is emptied).
+    func forgetInsertion(of object: NSManagedObject) {
+        guard object.inserted else { return }
+        object.inserted = false
+        insertedCount -= 1
     }
 
     /// Marks an object deleted: its delete rules run now, and the deletion is saved with the next `save()`.
@@ -273,11 +287,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Takes an inserted, unsaved object out of the context, as if it had never been inserted.
     func removeUnsavedObject(_ object: NSManagedObject) {
-        object.inserted = false
+        forgetInsertion(of: object)
         object.deleted = false
-        insertedSet[ObjectIdentifier(object)] = nil
         deletedSet[ObjectIdentifier(object)] = nil
-        updatedSet[ObjectIdentifier(object)] = nil
+        updatedSet.remove(object)
         insertionOrder.removeAll { $0 === object }
         assignedStores[ObjectIdentifier(object)] = nil  // the object may go: its address must not name a store
         registered.remove(object.objectID.identity)
@@ -320,8 +333,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.deleted = false
             revertToCommitted(object)
         }
-        insertedSet = [:]
-        updatedSet = [:]
+        insertedCount = 0
+        updatedSet = UpdatedObjects()
         deletedSet = [:]
         insertionOrder = []
         temporaryIDIndex = [:]
@@ -341,8 +354,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         registered.removeAll()
         registeredAfterSweep = 0
-        insertedSet = [:]
-        updatedSet = [:]
+        insertedCount = 0
+        updatedSet = UpdatedObjects()
         deletedSet = [:]
         insertionOrder = []
         temporaryIDIndex = [:]
@@ -369,7 +382,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.changesFaultState = true
             defer { object.changesFaultState = false }
             object.willTurnIntoFault()
-            updatedSet[ObjectIdentifier(object)] = nil
+            updatedSet.remove(object)
             object.discardValues()
             object.didTurnIntoFault()
         }

@@ -108,8 +108,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         }
         set { faultState = newValue ? .store : .filled }
     }
-    // The four-byte and one-byte fields share one word, and `pendingOwner` (nine bytes) ends the object, so a
-    // subclass's `@Managed` properties (two bytes each) fill the rest of its last word.
+    // The four-byte and one-byte fields share one word; `pendingOwner` (nine bytes) and `updatedTableIndex` (four,
+    // after three bytes of padding) end the object, so a subclass's `@Managed` properties (two bytes each) fill the
+    // rest of its last word.
     /// The entity number of the object's key in its store (meaningless unless `idSource` is `.key`).
     private var storeEntityNumber: Int32 = 0
     /// Whether the object is being filled from a fault or turned into one (what `faultingState` reports). Set and
@@ -125,6 +126,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     @exclusivity(unchecked) var pendingChanges: PendingChanges = []
     /// The context `pendingChanges` belongs to: an object that moves to another context starts afresh there.
     @exclusivity(unchecked) var pendingOwner: ObjectIdentifier?
+    /// The object's position in its context's table of updated objects, believed only when the table holds this
+    /// object there (see `UpdatedObjects`). Written when an object is first updated after a save and read by each
+    /// later update; each access is one load or store, so it is not checked for exclusivity at run time.
+    @exclusivity(unchecked) var updatedTableIndex: UInt32 = 0
 
     /// Makes an object of `entity` and inserts it into `context` when one is given (Apple's designated
     /// initializer). Contexts make the objects they fetch with it, so a subclass's override runs for them too;
