@@ -39,6 +39,9 @@ final class SQLiteRowPlan {
     let schema: SQLSchema
     /// The entity's `Z_ENT` in the store, written into `Z_ENT` of its rows.
     let storedEntityNumber: Int64
+    /// The entity's number in the model, which its rows' keys carry (read once: the entity's property takes a run-time
+    /// exclusivity check per read).
+    let entityNumber: Int32
     let fields: [Field]
     /// How each of `fields` is bound when a row is written, in the same order.
     let binders: [Binder]
@@ -51,6 +54,9 @@ final class SQLiteRowPlan {
     let fieldBySlot: [Int: Field]
     /// Whether the fields are one attribute per slot, in slot order (a row is then read by appending).
     let attributesFillEverySlot: Bool
+    /// How each of `fields` is read, in the same order, when the fields are one attribute per slot in slot order
+    /// (`attributesFillEverySlot`); nil otherwise.
+    let readers: [Reader]?
     /// Whether each slot holds a derived attribute, which the store's triggers write, never a save.
     private let derivedSlots: [Bool]
     /// Whether the entity has derived attributes.
@@ -64,6 +70,7 @@ final class SQLiteRowPlan {
         self.table = table
         self.schema = schema
         storedEntityNumber = schema.storedNumber(of: entity)
+        entityNumber = entity.entityNumber
         let layout = entity.layout
         slotCount = layout.slotCount
         derivedSlots = layout.allProperties.map { $0 is NSDerivedAttributeDescription }
@@ -92,6 +99,7 @@ final class SQLiteRowPlan {
             guard case .attribute = field.kind else { return false }
             return field.slot == index
         }
+        readers = attributesFillEverySlot ? Reader.readers(for: fields) : nil
         fieldBySlot = Dictionary(fields.map { ($0.slot, $0) }, uniquingKeysWith: { a, _ in a })
         selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { q($0.name) }).map { "\(alias).\($0)" }.joined(separator: ", ")
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -110,15 +118,12 @@ final class SQLiteRowPlan {
                                              reason: "row \(statement.int64(at: 0)) of \(entity.name ?? "") has Z_OPT \(statement.string(at: 2) ?? "NULL")")
         }
         var values: [Any?]
-        if attributesFillEverySlot {
-            // One field per slot, in slot order: each value is appended, never written twice.
+        if let readers {
+            // One attribute per slot, in slot order: each value is appended, never written twice.
             values = []
-            values.reserveCapacity(slotCount)
-            for field in fields {
-                guard case .attribute(let type, let external) = field.kind else { continue }
-                values.append(SQLValueCoding.decode(statement, Int32(field.column + 3), as: type, externalStorage: external, storeURL: storeURL))
-            }
-            return StoreRow(key: ObjectKey(entityNumber: entity.entityNumber, primaryKey: statement.int64(at: 0)), version: version, values: values)
+            values.reserveCapacity(readers.count)
+            for reader in readers { values.append(reader.value(in: statement, storeURL: storeURL)) }
+            return StoreRow(key: ObjectKey(entityNumber: entityNumber, primaryKey: statement.int64(at: 0)), version: version, values: values)
         }
         values = [Any?](repeating: nil, count: slotCount)
         for field in fields {
@@ -135,7 +140,7 @@ final class SQLiteRowPlan {
                 values[field.slot] = ObjectKey(entityNumber: number == 0 ? destination : number, primaryKey: statement.int64(at: column))
             }
         }
-        return StoreRow(key: ObjectKey(entityNumber: entity.entityNumber, primaryKey: statement.int64(at: 0)),
+        return StoreRow(key: ObjectKey(entityNumber: entityNumber, primaryKey: statement.int64(at: 0)),
                         version: version, values: values)
     }
 

@@ -38,13 +38,15 @@ extension SQLiteStore {
         let complete = compiled.isComplete
         let sql = "SELECT \(plan.selectList) FROM \(compiled.from)\(compiled.whereSQL)" + compiled.orderAndLimit(for: request, limitInSQL: complete)
         var rows: [StoreRow] = []
-        var last: (number: Int32, plan: SQLiteRowPlan)?  // rows mostly come in runs of one entity
+        // Rows mostly come in runs of one entity: the last row's stored `Z_ENT` and plan are kept, so a run's rows
+        // look neither the model's number nor the plan up.
+        var last: (stored: Int64, plan: SQLiteRowPlan)?
         try connection.forEachRow(sql, compiled.bindings) { statement in
-            let number = schema.modelNumber(forStored: statement.int64(at: 1))
-            if let last, last.number == number {
+            let stored = statement.int64(at: 1)
+            if let last, last.stored == stored {
                 rows.append(try last.plan.row(from: statement, storeURL: url))
-            } else if let found = self.plan(for: number) {
-                last = (number, found)
+            } else if let found = self.plan(for: schema.modelNumber(forStored: stored)) {
+                last = (stored, found)
                 rows.append(try found.row(from: statement, storeURL: url))
             }
         }
