@@ -10,17 +10,11 @@ extension SQLiteRowPlan {
     /// row's array when the value is of exactly that type (`ExistentialPayload`); anything else (nil, another type,
     /// every other kind of field) goes through `bind(_:value:to:at:)`, so what is written never depends on the path.
     struct Binder {
-        enum Direct: UInt8 {
-            case int64, int32, int16, boolean, double, string
-            /// Bound through `bind(_:value:to:at:)`.
-            case general
-        }
-
         /// The slot of the field's value in a row.
         let slot: Int
         /// The field's position in `fields`.
         let field: Int
-        let direct: Direct
+        let direct: DirectType
 
         /// The binders of `fields`, in order.
         static func binders(for fields: [Field]) -> [Binder] {
@@ -29,17 +23,9 @@ extension SQLiteRowPlan {
             }
         }
 
-        private static func direct(for kind: Kind) -> Direct {
+        private static func direct(for kind: Kind) -> DirectType {
             guard case .attribute(let type, _) = kind, ExistentialPayload.layoutIsAsExpected else { return .general }
-            switch type {
-            case .integer64AttributeType: return .int64
-            case .integer32AttributeType: return .int32
-            case .integer16AttributeType: return .int16
-            case .booleanAttributeType: return .boolean
-            case .doubleAttributeType: return .double
-            case .stringAttributeType: return .string
-            default: return .general
-            }
+            return DirectType(type)
         }
     }
 

@@ -10,15 +10,9 @@ extension SQLiteRowPlan {
     /// writes for it, the value is read directly; anything else (NULL, another storage class, every other type) goes
     /// through `SQLValueCoding.decode`, so what is read never depends on the path.
     struct Reader {
-        enum Direct: UInt8 {
-            case int64, int32, int16, boolean, double, string
-            /// Read through `SQLValueCoding.decode`.
-            case general
-        }
-
         /// The column's position in the statement (`selectList`'s order).
         let column: Int32
-        let direct: Direct
+        let direct: DirectType
         let type: NSAttributeType
         let externalStorage: Bool
 
@@ -28,21 +22,9 @@ extension SQLiteRowPlan {
             readers.reserveCapacity(fields.count)
             for field in fields {
                 guard case .attribute(let type, let external) = field.kind else { return nil }
-                readers.append(Reader(column: Int32(field.column + 3), direct: direct(for: type), type: type, externalStorage: external))
+                readers.append(Reader(column: Int32(field.column + 3), direct: DirectType(type), type: type, externalStorage: external))
             }
             return readers
-        }
-
-        private static func direct(for type: NSAttributeType) -> Direct {
-            switch type {
-            case .integer64AttributeType: return .int64
-            case .integer32AttributeType: return .int32
-            case .integer16AttributeType: return .int16
-            case .booleanAttributeType: return .boolean
-            case .doubleAttributeType: return .double
-            case .stringAttributeType: return .string
-            default: return .general
-            }
         }
 
         /// The attribute value in the reader's column of the current row of `statement`: what
