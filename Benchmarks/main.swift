@@ -113,13 +113,17 @@ let selectedWorkloads: Set<String> = {
     let needed = [workloads[0], workloads[1], workloads[9], workloads[10]]
     return Set(workloads.filter { name in needed.contains(name) || parts.contains { name.lowercased().contains($0) } })
 }()
-/// Whether the tables after the main one (in-memory predicate evaluation and fetching, prefetching) run: always
-/// without `BENCHMARK_WORKLOADS`; with it, only when a part of it names them (`extra`), so a profile or
-/// callgrind run of a few main workloads does not also pay for them.
-let runsExtraTables: Bool = {
+/// Whether the table named `table` after the main one runs (`evaluation`: in-memory predicate evaluation,
+/// `in-memory`: fetching from a loaded in-memory store, `prefetching`): always without `BENCHMARK_WORKLOADS`;
+/// with it, only when a part of it is `extra` (every table) or the table's name, so a profile or callgrind run
+/// of a few workloads does not also pay for the others.
+func runsExtraTable(_ table: String) -> Bool {
     guard let filter = ProcessInfo.processInfo.environment["BENCHMARK_WORKLOADS"], !filter.isEmpty else { return true }
-    return filter.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "extra" }
-}()
+    return filter.lowercased().split(separator: ",").contains { part in
+        let part = part.trimmingCharacters(in: .whitespaces)
+        return part == "extra" || part == table
+    }
+}
 /// Whether workloads are timed in CPU time of this process (user + system, `BENCHMARK_CLOCK=cpu`) rather than
 /// wall-clock time: on a machine shared with other builds, CPU time leaves out the time spent waiting for a
 /// core (and for the disk), so two binaries can be compared under load.
@@ -549,23 +553,21 @@ for workload in workloads {
     let store = median(storeTimes[workload] ?? []), backend = median(backendTimes[workload] ?? []), raw = median(rawTimes[workload] ?? [])
     print("| \(workload) | \(ms(store)) | \(ms(backend)) | \(ms(raw)) | \(String(format: "%.2f×", store / raw)) | \(String(format: "%.2f×", backend / raw)) |")
 }
-if !runsExtraTables {
-    print("\n(checksum \(checksum))")
-    exit(0)
-}
 do {
-    let evaluated = 1_000_000
-    let (time, prepared, matches) = try benchmarkPredicateEvaluation(count: evaluated, repetitions: repetitions)
-    print("\nIn-memory predicate evaluation: \(evaluated) rows, \"amount > 500 AND name BEGINSWITH[c] 'GA' OR category IN {1, 2}\", \(matches) matches:")
-    print("  row by row (a context's pending changes): median \(ms(time)), \(String(format: "%.1f", Double(evaluated) / time / 1e6)) million rows/s")
-    print("  prepared once (the atomic stores' fetch): median \(ms(prepared)), \(String(format: "%.1f", Double(evaluated) / prepared / 1e6)) million rows/s")
-    print(try benchmarkInMemoryFetching(rows: rowCount, repetitions: repetitions))
+    if runsExtraTable("evaluation") {
+        let evaluated = 1_000_000
+        let (time, prepared, matches) = try benchmarkPredicateEvaluation(count: evaluated, repetitions: repetitions)
+        print("\nIn-memory predicate evaluation: \(evaluated) rows, \"amount > 500 AND name BEGINSWITH[c] 'GA' OR category IN {1, 2}\", \(matches) matches:")
+        print("  row by row (a context's pending changes): median \(ms(time)), \(String(format: "%.1f", Double(evaluated) / time / 1e6)) million rows/s")
+        print("  prepared once (the atomic stores' fetch): median \(ms(prepared)), \(String(format: "%.1f", Double(evaluated) / prepared / 1e6)) million rows/s")
+    }
+    if runsExtraTable("in-memory") { print(try benchmarkInMemoryFetching(rows: rowCount, repetitions: repetitions)) }
 } catch {
     print("predicate benchmark failed: \(error)")
     exit(1)
 }
 do {
-    print(try benchmarkPrefetching(repetitions: repetitions).report)
+    if runsExtraTable("prefetching") { print(try benchmarkPrefetching(repetitions: repetitions).report) }
 } catch {
     print("prefetch benchmark failed: \(error)")
     exit(1)

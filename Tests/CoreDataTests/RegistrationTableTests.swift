@@ -62,6 +62,26 @@ import Testing
         for object in objects { #expect(try table[identity(of: object)] === object) }
     }
 
+    @Test func replacingEveryObjectOfAFullTableDoesNotMoveThem() throws {
+        let store = StoreIdentity(identifier: "A")
+        let table = RegistrationTable()
+        let objects = try keyedObjects(3_000, store: store)
+        table.reserveCapacity(3_000)
+        for object in objects { table.insert(object) }
+        let capacity = table.capacity
+        let replacements = try keyedObjects(3_000, store: store)
+        for (object, replacement) in zip(objects, replacements) { #expect(table.insert(replacement) === object) }
+        #expect(table.capacity == capacity, "a table at its limit replaces elements in place")
+        #expect(table.count == 3_000)
+        for replacement in replacements { #expect(try table[identity(of: replacement)] === replacement) }
+
+        // A new key past the limit makes it grow, and every element stays findable.
+        let more = try keyedObjects(3_001, store: store)[3_000]
+        #expect(table.insert(more) == nil)
+        #expect(table.count == 3_001 && table.capacity > capacity)
+        for object in replacements + [more] { #expect(try table[identity(of: object)] === object) }
+    }
+
     @Test func aSweepRemovesOnlyObjectsNothingElseHolds() throws {
         let table = RegistrationTable()
         var objects: [NSManagedObject?] = []

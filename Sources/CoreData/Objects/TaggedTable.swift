@@ -27,7 +27,7 @@ final class TaggedTable<Element: TaggedTableElement> {
     /// The element at each position, nil where the position is empty.
     private var elements: UnsafeMutablePointer<Element?>
     /// The number of positions (any number from 8 up, not only powers of two).
-    private var capacity: Int
+    private(set) var capacity: Int
     /// The number of elements in the table.
     private(set) var count = 0
 
@@ -80,11 +80,11 @@ final class TaggedTable<Element: TaggedTableElement> {
     // MARK: Changing
 
     /// Puts `element` in the table under its key, in place of any element with the same key, which it returns. An
-    /// element without a key is not put in the table.
+    /// element without a key is not put in the table. Only an element with a new key can make the table grow, so
+    /// replacing the elements of a full table (a row read again) never moves the others.
     @discardableResult
     func insert(_ element: Element) -> Element? {
         guard let key = element.tableKey else { return nil }
-        if (count + 1) * 4 > capacity * 3 { resize(to: capacity * 2) }
         let hash = Element.tableHash(of: key)
         let tag = Self.tag(of: hash)
         var position = home(of: hash)
@@ -94,6 +94,11 @@ final class TaggedTable<Element: TaggedTableElement> {
                 return other
             }
             position = next(position)
+        }
+        if (count + 1) * 4 > capacity * 3 {
+            resize(to: capacity * 2)
+            position = home(of: hash)
+            while tags[position] != 0 { position = next(position) }
         }
         tags[position] = tag
         elements[position] = element
