@@ -48,6 +48,9 @@ final class SQLiteRowPlan {
     let slotCount: Int
     /// Every column of the table, `Z_PK, Z_ENT, Z_OPT` first, qualified with `alias`.
     let selectList: String
+    /// `SELECT` of `selectList` from the table where `Z_PK` is `?1`: the row of one key, made once per plan, so
+    /// a fault filled from the store builds no SQL text.
+    let selectByKeySQL: String
     /// `INSERT` of a new row of this entity; bind with `insertBindings`.
     let insertSQL: String
     /// Fields by slot, for updates.
@@ -102,6 +105,7 @@ final class SQLiteRowPlan {
         readers = attributesFillEverySlot ? Reader.readers(for: fields) : nil
         fieldBySlot = Dictionary(fields.map { ($0.slot, $0) }, uniquingKeysWith: { a, _ in a })
         selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map { q($0.name) }).map { "\(alias).\($0)" }.joined(separator: ", ")
+        selectByKeySQL = "SELECT \(selectList) FROM \(q(table.name)) \(alias) WHERE \(alias).Z_PK = ?1"
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         for field in fields { columns += field.columns.map { q(table.columns[$0].name) } }
         insertSQL = "INSERT INTO \(q(table.name)) (\(columns.joined(separator: ", "))) VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))"

@@ -106,7 +106,7 @@ extension SQLiteStore {
     /// The row of one key, or nil when it is gone or now belongs to another entity.
     private func row(for key: ObjectKey) throws -> StoreRow? {
         guard let plan = plan(for: key.entityNumber) else { return nil }
-        let statement = try connection.statement("SELECT \(plan.selectList) FROM \(q(plan.table.name)) t0 WHERE t0.Z_PK = ?1")
+        let statement = try connection.statement(plan.selectByKeySQL)
         defer { statement.reset() }
         statement.bind(key.primaryKey, at: 1)
         var found: StoreRow?
