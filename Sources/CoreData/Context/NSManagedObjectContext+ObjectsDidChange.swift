@@ -130,55 +130,65 @@ extension NSManagedObjectContext {
     /// object changed.
     func postObjectsDidChange() {
         guard !pendingObjects.isEmpty || pendingInvalidatedAll != nil else { return }
-        let objects = pendingObjects
-        pendingObjects = []
+        var objects = pendingObjects
+        pendingObjects = []  // `objects` is now the list's only holder: its references can be moved out
         var info: [AnyHashable: Any] = [:]
         if let invalidated = pendingInvalidatedAll {
             info[NSInvalidatedAllObjectsKey] = invalidated
             pendingInvalidatedAll = nil
         }
-        // Sorted into arrays first: each set is then built at its final size in one go.
-        var inserted: [NSManagedObject] = [], updated: [NSManagedObject] = []
-        var deleted: [NSManagedObject] = [], refreshed: [NSManagedObject] = []
+        // One pass, straight into the sets. Each reference is moved from the list into its set (no retain, and no
+        // release of the list's element afterwards), the list taken from its end. A set is made at its first object
+        // with room for every object still to come, so it never grows (a growth hashes each member again); when all
+        // the objects are of one kind, as after a run of inserts or of updates, that is its final size.
+        var inserted = Set<NSManagedObject>(), updated = Set<NSManagedObject>()
+        var deleted = Set<NSManagedObject>(), refreshed = Set<NSManagedObject>()
         let me = ObjectIdentifier(self)
         // Whether every object reported as inserted is one of the inserted objects (not a deletion undone), and every one
         // reported as updated is a saved object with changed slots, which `updatedSet` holds.
         var reportsOnlyInsertedObjects = true, reportsOnlyUpdatedObjects = true
-        for object in objects where object.pendingOwner == me {
+        while let object = objects.popLast() {
+            guard object.pendingOwner == me else { continue }
             let changes = object.pendingChanges
             object.pendingChanges = []
             let live = object.managedObjectContext === self && !object.deleted
             if changes.contains(.inserted) {
                 if live {  // inserted and removed again: nothing to report
-                    inserted.append(object)
                     if !object.inserted { reportsOnlyInsertedObjects = false }  // a deletion undone
+                    Self.add(object, to: &inserted, toCome: objects.count)
                 }
             } else if !live {
-                if changes.contains(.deleted) { deleted.append(object) }
+                if changes.contains(.deleted) { Self.add(object, to: &deleted, toCome: objects.count) }
             } else if changes.contains(.updated) {
-                updated.append(object)
                 if object.inserted || object.changedSlots.isEmpty { reportsOnlyUpdatedObjects = false }
+                Self.add(object, to: &updated, toCome: objects.count)
             } else if changes.contains(.refreshed) {
-                refreshed.append(object)
+                Self.add(object, to: &refreshed, toCome: objects.count)
             }
         }
         var reported = ReportedChanges(writes: changeTableWrites)
         if !inserted.isEmpty {
-            let set = Set(inserted)
-            info[NSInsertedObjectsKey] = set
+            info[NSInsertedObjectsKey] = inserted
             // The set is then exactly the context's inserted objects.
-            if reportsOnlyInsertedObjects, set.count == insertedCount { reported.inserted = set }
+            if reportsOnlyInsertedObjects, inserted.count == insertedCount { reported.inserted = inserted }
         }
         if !updated.isEmpty {
-            let set = Set(updated)
-            info[NSUpdatedObjectsKey] = set
-            if reportsOnlyUpdatedObjects { reported.updated = set }
+            info[NSUpdatedObjectsKey] = updated
+            if reportsOnlyUpdatedObjects { reported.updated = updated }
         }
         reportedChanges = remembersReportedChanges ? reported : nil
-        if !deleted.isEmpty { info[NSDeletedObjectsKey] = Set(deleted) }
-        if !refreshed.isEmpty { info[NSRefreshedObjectsKey] = Set(refreshed) }
+        if !deleted.isEmpty { info[NSDeletedObjectsKey] = deleted }
+        if !refreshed.isEmpty { info[NSRefreshedObjectsKey] = refreshed }
         guard !info.isEmpty else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
+    }
+
+    /// Adds `object` (taken over, not retained again) to `set`, which is first given room for it and the `toCome`
+    /// objects after it when it is empty.
+    @inline(__always)
+    private static func add(_ object: consuming NSManagedObject, to set: inout Set<NSManagedObject>, toCome: Int) {
+        if set.isEmpty { set.reserveCapacity(toCome + 1) }
+        set.insert(object)
     }
 }
 

@@ -111,9 +111,32 @@ extension NSManagedObjectContext {
             plans[ObjectIdentifier(store)] = created
             return created
         }
-        for object in inserted { try plan(for: object).inserted.append(object) }
-        for object in updated where object.hasPersistentChangedValues { try plan(for: object).updated.append(object) }
-        for object in deleted { try plan(for: object).deleted.append(object) }
+        /// Puts each of `objects` that `include` accepts into `list` of its store's plan. When every object is
+        /// accepted and goes to one plan (one store, the usual case), that plan's list is `objects` itself: its buffer
+        /// is shared, with no reference per object taken and dropped again.
+        func distribute(_ objects: [NSManagedObject], into list: ReferenceWritableKeyPath<StoreSavePlan, [NSManagedObject]>,
+                        where include: (NSManagedObject) -> Bool = { _ in true }) throws {
+            var single: StoreSavePlan?
+            var sharing = true  // every object so far accepted, each going to `single`
+            for (index, object) in objects.enumerated() {
+                guard include(object) else {
+                    if sharing { sharing = false; single?[keyPath: list].append(contentsOf: objects[..<index]) }
+                    continue
+                }
+                let target = try plan(for: object)
+                if sharing {
+                    if single == nil { single = target }
+                    if single === target { continue }
+                    sharing = false
+                    single?[keyPath: list].append(contentsOf: objects[..<index])
+                }
+                target[keyPath: list].append(object)
+            }
+            if sharing, let single { single[keyPath: list] = objects }
+        }
+        try distribute(inserted, into: \.inserted)
+        try distribute(updated, into: \.updated, where: \.hasPersistentChangedValues)
+        try distribute(deleted, into: \.deleted)
         for store in coordinator.persistentStores where plans[ObjectIdentifier(store)] == nil && store.hasPendingMetadata {
             plans[ObjectIdentifier(store)] = StoreSavePlan(store: store)
         }
@@ -124,7 +147,7 @@ extension NSManagedObjectContext {
         }
         for plan in orderedPlans {
             for (object, values) in plan.rows { object.committed = values }
-            for object in plan.committedInPlace { object.commitChangedSlots() }
+            for index in plan.committedInPlace { plan.writtenUpdated[index].commitChangedSlots() }
         }
         var derived: [NSManagedObject] = []
         for plan in orderedPlans where !plan.derivedValues.isEmpty {
@@ -184,7 +207,7 @@ extension NSManagedObjectContext {
     /// wrote to the context's change tables (the usual case, and then no second pass over the tables and no
     /// second sort), else taken again.
     private func callWillSave() -> (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
-        let inserted = insertionOrder.filter(\.inserted)
+        let inserted = stillInsertedObjects()
         let updated = inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted })
         let deleted = inAddressOrder(deletedSet.values.filter { !$0.inserted })
         let writes = changeTableWrites
@@ -192,9 +215,16 @@ extension NSManagedObjectContext {
         for object in updated { object.willSave() }
         for object in deleted { object.willSave() }
         guard changeTableWrites != writes else { return (inserted, updated, deleted) }
-        return (insertionOrder.filter(\.inserted),
+        return (stillInsertedObjects(),
                 inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted }),
                 inAddressOrder(deletedSet.values.filter { !$0.inserted }))
+    }
+
+    /// The objects of the insertion list that are still inserted, in insertion order. When the list holds as many
+    /// objects as are inserted, every one of them is (each inserted object is listed and counted once), and the
+    /// list itself is returned: its buffer is shared, with no reference per object taken and dropped again.
+    private func stillInsertedObjects() -> [NSManagedObject] {
+        insertionOrder.count == insertedCount ? insertionOrder : insertionOrder.filter(\.inserted)
     }
 
     /// Writes one store's part of the save. The coordinator holds its lock while it builds the change set,
@@ -256,34 +286,49 @@ extension NSManagedObjectContext {
         var changes = StoreChangeSet()
         plan.rows = []
         plan.committedInPlace = []
-        plan.writtenInserted = []
         plan.rows.reserveCapacity(plan.inserted.count + plan.updated.count)
-        plan.writtenInserted.reserveCapacity(plan.inserted.count)
         changes.inserted.reserveCapacity(plan.inserted.count)
-        for object in plan.inserted {
-            guard let key = object.storedObjectKey else { continue }
+        // The written inserted objects are the plan's own list (its buffer shared, no reference per object) unless an
+        // object has no key; then they are copied from the first such object on.
+        var writtenInserted: [NSManagedObject]?
+        for (index, object) in plan.inserted.enumerated() {
+            guard let key = object.storedObjectKey else {
+                if writtenInserted == nil { writtenInserted = Array(plan.inserted[..<index]) }
+                continue
+            }
             let values = try rowValues(object, store: plan.store)
             plan.rows.append((object, values))
-            plan.writtenInserted.append(object)
+            writtenInserted?.append(object)
             changes.inserted.append(StoreRow(key: key, version: 0, values: values))
             changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: plan.store)
         }
+        plan.writtenInserted = writtenInserted ?? plan.inserted
         // Updated rows go in key order, so a store walks its tables (or B-trees) forward rather than jumping
-        // about: the objects are put in that order first (their keys beside them), then their rows are made.
-        var keyed: [(key: ObjectKey, object: NSManagedObject)] = []
+        // about. The plan's list mostly is in key order already (objects made one after another, as a fetch makes
+        // them, lie in memory in key order, and the list is in address order): then it is the written list itself.
+        // Else the keys are sorted with each object's position in the list, and the written list made from those.
+        var keyed: [(key: ObjectKey, position: Int)] = []
         keyed.reserveCapacity(plan.updated.count)
-        for object in plan.updated {
-            if let key = object.storedObjectKey { keyed.append((key, object)) }
+        var inKeyOrder = true
+        for (position, object) in plan.updated.enumerated() {
+            guard let key = object.storedObjectKey else { inKeyOrder = false; continue }
+            if inKeyOrder, let last = keyed.last?.key, !Self.precedes(last, key) { inKeyOrder = false }
+            keyed.append((key, position))
         }
-        keyed.sort { ($0.key.entityNumber, $0.key.primaryKey) < ($1.key.entityNumber, $1.key.primaryKey) }
-        plan.writtenUpdated = keyed.map(\.object)
+        if inKeyOrder {
+            plan.writtenUpdated = plan.updated
+        } else {
+            keyed.sort { Self.precedes($0.key, $1.key) }
+            plan.writtenUpdated = keyed.map { plan.updated[$0.position] }
+        }
         changes.updated.reserveCapacity(keyed.count)
         // Objects mostly come in runs of one entity changing the same slots: such a run shares one array.
         var lastChanged: (layout: EntityLayout, slots: SlotSet, stored: [Int])?
-        for (key, object) in keyed {
+        for (index, (key, position)) in keyed.enumerated() {
+            let object = plan.updated[position]
             let values = try rowValues(object, store: plan.store)
             if object.layout.slotsAreRow, object.committed?.count == object.layout.slotCount {
-                plan.committedInPlace.append(object)
+                plan.committedInPlace.append(index)
             } else {
                 plan.rows.append((object, values))
             }
@@ -309,8 +354,13 @@ extension NSManagedObjectContext {
             guard let key = object.storedObjectKey else { continue }
             changes.deleted.append(StoreRowDeletion(key: key, expectedVersion: object.version))
         }
-        changes.deleted.sort { ($0.key.entityNumber, $0.key.primaryKey) < ($1.key.entityNumber, $1.key.primaryKey) }
+        changes.deleted.sort { Self.precedes($0.key, $1.key) }
         return changes
+    }
+
+    /// Whether `lhs` comes before `rhs` in the order a save writes rows in: by entity number, then primary key.
+    private static func precedes(_ lhs: ObjectKey, _ rhs: ObjectKey) -> Bool {
+        (lhs.entityNumber, lhs.primaryKey) < (rhs.entityNumber, rhs.primaryKey)
     }
 
     /// An object's values as a store row: attributes (transformable ones as data), to-one as keys.
@@ -385,8 +435,9 @@ extension NSManagedObjectContext {
             object.inserted = false
             object.changedSlots = []
             // A child context's inserts keep temporary IDs after its save; they are found by them from now on.
-            if object.assignedID?.isTemporaryID == true { registered.insert(object) }
-            insertedIDs.insert(object.objectID)
+            let assigned = object.assignedID
+            if assigned?.isTemporaryID == true { registered.insert(object) }
+            insertedIDs.insert(assigned ?? object.objectID)
         }
         for object in updated {
             object.changedSlots = []
@@ -429,9 +480,10 @@ final class StoreSavePlan {
     var deleted: [NSManagedObject] = []
     /// The row values written for each inserted or updated object, which become its committed values.
     var rows: [(object: NSManagedObject, values: [Any?])] = []
-    /// Updated objects whose written row is their slot array and whose other slots equal their committed values
-    /// (see `NSManagedObject.commitChangedSlots`): only their changed slots are copied into `committed`.
-    var committedInPlace: [NSManagedObject] = []
+    /// The positions in `writtenUpdated` of the updated objects whose written row is their slot array and whose
+    /// other slots equal their committed values (see `NSManagedObject.commitChangedSlots`): only their changed slots
+    /// are copied into `committed`.
+    var committedInPlace: [Int] = []
     /// The inserted objects written, in the order of the change set's inserted rows.
     var writtenInserted: [NSManagedObject] = []
     /// The updated objects written, in the order of the change set's updated rows (key order).

@@ -19,8 +19,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// `withUnsafeMutableBufferPointer` or `inout` of it around other code), so no two can overlap, and the check was
     /// a runtime call on every read (Docs, Decisions, "Reading `@Managed` attributes in place").
     @usableFromInline @exclusivity(unchecked) final var slots: [Any?]
-    /// Values as last fetched or saved (to-one slots as `ObjectKey`); nil for an object never saved.
-    var committed: [Any?]?
+    /// Values as last fetched or saved (to-one slots as `ObjectKey`); nil for an object never saved. Compared with
+    /// `slots` on every property set (`copySharedSlots()`), so its accesses are not checked for exclusivity at run
+    /// time, as `slots`'s: each is a load, a store or a write of one element, which calls no other code.
+    @exclusivity(unchecked) var committed: [Any?]?
     /// The store's version of the values in `committed`.
     var version: Int64 = 0
     /// Slots changed since the last fetch or save. Written by every property set, and read and written by every
