@@ -65,7 +65,7 @@ extension NSManagedObjectContext {
                                          "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): a parent context deleted the object.")
             }
             adopt(state, into: object)
-            object.awakeFromFetchWithoutRecording(in: self)
+            awakeFromFetchWithoutRecording(object)
             return
         }
         guard let id = object.assignedID, let key = id.key, let coordinator = persistentStoreCoordinator,
@@ -83,7 +83,7 @@ extension NSManagedObjectContext {
                                      "Core Data could not fulfill a fault for \(id.uriRepresentation().absoluteString): the object was deleted from its store.")
         }
         fill(object, from: row)
-        object.awakeFromFetchWithoutRecording(in: self)
+        awakeFromFetchWithoutRecording(object)
     }
 
     /// Whether this context reads `object`'s store at a query generation (see
@@ -99,7 +99,7 @@ extension NSManagedObjectContext {
     private func fillFromOwnSnapshot(_ object: NSManagedObject, holding held: RowSnapshot) {
         object.fill(values: object.committed ?? [], version: object.version)
         object.faultState = .filledFromRow(held)
-        object.awakeFromFetchWithoutRecording(in: self)
+        awakeFromFetchWithoutRecording(object)
     }
 
     /// The fast path of a fault a fetch made (holding `held`): when `held` is still the row cache's newest
@@ -112,7 +112,7 @@ extension NSManagedObjectContext {
         guard interval != 0, held.isCacheNewest else { return false }
         if interval > 0, !held.isFresh(forStalenessInterval: interval, now: RowSnapshot.now()) { return false }
         object.fillFromHeldRow(held)
-        object.awakeFromFetchWithoutRecording(in: self)
+        awakeFromFetchWithoutRecording(object)
         return true
     }
 
@@ -128,7 +128,7 @@ extension NSManagedObjectContext {
         } else {
             fill(object, from: newest)
         }
-        object.awakeFromFetchWithoutRecording(in: self)
+        awakeFromFetchWithoutRecording(object)
         return true
     }
 
@@ -167,7 +167,27 @@ extension NSManagedObjectContext {
             fill(object, from: row)
             filled.append(object)
         }
-        for object in filled { object.awakeFromFetchWithoutRecording(in: self) }
+        for object in filled { awakeFromFetchWithoutRecording(object) }
         if let plan = batch.prefetching { prefetchRelationships(ofFilledBatch: filled, plan: plan) }
+    }
+
+    /// Calls a just-filled object's `awakeFromFetch()` with this context's change recording suspended, so that
+    /// values it sets (transient caches, as Apple's documentation suggests) neither dirty the object nor the
+    /// context; the object reports `faultingState` 1 meanwhile.
+    ///
+    /// A method of the context, so the context is the caller's reference, borrowed: reached through an optional
+    /// parameter, it was retained and released around the user's `awakeFromFetch()` for each fault, and contexts
+    /// are weakly referenced by their objects, so both took the runtime's slow reference-counting path.
+    func awakeFromFetchWithoutRecording(_ object: NSManagedObject) {
+        object.changesFaultState = true
+        defer { object.changesFaultState = false }
+        guard !suspendsChangeRecording else { return object.awakeFromFetch() }
+        suspendsChangeRecording = true
+        ChangeRecordingSuspensions.begin()
+        defer {
+            suspendsChangeRecording = false
+            ChangeRecordingSuspensions.end()
+        }
+        object.awakeFromFetch()
     }
 }

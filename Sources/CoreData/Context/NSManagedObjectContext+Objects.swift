@@ -75,8 +75,7 @@ extension NSManagedObjectContext {
             }
             return object
         }
-        guard let entity = memo.entity(for: row.key) else { return nil }
-        let object = memo.makeObject(entity: entity)
+        guard let object = memo.makeObject(for: row.key) else { return nil }
         object.assignKey(row.key, in: memo.store.identity)
         if asFault {
             object.holdSnapshot(row)
@@ -97,8 +96,7 @@ extension NSManagedObjectContext {
             if let batch, case .store = object.faultState { object.faultState = .batch(batch) }
             return object
         }
-        guard let entity = memo.entity(for: key) else { return nil }
-        let object = memo.makeObject(entity: entity)
+        guard let object = memo.makeObject(for: key) else { return nil }
         object.assignKey(key, in: memo.store.identity)
         object.faultState = batch.map { .batch($0) } ?? .store
         register(object)

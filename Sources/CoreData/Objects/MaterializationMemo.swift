@@ -29,6 +29,23 @@ struct MaterializationMemo {
         return entity
     }
 
+    /// A new object of the entity of a row's key, outside any context (as `makeObject(entity:)`), or nil when the
+    /// store's model has no entity of that number.
+    ///
+    /// The entity is looked up and handed to the object's initializer here, from the memo's own reference, so a
+    /// fetch retains it once per object (the reference the object keeps) and never releases it. Entities are
+    /// weakly referenced by their properties, so each retain and release of one takes the runtime's slow path;
+    /// returning the entity to the caller and passing it on cost two more retains and two releases per object.
+    mutating func makeObject(for key: ObjectKey) -> NSManagedObject? {
+        if lastEntity?.number != key.entityNumber {
+            guard let entity = store.persistentStoreCoordinator?.managedObjectModel.entity(withNumber: key.entityNumber) else { return nil }
+            lastEntity = (key.entityNumber, entity)
+        }
+        // `lastEntity` holds the entity until the memo changes entity, after this call: it is lent, not retained.
+        let lent = Unmanaged.passUnretained(lastEntity.unsafelyUnwrapped.entity)
+        return lent._withUnsafeGuaranteedRef { makeObject(entity: $0) }
+    }
+
     /// A new object of the entity's class, outside any context (as `NSManagedObjectContext.makeObject`).
     ///
     /// When the entity's layout already records the class as noted (`EntityLayout.notedObjectClass`), the object's

@@ -216,18 +216,13 @@ extension NSManagedObject {
         awakeFromFetchWithoutRecording(in: managedObjectContext)
     }
 
-    /// `awakeFromFetchWithoutRecording()` for an object whose context is `context`, given by a caller that has it
-    /// (a context filling its own faults), so the object's weak reference to its context is not loaded.
+    /// `awakeFromFetchWithoutRecording()` for an object whose context is `context`, given by a caller that has it,
+    /// so the object's weak reference to its context is not loaded (a context filling its own faults calls
+    /// `NSManagedObjectContext.awakeFromFetchWithoutRecording(_:)`).
     func awakeFromFetchWithoutRecording(in context: NSManagedObjectContext?) {
+        if let context { return context.awakeFromFetchWithoutRecording(self) }
         changesFaultState = true
         defer { changesFaultState = false }
-        guard let context, !context.suspendsChangeRecording else { return awakeFromFetch() }
-        context.suspendsChangeRecording = true
-        ChangeRecordingSuspensions.begin()
-        defer {
-            context.suspendsChangeRecording = false
-            ChangeRecordingSuspensions.end()
-        }
         awakeFromFetch()
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An object of an entity, living in a context (Apple's class of the same name).
 ///
 /// Values live in a slot array laid out by the entity (`EntityLayout`). Subclasses declare typed properties
@@ -137,11 +139,18 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// initializer). Contexts make the objects they fetch with it, so a subclass's override runs for them too;
     /// a subclass overrides it with `override`, as on Apple's platforms.
     public init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
-        self.entity = entity
-        self.layout = entity.layout
+        // The layout is read before the entity is stored, and the parameter's reference moves into the object; the
+        // entity is handed to the class registry only while the layout does not yet record this class as noted.
+        // So a made object retains its entity once, and releases it never here (entities are weakly referenced
+        // by their properties, so each retain and release of one takes the runtime's slow path).
+        let layout = entity.layout
+        self.entity = consume entity
+        self.layout = layout
         self.slots = layout.emptySlots  // shared until the first write: a fetched object's fill replaces it
         super.init()
-        ManagedObjectClassRegistry.shared.noteInstance(of: type(of: self), entity: entity, layout: layout)
+        if layout.notedObjectClass.load(ordering: .acquiring) != UInt(bitPattern: ObjectIdentifier(type(of: self))) {
+            ManagedObjectClassRegistry.shared.noteInstance(of: type(of: self), entity: self.entity, layout: layout)
+        }
         if let context { context.insert(self) }
     }
 
