@@ -35,7 +35,12 @@ public struct StoreBatchInsertRequest {
             var values = template
             for (name, value) in object {
                 guard let target = try targets.target(named: name) else { continue }
-                // A value already of the attribute's storage type is stored as it is; the rest is converted.
+                // A value already of the attribute's storage type is stored as it is, without a cast when its
+                // dynamic type is exactly that type; the rest is converted.
+                if let storageType = target.storageType, type(of: value) == storageType {
+                    values[target.slot] = value
+                    continue
+                }
                 switch target.type {
                 case .integer64AttributeType: if let v = value as? Int64 { values[target.slot] = v; continue }
                 case .stringAttributeType: if let v = value as? String { values[target.slot] = v; continue }
@@ -64,14 +69,21 @@ struct BatchInsertTargets {
     struct Target {
         let slot: Int
         let type: NSAttributeType
+        /// The Swift type the store keeps this attribute's values as, for the types stored as they are given
+        /// (Int64, String, Double, Bool, Date); nil for the rest.
+        let storageType: Any.Type?
         /// Index into `attributes`.
         let attribute: Int
     }
 
     let entity: NSEntityDescription
     private var attributes: [NSAttributeDescription] = []
-    /// Every name met so far: its target, or nil for an attribute the layout gives no slot.
-    private var byName: [String: Target?] = [:]
+    /// Every name met so far with its target (nil for an attribute the layout gives no slot), by a hash of the
+    /// name's UTF-8 bytes with linear probing; never more than half full. Each value of each dictionary is
+    /// looked up here: this hash costs a fraction of `String`'s seeded one on short names, and the names are
+    /// the entity's attributes, never more.
+    private var entries: [(name: String, target: Target?)?] = Array(repeating: nil, count: 16)
+    private var entryCount = 0
 
     init(entity: NSEntityDescription) {
         self.entity = entity
@@ -81,16 +93,59 @@ struct BatchInsertTargets {
     /// - Throws: as `BatchAttributeValue.attribute(named:in:request:)` for a name that is not a stored
     ///   attribute of the entity.
     mutating func target(named name: String) throws -> Target? {
-        if let known = byName[name] { return known }
-        let attribute = try BatchAttributeValue.attribute(named: name, in: entity, request: "batch insert")
-        guard let slot = entity.layout.slotByName[name] else {
-            byName[name] = .some(nil)
-            return nil
+        let mask = entries.count - 1
+        var position = Self.hash(name) & mask
+        while let entry = entries[position] {
+            if entry.name == name { return entry.target }
+            position = (position + 1) & mask
         }
-        let target = Target(slot: slot, type: attribute.attributeType, attribute: attributes.count)
+        let found = try lookUp(name)
+        record(name, found)
+        return found
+    }
+
+    /// The target of a name not met before, from the entity.
+    private mutating func lookUp(_ name: String) throws -> Target? {
+        let attribute = try BatchAttributeValue.attribute(named: name, in: entity, request: "batch insert")
+        guard let slot = entity.layout.slotByName[name] else { return nil }
+        let target = Target(slot: slot, type: attribute.attributeType, storageType: Self.storageType(of: attribute.attributeType),
+                            attribute: attributes.count)
         attributes.append(attribute)
-        byName[name] = target
         return target
+    }
+
+    /// Adds a name not yet in `entries`, doubling the table first when it would be more than half full.
+    private mutating func record(_ name: String, _ target: Target?) {
+        if (entryCount + 1) * 2 > entries.count {
+            let old = entries
+            entries = Array(repeating: nil, count: old.count * 2)
+            entryCount = 0
+            for case let entry? in old { record(entry.name, entry.target) }
+        }
+        let mask = entries.count - 1
+        var position = Self.hash(name) & mask
+        while entries[position] != nil { position = (position + 1) & mask }
+        entries[position] = (name, target)
+        entryCount += 1
+    }
+
+    /// FNV-1a of the name's UTF-8 bytes.
+    private static func hash(_ name: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(truncatingIfNeeded: hash ^ (hash >> 29))
+    }
+
+    /// The Swift type values of `type` are stored as when given as that type, or nil.
+    private static func storageType(of type: NSAttributeType) -> Any.Type? {
+        switch type {
+        case .integer64AttributeType: return Int64.self
+        case .stringAttributeType: return String.self
+        case .doubleAttributeType: return Double.self
+        case .booleanAttributeType: return Bool.self
+        case .dateAttributeType: return Date.self
+        default: return nil
+        }
     }
 
     /// `value` converted for storage in the attribute of `target`.
