@@ -19,7 +19,9 @@ extension NSManagedObjectContext {
         } else {
             var objects = collected.objects
             if pending { objects = try mergingPendingChanges(into: objects, request: request, entity: entity, overlay: &overlay) }
-            fetched = try typed(try sortedAndCut(objects, request))
+            var final = FetchedObjects<Element>(isFinal: true)
+            try final.collect(contentsOf: Array(try sortedAndCut(objects, request)))
+            fetched = final.results
         }
         return fetched
     }
@@ -193,25 +195,43 @@ extension NSManagedObjectContext {
 /// The objects a fetch has collected from its stores: when they are final (one store, no pending changes, the
 /// limits applied by the store), straight in the caller's element type; else as objects, to be merged, sorted
 /// and cut.
+///
+/// When the element type is a class (`NSManagedObject` or a subclass), its values are single references, laid out
+/// as `NSManagedObject`'s: a store's array of objects becomes the results as it is, after each object is checked to
+/// be an `Element` (one dynamic cast per class met, not per object). Any other element type (an existential such as
+/// `NSFetchRequestResult`, which is a reference and a witness table) gets each object cast into its own value.
 struct FetchedObjects<Element> {
     /// Whether the collected objects are the fetch's results as they are.
     let isFinal: Bool
+    /// Whether an `Element` is a reference to an `NSManagedObject` and nothing else: `Element` is `NSManagedObject`
+    /// or a subclass, so an `[NSManagedObject]` whose objects are all `Element`s is an `[Element]`.
+    private let elementsAreObjects: Bool
     /// The collected objects, when not final.
     private(set) var objects: [NSManagedObject] = []
     /// The collected objects as `Element`s, when final.
     private(set) var results: [Element] = []
 
-    init(isFinal: Bool) { self.isFinal = isFinal }
+    init(isFinal: Bool) {
+        self.isFinal = isFinal
+        elementsAreObjects = Element.self is NSManagedObject.Type
+            && MemoryLayout<Element>.size == MemoryLayout<NSManagedObject>.size
+            && MemoryLayout<Element>.alignment == MemoryLayout<NSManagedObject>.alignment
+    }
 
     mutating func reserve(_ count: Int) {
         if isFinal { results.reserveCapacity(results.count + count) } else { objects.reserveCapacity(objects.count + count) }
     }
 
     /// Adds objects, in order.
-    /// - Throws: 134060 when the results are final and an object is not an `Element`.
+    /// - Throws: 134060 when the results are final and an object is not an `Element` (nothing is added then).
     mutating func collect(contentsOf added: [NSManagedObject]) throws {
         guard isFinal else {
             if objects.isEmpty { objects = added } else { objects.append(contentsOf: added) }
+            return
+        }
+        if elementsAreObjects {
+            let typed = try Self.asElements(added)
+            if results.isEmpty { results = typed } else { results.append(contentsOf: typed) }
             return
         }
         for object in added {
@@ -226,6 +246,24 @@ struct FetchedObjects<Element> {
         guard isFinal else { objects.append(object); return }
         guard let result = object as? Element else { throw NSManagedObjectContext.wrongResultType(object, Element.self) }
         results.append(result)
+    }
+
+    /// `objects` as an `[Element]`, sharing its storage, when `elementsAreObjects`: each object is checked to be an
+    /// instance of `Element` (a dynamic cast for the first object of each class, a comparison of classes for the
+    /// rest; none when `Element` is `NSManagedObject` itself), then the array is reinterpreted: an array of class
+    /// references has one layout whatever the class.
+    /// - Throws: 134060 naming the first object that is not an `Element`.
+    private static func asElements(_ objects: [NSManagedObject]) throws -> [Element] {
+        if Element.self != NSManagedObject.self {
+            var checked: ObjectIdentifier?
+            for object in objects {
+                let objectClass = ObjectIdentifier(type(of: object))
+                if objectClass == checked { continue }
+                guard object is Element else { throw NSManagedObjectContext.wrongResultType(object, Element.self) }
+                checked = objectClass
+            }
+        }
+        return unsafeBitCast(objects, to: [Element].self)
     }
 }
 
