@@ -85,6 +85,9 @@ import Testing
                         let expected = rows.filter { node.evaluate(with: $0) }
                         let bySlot = rows.filter { prepared.evaluate(reader: $0, slots: [$0.values["v"]]) }
                         #expect(bySlot == expected, "\(predicate)")
+                        // A comparison of a slot is answered from the slots alone, without the object.
+                        let bySlotsAlone = rows.filter { prepared.evaluate(slots: [$0.values["v"]]) ?? !expected.contains($0) }
+                        #expect(bySlotsAlone == expected, "\(predicate), slots alone")
                         compared += rows.count
                     }
                 }
@@ -148,7 +151,10 @@ import Testing
                 }
             }
         }
-        for format in ["v > 3 AND w != nil OR other == nil", "NOT (w BEGINSWITH[c] 'a') AND other.name == 'abc'", "x == 5 OR d < 6"] {
+        // Some read slots only (answered without a view of the record), some also a relationship or a key path.
+        for format in ["v > 3 AND w != nil OR other == nil", "NOT (w BEGINSWITH[c] 'a') AND other.name == 'abc'", "x == 5 OR d < 6",
+                       "v > 3 AND NOT (w == nil)", "(v < 0 OR v >= 5) AND name != 'abc'", "TRUEPREDICATE AND v != 5",
+                       "NOT (d < 6 OR x == 5)", "v IN {5, 0} OR name CONTAINS[cd] 'B'"] {
             let predicate = NSPredicate(format: format)
             let node = try #require(predicate.parsedExpression, "\(format)")
             let expected = Set(records.filter { node.evaluate(with: AtomicRowView(record: $0, store: store)) }.map(\.key))

@@ -43,6 +43,10 @@ extension AtomicStore {
                 entity = record.entity
                 prepared = preparedForEntity.predicate(for: entity)
             }
+            if let outcome = prepared.evaluate(slots: record.values) {
+                if outcome { matched.append(record) }
+                continue
+            }
             view.record = record
             if prepared.evaluate(reader: view, slots: record.values) { matched.append(record) }
         }

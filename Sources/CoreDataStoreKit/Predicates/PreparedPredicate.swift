@@ -15,6 +15,9 @@
 /// evaluator. Never traps.
 struct PreparedPredicate {
     private let test: (PredicateSubject) -> Bool
+    /// The same test on an object's slots alone, when the predicate reads nothing else: constants and
+    /// comparisons of keys `slotOfKey` finds in slots, under AND, OR and NOT. Nil otherwise.
+    private let slotsTest: (([Any?]) -> Bool)?
     /// Whether the predicate hands objects to a block (`NSPredicate(block:)`), which may keep them: then
     /// each object tested must be one of its own.
     let callsBlocks: Bool
@@ -25,6 +28,7 @@ struct PreparedPredicate {
     ///   from a slot past the end), nil for every other key. Resolved once here, for one-component key paths.
     init(_ node: PredicateNode, slotOfKey: ((String) -> Int?)? = nil) {
         test = Self.prepare(node, slotOfKey: slotOfKey)
+        slotsTest = slotOfKey.flatMap { Self.prepareSlotsOnly(node, slotOfKey: $0) }
         callsBlocks = Self.callsBlocks(node)
     }
 
@@ -53,6 +57,50 @@ struct PreparedPredicate {
     /// a type `PredicateSubject.readsDirectly(_:)` accepts.
     func evaluate(reader: PredicateKeyValueReading, slots: [Any?]) -> Bool {
         test(PredicateSubject(reader: reader, slots: slots))
+    }
+
+    /// Whether an object whose values `slots` holds, in the layout `slotOfKey` describes, matches; nil when
+    /// the predicate reads more than slots (then `evaluate(reader:slots:)` tests it). Makes no subject, so it
+    /// retains nothing per object.
+    func evaluate(slots: [Any?]) -> Bool? {
+        slotsTest?(slots)
+    }
+
+    /// `node`'s test on slots alone, or nil when some part of it reads more than a slot.
+    private static func prepareSlotsOnly(_ node: PredicateNode, slotOfKey: (String) -> Int?) -> (([Any?]) -> Bool)? {
+        switch node {
+        case .constant(let value):
+            return { _ in value }
+        case .and(let items):
+            var tests: [([Any?]) -> Bool] = []
+            for item in items {
+                guard let test = prepareSlotsOnly(item, slotOfKey: slotOfKey) else { return nil }
+                tests.append(test)
+            }
+            return { slots in
+                for test in tests where !test(slots) { return false }
+                return true
+            }
+        case .or(let items):
+            var tests: [([Any?]) -> Bool] = []
+            for item in items {
+                guard let test = prepareSlotsOnly(item, slotOfKey: slotOfKey) else { return nil }
+                tests.append(test)
+            }
+            return { slots in
+                for test in tests where test(slots) { return true }
+                return false
+            }
+        case .not(let inner):
+            guard let test = prepareSlotsOnly(inner, slotOfKey: slotOfKey) else { return nil }
+            return { !test($0) }
+        case .comparison(let comparison):
+            guard let prepared = PreparedComparison(comparison), prepared.path.count == 1,
+                  let slot = slotOfKey(prepared.path[0]) else { return nil }
+            return prepared.slotsTest(slot)
+        case .block:
+            return nil
+        }
     }
 
     private static func prepare(_ node: PredicateNode, slotOfKey: ((String) -> Int?)?) -> (PredicateSubject) -> Bool {
@@ -202,17 +250,26 @@ private struct PreparedComparison {
     /// runtime's dynamic cast (a third of testing an atomic store's record in a profile); anything else, and a
     /// subject without slots, is read and tested as before.
     func slotTest(_ slot: Int) -> (PredicateSubject) -> Bool {
-        guard ExistentialPayload.layoutIsAsExpected, case .number(.integer(let constant))? = kind else {
-            return { subject in outcome(for: subject.read(path, slot: slot)) }
-        }
+        let test = slotsTest(slot)
         return { subject in
-            if let slots = subject.slots, slot >= 0, slot < slots.count,
-               let x = slots.withUnsafeBufferPointer({ buffer in
-                   buffer.baseAddress.flatMap { ExistentialPayload.value(at: UnsafeRawPointer($0 + slot), ofExactType: Int64.self) }
-               }) {
+            guard let slots = subject.slots else { return outcome(for: subject.read(path)) }
+            return test(slots)
+        }
+    }
+
+    /// `slotTest(_:)` on the slots alone: the outcome for what `slots` holds in `slot` (nil past the end).
+    func slotsTest(_ slot: Int) -> ([Any?]) -> Bool {
+        guard ExistentialPayload.layoutIsAsExpected, case .number(.integer(let constant))? = kind else {
+            return { slots in outcome(for: slot >= 0 && slot < slots.count ? slots[slot] : nil) }
+        }
+        return { slots in
+            guard slot >= 0, slot < slots.count else { return outcome(for: nil) }
+            if let x = slots.withUnsafeBufferPointer({ buffer in
+                buffer.baseAddress.flatMap { ExistentialPayload.value(at: UnsafeRawPointer($0 + slot), ofExactType: Int64.self) }
+            }) {
                 return holds(x < constant ? .orderedAscending : (x > constant ? .orderedDescending : .orderedSame))
             }
-            return outcome(for: subject.read(path, slot: slot))
+            return outcome(for: slots[slot])
         }
     }
 
