@@ -140,30 +140,38 @@ extension NSManagedObjectContext {
     /// (one store call per store and entity hierarchy); a second pass makes each ID from its run's entity and store
     /// and registers the object by it. An object of this context whose temporary ID a child context may still name
     /// stays findable by it (`formerTemporaryIDs`); an object of no context or another context gets its ID without
-    /// being registered here.
+    /// being registered here. Returns the store every one of `objects` got its ID in, when there is one (each object
+    /// had a temporary ID, and all go to one store: a save's inserted objects, the usual case), so a save need not
+    /// walk the objects again to find their stores; else nil.
     /// - Throws: 134070 when an object's entity is in no store, or a store error (no object changes then).
-    func givePermanentIDs(to objects: [NSManagedObject], coordinator: NSPersistentStoreCoordinator) throws {
+    @discardableResult
+    func givePermanentIDs(to objects: [NSManagedObject], coordinator: NSPersistentStoreCoordinator) throws -> NSPersistentStore? {
         let (waiting, runs) = try runsForNewIDs(objects)
-        guard !waiting.isEmpty else { return }
+        guard !waiting.isEmpty else { return nil }
         let keys = try coordinator.permanentKeys(for: runs)
         registered.reserveCapacity(registered.count + waiting.count)
-        var index = 0
-        for run in runs {
-            let entity = run.entity
-            let entityNumber = entity.entityNumber
-            let store = run.store.identity
-            for _ in 0..<run.count {
-                let object = waiting[index]
-                let id = NSManagedObjectID(entity: entity, key: ObjectKey(entityNumber: entityNumber, primaryKey: keys[index]), store: store)
-                if object.managedObjectContext === self {
-                    if receivesChildSaves, let old = object.assignedID, old.isTemporaryID { formerTemporaryIDs[old.identity] = object }
-                    reregister(object, as: id)
-                } else {
-                    object.assignedID = id
-                }
-                index += 1
+        // The objects are lent by the list (no reference taken per object); the runs are walked alongside.
+        var run = 0, leftInRun = runs[0].count
+        var entity = runs[0].entity, entityNumber = entity.entityNumber, storeIdentity = runs[0].store.identity
+        waiting.forEachBorrowed { index, object in
+            if leftInRun == 0 {
+                run += 1
+                leftInRun = runs[run].count
+                entity = runs[run].entity
+                entityNumber = entity.entityNumber
+                storeIdentity = runs[run].store.identity
+            }
+            leftInRun -= 1
+            let id = NSManagedObjectID(entity: entity, key: ObjectKey(entityNumber: entityNumber, primaryKey: keys[index]), store: storeIdentity)
+            if object.managedObjectContext === self {
+                if receivesChildSaves, let old = object.assignedID, old.isTemporaryID { formerTemporaryIDs[old.identity] = object }
+                reregister(object, as: id)
+            } else {
+                object.assignedID = id
             }
         }
+        let store = runs[0].store
+        return waiting.count == objects.count && runs.allSatisfy({ $0.store === store }) ? store : nil
     }
 
     /// Gives one of the context's objects the ID `id` and registers it by it. The table finds objects by the
@@ -180,17 +188,24 @@ extension NSManagedObjectContext {
     }
 
     /// The objects among `objects` that have temporary IDs, in order, and the runs of them of one entity going to
-    /// one store (`NewObjectRun`), which together count every object listed.
+    /// one store (`NewObjectRun`), which together count every object listed. When every object has a temporary ID
+    /// (a save's inserted objects, the usual case), the list returned is `objects` itself: its buffer is shared, with
+    /// no reference per object taken and dropped again; else it is copied from the first object left out on. The
+    /// objects are lent by `objects` while they are walked.
     /// - Throws: 134070 when an object's entity is in no store.
     private func runsForNewIDs(_ objects: [NSManagedObject]) throws -> ([NSManagedObject], [NewObjectRun]) {
-        var waiting: [NSManagedObject] = []
+        var waiting: [NSManagedObject]?  // nil while every object so far waits
         var runs: [NewObjectRun] = []
         var storeByEntity: [ObjectIdentifier: NSPersistentStore] = [:]
         // The entity of the last run when its last object was plain (below): the run's store is then the one every
         // plain object of that entity goes to.
         var plainRunEntity: ObjectIdentifier?
-        for object in objects where object.assignedID?.isTemporaryID ?? true {
-            waiting.append(object)
+        try objects.forEachBorrowed { index, object in
+            guard object.assignedID?.isTemporaryID ?? true else {
+                if waiting == nil { waiting = Array(objects[..<index]) }
+                return
+            }
+            waiting?.append(object)
             // A plain object (no store assigned to any object, no ID naming one) goes to the first store holding its
             // entity. Objects mostly come in runs of one entity: a plain object of the last run's entity joins that
             // run without a look-up or a reference to its entity or store.
@@ -198,7 +213,7 @@ extension NSManagedObjectContext {
             let entity = ObjectIdentifier(object.entity)
             if plain, entity == plainRunEntity {
                 runs[runs.count - 1].count += 1
-                continue
+                return
             }
             let store: NSPersistentStore
             if plain, let known = storeByEntity[entity] {
@@ -214,7 +229,7 @@ extension NSManagedObjectContext {
             }
             plainRunEntity = plain ? entity : nil
         }
-        return (waiting, runs)
+        return (waiting ?? objects, runs)
     }
 
     /// The store a new object goes to: the assigned one, else the first store whose configuration holds its entity.

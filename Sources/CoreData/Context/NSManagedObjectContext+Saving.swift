@@ -60,12 +60,12 @@ extension NSManagedObjectContext {
         // first unread relationship the save depends on, thrown after the validation errors.
         var errors: [NSError] = []
         var unread: Error?
-        for object in inserted { collect(&errors) { try object.validateForInsert() } }
-        for object in updated {
+        inserted.forEachBorrowed { _, object in collect(&errors) { try object.validateForInsert() } }
+        updated.forEachBorrowed { _, object in
             if object.hasPersistentChangedValues { collect(&errors) { try object.validateForUpdate() } }
             if unread == nil { unread = unreadRelationshipFailure(of: object, deleted: false) }
         }
-        for object in deleted {
+        deleted.forEachBorrowed { _, object in
             collect(&errors) { try object.validateForDelete() }
             if unread == nil { unread = unreadRelationshipFailure(of: object, deleted: true) }
         }
@@ -89,7 +89,8 @@ extension NSManagedObjectContext {
         }
 
         let reported = reportedSets(inserted: inserted, updated: updated)
-        try givePermanentIDs(to: inserted, coordinator: coordinator)
+        // The store all inserted objects got their IDs in, when there is one: their plan's list then is `inserted`.
+        let insertedStore = try givePermanentIDs(to: inserted, coordinator: coordinator)
         var plans: [ObjectIdentifier: StoreSavePlan] = [:]
         var lastPlan: (store: StoreIdentity, plan: StoreSavePlan)?  // objects mostly come in runs of one store
         func plan(for object: NSManagedObject) throws -> StoreSavePlan {
@@ -102,6 +103,9 @@ extension NSManagedObjectContext {
             guard let store = object.assignedStoreIdentity?.handle as? NSPersistentStore else {
                 throw CoreDataError.saveFailed("object \(object.objectID.uriRepresentation().absoluteString) belongs to no added store")
             }
+            return try findPlan(forStore: store)
+        }
+        func findPlan(forStore store: NSPersistentStore) throws -> StoreSavePlan {
             if let existing = plans[ObjectIdentifier(store)] { return existing }
             guard !store.isReadOnly else {
                 throw CoreDataError.saveFailed("the store at \(store.url?.path ?? "") was added read-only",
@@ -118,15 +122,15 @@ extension NSManagedObjectContext {
                         where include: (NSManagedObject) -> Bool = { _ in true }) throws {
             var single: StoreSavePlan?
             var sharing = true  // every object so far accepted, each going to `single`
-            for (index, object) in objects.enumerated() {
+            try objects.forEachBorrowed { index, object in
                 guard include(object) else {
                     if sharing { sharing = false; single?[keyPath: list].append(contentsOf: objects[..<index]) }
-                    continue
+                    return
                 }
                 let target = try plan(for: object)
                 if sharing {
                     if single == nil { single = target }
-                    if single === target { continue }
+                    if single === target { return }
                     sharing = false
                     single?[keyPath: list].append(contentsOf: objects[..<index])
                 }
@@ -134,7 +138,11 @@ extension NSManagedObjectContext {
             }
             if sharing, let single { single[keyPath: list] = objects }
         }
-        try distribute(inserted, into: \.inserted)
+        if let insertedStore, !inserted.isEmpty {
+            try findPlan(forStore: insertedStore).inserted = inserted
+        } else {
+            try distribute(inserted, into: \.inserted)
+        }
         try distribute(updated, into: \.updated, where: \.hasPersistentChangedValues)
         try distribute(deleted, into: \.deleted)
         for store in coordinator.persistentStores where plans[ObjectIdentifier(store)] == nil && store.hasPendingMetadata {
@@ -142,13 +150,13 @@ extension NSManagedObjectContext {
         }
 
         let orderedPlans = plans.values.sorted(by: { $0.order < $1.order })
-        for plan in orderedPlans {
-            try write(plan, coordinator: coordinator)
+        // Written objects take their written rows as committed values once no write of the save can fail any more:
+        // the last plan's in the same pass that gives them their versions (one walk of its objects fewer), the
+        // others' after it.
+        for (position, plan) in orderedPlans.enumerated() {
+            try write(plan, coordinator: coordinator, committing: position == orderedPlans.count - 1)
         }
-        for plan in orderedPlans {
-            for (object, values) in plan.rows { object.committed = values }
-            for index in plan.committedInPlace { plan.writtenUpdated[index].commitChangedSlots() }
-        }
+        for plan in orderedPlans.dropLast() { plan.commitWrittenObjects() }
         var derived: [NSManagedObject] = []
         for plan in orderedPlans where !plan.derivedValues.isEmpty {
             derived += applyDerivedValues(plan.derivedValues, from: plan.store)
@@ -211,9 +219,9 @@ extension NSManagedObjectContext {
         let updated = inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted })
         let deleted = inAddressOrder(deletedSet.values.filter { !$0.inserted })
         let writes = changeTableWrites
-        for object in inserted { object.willSave() }
-        for object in updated { object.willSave() }
-        for object in deleted { object.willSave() }
+        inserted.forEachBorrowed { _, object in object.willSave() }
+        updated.forEachBorrowed { _, object in object.willSave() }
+        deleted.forEachBorrowed { _, object in object.willSave() }
         guard changeTableWrites != writes else { return (inserted, updated, deleted) }
         return (stillInsertedObjects(),
                 inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted }),
@@ -230,8 +238,9 @@ extension NSManagedObjectContext {
     /// Writes one store's part of the save. The coordinator holds its lock while it builds the change set,
     /// applies it and, on a version conflict, has the merge policy resolve it (`resolveVersionConflict`) and
     /// tries again: no other save through the coordinator writes in between, so every policy but
-    /// `NSErrorMergePolicy` ends in a write.
-    private func write(_ plan: StoreSavePlan, coordinator: NSPersistentStoreCoordinator) throws {
+    /// `NSErrorMergePolicy` ends in a write. With `committing`, each written object also takes its written row as its
+    /// committed values (`StoreSavePlan.commit`), in the same walk.
+    private func write(_ plan: StoreSavePlan, coordinator: NSPersistentStoreCoordinator, committing: Bool) throws {
         let policy = NSMergePolicy.resolve(mergePolicy)
         var writtenMetadata: NSPersistentStore.PendingMetadata?
         let (result, snapshots) = try coordinator.applyChanges(to: plan.store, building: {
@@ -244,15 +253,28 @@ extension NSManagedObjectContext {
         // Each written object holds the row cache's snapshot of what it wrote, so other contexts' faults of it
         // find that row while the object lives. The snapshots come in change-set order, as the objects do (an
         // object without a stored key, which a save with permanent IDs never has, is not written and not here).
-        for (object, snapshot) in zip(plan.writtenInserted, snapshots.inserted) {
-            object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? 1
-            object.holdSavedSnapshot(snapshot)
-            markChangedToManyWritten(object)
+        // The objects are lent by their lists (no reference taken per object). An object commits after it holds its
+        // new snapshot: the snapshot it let go of may have shared its committed array (a fetched object's does), which
+        // is then written in place rather than copied.
+        let inserted = snapshots.inserted, updated = snapshots.updated
+        let insertedCommits = plan.insertedCommits, updatedCommits = plan.updatedCommits
+        plan.writtenInserted.forEachBorrowed { index, object in
+            if index < inserted.count {
+                let snapshot = inserted[index]
+                object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? 1
+                object.holdSavedSnapshot(snapshot)
+                markChangedToManyWritten(object)
+            }
+            if committing { object.committed = insertedCommits[index] }
         }
-        for (object, snapshot) in zip(plan.writtenUpdated, snapshots.updated) {
-            object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? object.version + 1
-            object.holdSavedSnapshot(snapshot)
-            markChangedToManyWritten(object)
+        plan.writtenUpdated.forEachBorrowed { index, object in
+            if index < updated.count {
+                let snapshot = updated[index]
+                object.version = snapshot?.version ?? object.storedObjectKey.flatMap { result.versions[$0] } ?? object.version + 1
+                object.holdSavedSnapshot(snapshot)
+                markChangedToManyWritten(object)
+            }
+            if committing { StoreSavePlan.commit(updatedCommits[index], to: object) }
         }
     }
 
@@ -284,57 +306,67 @@ extension NSManagedObjectContext {
     /// the objects of its inserted and updated rows in the same order.
     private func changeSet(for plan: StoreSavePlan) throws -> StoreChangeSet {
         var changes = StoreChangeSet()
-        plan.rows = []
-        plan.committedInPlace = []
-        plan.rows.reserveCapacity(plan.inserted.count + plan.updated.count)
-        changes.inserted.reserveCapacity(plan.inserted.count)
+        let store = plan.store, planInserted = plan.inserted
+        changes.inserted.reserveCapacity(planInserted.count)
         // The written inserted objects are the plan's own list (its buffer shared, no reference per object) unless an
-        // object has no key; then they are copied from the first such object on.
+        // object has no key; then they are copied from the first such object on. The objects are lent by the list.
         var writtenInserted: [NSManagedObject]?
-        for (index, object) in plan.inserted.enumerated() {
+        var insertedCommits: [[Any?]] = []
+        insertedCommits.reserveCapacity(planInserted.count)
+        try planInserted.forEachBorrowed { index, object in
             guard let key = object.storedObjectKey else {
-                if writtenInserted == nil { writtenInserted = Array(plan.inserted[..<index]) }
-                continue
+                if writtenInserted == nil { writtenInserted = Array(planInserted[..<index]) }
+                return
             }
-            let values = try rowValues(object, store: plan.store)
-            plan.rows.append((object, values))
+            let values = try rowValues(object, store: store)
             writtenInserted?.append(object)
+            insertedCommits.append(values)
             changes.inserted.append(StoreRow(key: key, version: 0, values: values))
-            changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: plan.store)
+            if !object.layout.toManySlots.isEmpty {
+                changes.toManyChanges += try toManyChanges(object, slots: object.layout.toManySlots, store: store)
+            }
         }
-        plan.writtenInserted = writtenInserted ?? plan.inserted
+        plan.writtenInserted = writtenInserted ?? planInserted
+        plan.insertedCommits = insertedCommits
         // Updated rows go in key order, so a store walks its tables (or B-trees) forward rather than jumping
         // about. The plan's list mostly is in key order already (objects made one after another, as a fetch makes
         // them, lie in memory in key order, and the list is in address order): then it is the written list itself.
         // Else the keys are sorted with each object's position in the list, and the written list made from those.
+        // Either way the written list's objects are in the order of `keyed`. The objects are lent by the lists.
+        let planUpdated = plan.updated
         var keyed: [(key: ObjectKey, position: Int)] = []
-        keyed.reserveCapacity(plan.updated.count)
+        keyed.reserveCapacity(planUpdated.count)
         var inKeyOrder = true
-        for (position, object) in plan.updated.enumerated() {
-            guard let key = object.storedObjectKey else { inKeyOrder = false; continue }
+        planUpdated.forEachBorrowed { position, object in
+            guard let key = object.storedObjectKey else { inKeyOrder = false; return }
             if inKeyOrder, let last = keyed.last?.key, !Self.precedes(last, key) { inKeyOrder = false }
             keyed.append((key, position))
         }
+        let writtenUpdated: [NSManagedObject]
         if inKeyOrder {
-            plan.writtenUpdated = plan.updated
+            writtenUpdated = planUpdated
         } else {
             keyed.sort { Self.precedes($0.key, $1.key) }
-            plan.writtenUpdated = keyed.map { plan.updated[$0.position] }
+            writtenUpdated = keyed.map { planUpdated[$0.position] }
         }
+        plan.writtenUpdated = writtenUpdated
         changes.updated.reserveCapacity(keyed.count)
+        var updatedCommits: [[Any?]?] = []
+        updatedCommits.reserveCapacity(keyed.count)
+        let overwrite = plan.overwrite
         // Objects mostly come in runs of one entity changing the same slots: such a run shares one array.
         var lastChanged: (layout: EntityLayout, slots: SlotSet, stored: [Int])?
-        for (index, (key, position)) in keyed.enumerated() {
-            let object = plan.updated[position]
-            let values = try rowValues(object, store: plan.store)
+        try writtenUpdated.forEachBorrowed { index, object in
+            let key = keyed[index].key
+            let values = try rowValues(object, store: store)
             if object.layout.slotsAreRow, object.committed?.count == object.layout.slotCount {
-                plan.committedInPlace.append(index)
+                updatedCommits.append(nil)  // committed in place
             } else {
-                plan.rows.append((object, values))
+                updatedCommits.append(values)
             }
             let row = StoreRow(key: key, version: object.version, values: values)
             // Overwriting writes the whole object, so stores that write only changed slots write every slot.
-            let overwriting = !plan.overwrite.isEmpty && plan.overwrite.contains(ObjectIdentifier(object))
+            let overwriting = !overwrite.isEmpty && overwrite.contains(ObjectIdentifier(object))
             let changed: [Int]
             if overwriting {
                 changed = object.layout.storedSlots
@@ -347,9 +379,10 @@ extension NSManagedObjectContext {
             changes.updated.append(StoreRowUpdate(row: row, expectedVersion: object.version, changedSlots: changed))
             let changedToMany = object.layout.toManySlots.filter { object.changedSlots.contains($0) }
             if !changedToMany.isEmpty {
-                changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: plan.store)
+                changes.toManyChanges += try toManyChanges(object, slots: changedToMany, store: store)
             }
         }
+        plan.updatedCommits = updatedCommits
         for object in plan.deleted {
             guard let key = object.storedObjectKey else { continue }
             changes.deleted.append(StoreRowDeletion(key: key, expectedVersion: object.version))
@@ -427,11 +460,11 @@ extension NSManagedObjectContext {
         undoRecorder?.savedStateChanged()
         // The object-ID notification's sets are built while marking the objects saved, each at its final size: one
         // touch of each object and its ID instead of an array of IDs walked again to build the set (an object's ID
-        // does not change from here on).
+        // does not change from here on). The objects are lent by the lists (no reference taken per object and pass).
         var insertedIDs = Set<NSManagedObjectID>(minimumCapacity: inserted.count)
         var updatedIDs = Set<NSManagedObjectID>(minimumCapacity: updated.count + derived.count)
         var deletedIDs = Set<NSManagedObjectID>(minimumCapacity: deleted.count)
-        for object in inserted {
+        inserted.forEachBorrowed { _, object in
             object.inserted = false
             object.changedSlots = []
             // A child context's inserts keep temporary IDs after its save; they are found by them from now on.
@@ -439,12 +472,12 @@ extension NSManagedObjectContext {
             if assigned?.isTemporaryID == true { registered.insert(object) }
             insertedIDs.insert(assigned ?? object.objectID)
         }
-        for object in updated {
+        updated.forEachBorrowed { _, object in
             object.changedSlots = []
             updatedIDs.insert(object.objectID)
         }
-        for object in derived { updatedIDs.insert(object.objectID) }
-        for object in deleted {
+        derived.forEachBorrowed { _, object in updatedIDs.insert(object.objectID) }
+        deleted.forEachBorrowed { _, object in
             let id = object.objectID
             registered.remove(id.identity)
             object.deleted = false
@@ -456,10 +489,10 @@ extension NSManagedObjectContext {
         insertionOrder = []
         temporaryIDIndex = [:]
         assignedStores = [:]
-        for object in inserted { object.didSave() }
-        for object in updated { object.didSave() }
-        for object in deleted { object.didSave() }
-        for object in deleted { object.managedObjectContext = nil }
+        inserted.forEachBorrowed { _, object in object.didSave() }
+        updated.forEachBorrowed { _, object in object.didSave() }
+        deleted.forEachBorrowed { _, object in object.didSave() }
+        deleted.forEachBorrowed { _, object in object.managedObjectContext = nil }
         var userInfo: [AnyHashable: Any] = [
             NSInsertedObjectsKey: reported.inserted ?? Set(inserted),
             NSUpdatedObjectsKey: (reported.updated ?? Set(updated)).union(derived),
@@ -478,24 +511,41 @@ final class StoreSavePlan {
     var inserted: [NSManagedObject] = []
     var updated: [NSManagedObject] = []
     var deleted: [NSManagedObject] = []
-    /// The row values written for each inserted or updated object, which become its committed values.
-    var rows: [(object: NSManagedObject, values: [Any?])] = []
-    /// The positions in `writtenUpdated` of the updated objects whose written row is their slot array and whose
-    /// other slots equal their committed values (see `NSManagedObject.commitChangedSlots`): only their changed slots
-    /// are copied into `committed`.
-    var committedInPlace: [Int] = []
     /// The inserted objects written, in the order of the change set's inserted rows.
     var writtenInserted: [NSManagedObject] = []
     /// The updated objects written, in the order of the change set's updated rows (key order).
     var writtenUpdated: [NSManagedObject] = []
+    /// For each of `writtenUpdated`, at the same position, the row values written, which become its committed
+    /// values; nil for an object whose written row is its slot array and whose other slots equal its committed
+    /// values (see `NSManagedObject.commitChangedSlots`): only its changed slots are copied into `committed`. The
+    /// change set holds the rows, so no object is referenced here.
+    var updatedCommits: [[Any?]?] = []
+    /// For each of `writtenInserted`, at the same position, the row values written, which become its committed values.
+    var insertedCommits: [[Any?]] = []
     /// Updated objects the overwrite policy resolved: every attribute and to-one of theirs is written.
     var overwrite = Set<ObjectIdentifier>()
     /// The derived attribute values the store computed in the save (`StoreSaveResult.derivedValues`).
     var derivedValues: [ObjectKey: [String: Any?]] = [:]
 
+    /// The change set this plan's write built last (its inserted rows hold the values `commit(insertedAt:_:)` reads).
+    var changes = StoreChangeSet()
+
     init(store: NSPersistentStore) {
         self.store = store
         self.order = store.persistentStoreCoordinator?.persistentStores.firstIndex { $0 === store } ?? 0
+    }
+
+    /// Makes the written row of an updated object (`commit`, its entry in `updatedCommits`) its committed values.
+    @inline(__always)
+    static func commit(_ commit: [Any?]?, to object: NSManagedObject) {
+        if let commit { object.committed = commit } else { object.commitChangedSlots() }
+    }
+
+    /// Makes every written object's row its committed values.
+    func commitWrittenObjects() {
+        let insertedCommits = insertedCommits, updatedCommits = updatedCommits
+        writtenInserted.forEachBorrowed { index, object in object.committed = insertedCommits[index] }
+        writtenUpdated.forEachBorrowed { index, object in Self.commit(updatedCommits[index], to: object) }
     }
 }
 
