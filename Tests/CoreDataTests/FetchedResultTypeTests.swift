@@ -124,6 +124,32 @@ import Testing
         }
     }
 
+    /// A request typed with a class other than the entity's own says nothing of the entity's class: typed with a
+    /// superclass (`NSFetchRequest<FetchedAnimal>` of entity FetchedDog), its objects are still FetchedDogs; typed
+    /// with a subclass (`NSFetchRequest<FetchedDog>` of entity FetchedAnimal), the animals are an error (134060), and
+    /// later fetches in another context still give each object of its entity's class.
+    @Test(arguments: storeTypes)
+    func requestsTypedWithAnotherClassLeaveTheEntitysClass(_ type: NSPersistentStore.StoreType) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fetched-result-types-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let context = try Self.populated(type, at: folder.appendingPathComponent("store"))
+        try context.performAndWait {
+            let dogs = try context.fetch(Self.byName(NSFetchRequest<FetchedAnimal>(entityName: "FetchedDog")))
+            #expect(dogs.map { ($0 as? FetchedDog)?.breed } == ["pug", "collie"], "\(type.rawValue): dogs fetched as animals")
+            let error = #expect(throws: NSError.self, "\(type.rawValue)") {
+                try context.fetch(Self.byName(NSFetchRequest<FetchedDog>(entityName: "FetchedAnimal")))
+            }
+            #expect(error?.code == 134060, "\(type.rawValue): animals are not dogs")
+        }
+        let fresh = Self.context(try #require(context.persistentStoreCoordinator))
+        try fresh.performAndWait {
+            let objects: [NSManagedObject] = try fresh.fetch(Self.byName(NSFetchRequest<NSManagedObject>(entityName: "FetchedAnimal")))
+            #expect(objects.map { String(describing: Swift.type(of: $0)) } == ["FetchedDog", "FetchedAnimal", "FetchedDog", "FetchedAnimal", "FetchedAnimal"],
+                    "\(type.rawValue): each object of its entity's class")
+        }
+    }
+
     /// A fetch typed with a class of no entity of the fetched ones (`Author`, of another model) throws 134060
     /// naming the class of the objects and the one asked for, from the stores' rows and with unsaved changes merged.
     @Test(arguments: storeTypes)

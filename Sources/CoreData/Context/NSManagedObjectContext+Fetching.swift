@@ -82,10 +82,11 @@ extension NSManagedObjectContext {
         return try fetchObjects(request, entity: entity, stores: stores)
     }
 
-    /// Records that a typed request's class represents its entity.
+    /// Records that a typed request's class represents its entity, when the class is the one the entity names
+    /// (`ManagedObjectClassRegistry.learnFromTypedFetch(of:for:)`).
     private func noteResultClass<T>(of request: NSFetchRequest<T>) {
         if let objectClass = T.self as? NSManagedObject.Type, let entity = try? resolveEntity(request) {
-            ManagedObjectClassRegistry.shared.register(objectClass, for: entity)
+            ManagedObjectClassRegistry.shared.learnFromTypedFetch(of: objectClass, for: entity)
         }
     }
 

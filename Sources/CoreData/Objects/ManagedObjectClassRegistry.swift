@@ -85,6 +85,19 @@ final class ManagedObjectClassRegistry: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Records `objectClass` for `entity` from a fetch request typed with it, when the class is the one the entity
+    /// names: its `managedObjectClassName` without module prefix is the class's name, or the entity's name is.
+    ///
+    /// A request may be typed with a superclass of the entity's class (`NSFetchRequest<Animal>` of entity Dog, or an
+    /// app's common base class): that says nothing of which class represents the entity, and recording it would
+    /// make every later object of the entity an instance of the superclass, without the subclass's properties.
+    func learnFromTypedFetch(of objectClass: NSManagedObject.Type, for entity: NSEntityDescription) {
+        let className = String(describing: objectClass)
+        let named = entity.managedObjectClassName.map { $0.split(separator: ".").last.map(String.init) ?? $0 }
+        guard named == className || entity.name == className else { return }
+        register(objectClass, for: entity)
+    }
+
     /// The class and entity of the object `make(_:entity:noted:)` is making on this thread, already noted.
     private final class Making {
         var objectClass: ObjectIdentifier?
