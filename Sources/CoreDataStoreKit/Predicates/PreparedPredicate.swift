@@ -174,13 +174,6 @@ struct PredicateSubject {
         if path.count == 1, let reader { return PredicateValues.unwrap(reader.predicateValue(forKey: path[0])) }
         return PredicateEvaluator.read(path[...], from: object)
     }
-
-    /// The value of a one-key path the reader keeps in `slot`, as the slot holds it (not unwrapped); read by
-    /// name (`read(_:)`) when no slots were handed in.
-    func read(_ path: [String], slot: Int) -> Any? {
-        guard let slots else { return read(path) }
-        return slot >= 0 && slot < slots.count ? slots[slot] : nil
-    }
 }
 
 /// `keyPath operator constant` (no modifier), with the constant converted once.
@@ -245,7 +238,8 @@ private struct PreparedComparison {
     }
 
     /// The test of a one-key path whose value a subject's slots keep in `slot`, with the outcome of
-    /// `outcome(for:)` for what `PredicateSubject.read(_:slot:)` reads. Against an integer constant, a slot holding
+    /// `outcome(for:)` for what the slot holds as it holds it (nil past the end of the slots), or for the key read by
+    /// name (`PredicateSubject.read(_:)`) when the subject has no slots. Against an integer constant, a slot holding
     /// exactly an `Int64` is compared where it lies (`ExistentialPayload`), without copying the `Any?` or the
     /// runtime's dynamic cast (a third of testing an atomic store's record in a profile); anything else, and a
     /// subject without slots, is read and tested as before.
