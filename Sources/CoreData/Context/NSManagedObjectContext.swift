@@ -221,7 +221,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// a saved one, does nothing.
     open func insert(_ object: NSManagedObject) {
         checkQueue("insert(_:)")
-        if let owner = object.managedObjectContext, owner !== self { return }
+        let owner = object.managedObjectContext  // loaded once: nothing below changes it before `recordInsertion`
+        if let owner, owner !== self { return }
         if object.deleted, object.inserted == false, deletedSet[ObjectIdentifier(object)] != nil {
             // Re-inserting a deleted object undoes the deletion.
             undoRecorder?.captureMembership(of: object, alive: false)
@@ -231,7 +232,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             return
         }
         guard !object.inserted, object.assignedID?.isTemporaryID ?? true else { return }
-        let isNew = object.managedObjectContext == nil
+        let isNew = owner == nil
         undoRecorder?.captureMembership(of: object, alive: false)
         recordInsertion(object)
         if isNew {
@@ -241,8 +242,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             } else {
                 for (slot, value) in layout.defaultValues where object.slots[slot] == nil { object.slots[slot] = value }
             }
-            for (slot, kind) in layout.slotKinds.enumerated() where kind == .toMany && object.slots[slot] == nil {
-                object.slots[slot] = ToManyStorage()
+            // Every to-many slot, transient ones too (`layout.toManySlots` lists only stored ones). The kind is matched
+            // by its case, not compared with `==`, which is a call per slot for an enum with payloads.
+            for (slot, kind) in layout.slotKinds.enumerated() {
+                if case .toMany = kind, object.slots[slot] == nil { object.slots[slot] = ToManyStorage() }
             }
             object.awakeFromInsert()
         }

@@ -54,7 +54,10 @@ public struct Managed<Value> {
             if let slot, let stored = object.storedAttributeValue(slot: slot), let value = stored as? Value { return value }
             return ManagedValueConversion.read(object, slot: slot, as: Value.self)
         }
-        set {
+        // Always inlined into the property's setter: the out-of-line specialization took both key paths as arguments, so
+        // the caller made the wrapped one (`swift_getKeyPath`) and released it on every set, though the body never reads
+        // it; inlined, the unused key path is not made at all.
+        @inline(__always) set {
             object.checkQueue("@Managed \(storageKeyPath)")
             let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, nameNumber: object[keyPath: storageKeyPath].nameNumber)
             // The common case, a value already of the attribute's storage type, needs no conversion.

@@ -10,7 +10,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// The entity's slot layout, kept for fast access.
     let layout: EntityLayout
     /// The context the object is registered in; nil once it is deleted and saved, or never inserted.
-    open internal(set) weak var managedObjectContext: NSManagedObjectContext?
+    ///
+    /// Loaded by every insert, every objects-did-change notification and every save for each of its objects, so its
+    /// accesses are not checked for exclusivity at run time (`@exclusivity(unchecked)`), as `slots`'s: each is one
+    /// load or store of the weak reference (a single call into the runtime, which runs no other code), so no two can
+    /// overlap. The check took a thread-local look-up and an entry in the thread's access set on every load.
+    @exclusivity(unchecked) open internal(set) weak var managedObjectContext: NSManagedObjectContext?
 
     /// Current values by slot. To-one slots hold an `NSManagedObject`, or the `ObjectKey` of a destination in
     /// the same store not looked up yet; to-many slots hold a `ToManyStorage`, or nil while not loaded.
