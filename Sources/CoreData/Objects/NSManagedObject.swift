@@ -21,10 +21,26 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// `withUnsafeMutableBufferPointer` or `inout` of it around other code), so no two can overlap, and the check was
     /// a runtime call on every read (Docs, Decisions, "Reading `@Managed` attributes in place").
     @usableFromInline @exclusivity(unchecked) final var slots: [Any?]
-    /// Values as last fetched or saved (to-one slots as `ObjectKey`); nil for an object never saved. Compared with
-    /// `slots` on every property set (`copySharedSlots()`), so its accesses are not checked for exclusivity at run
-    /// time, as `slots`'s: each is a load, a store or a write of one element, which calls no other code.
-    @exclusivity(unchecked) var committed: [Any?]?
+    /// Values as last fetched or saved (to-one slots as `ObjectKey`); nil for an object never saved.
+    ///
+    /// A fault a fetch made (`FaultState.snapshot`) reads them from the snapshot it holds until something writes them
+    /// (a merge clearing references to deleted objects): the fetch need not touch each row's value array to make its
+    /// fault, and the array is touched once, when the fault fills. Reads and writes through `committed` see one
+    /// value either way: a write to a snapshot fault's values first takes the snapshot's array as its own.
+    var committed: [Any?]? {
+        _read {
+            if ownCommitted == nil, case .snapshot(let snapshot) = faultState { yield snapshot.values } else { yield ownCommitted }
+        }
+        _modify {
+            if ownCommitted == nil, case .snapshot(let snapshot) = faultState { ownCommitted = snapshot.values }
+            yield &ownCommitted
+        }
+    }
+    /// The committed values the object holds itself (see `committed`): nil for an object never saved, and for a
+    /// snapshot fault whose values are its snapshot's. Compared with `slots` on every property set
+    /// (`copySharedSlots()`), so its accesses are not checked for exclusivity at run time, as `slots`'s: each is a
+    /// load, a store or a write of one element, which calls no other code.
+    @exclusivity(unchecked) var ownCommitted: [Any?]?
     /// The store's version of the values in `committed`.
     var version: Int64 = 0
     /// Slots changed since the last fetch or save. Written by every property set, and read and written by every
@@ -110,7 +126,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
             case .store, .snapshot, .batch: return true
             }
         }
-        set { faultState = newValue ? .store : .filled }
+        set {
+            // A snapshot fault's committed values are its snapshot's (see `committed`); they stay the object's.
+            if ownCommitted == nil, case .snapshot(let snapshot) = faultState { ownCommitted = snapshot.values }
+            faultState = newValue ? .store : .filled
+        }
     }
     // The four-byte and one-byte fields share one word; `pendingOwner` (nine bytes) and `updatedTableIndex` (four,
     // after three bytes of padding) end the object, so a subclass's `@Managed` properties (two bytes each) fill the
