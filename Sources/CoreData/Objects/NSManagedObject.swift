@@ -10,7 +10,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// The entity's slot layout, kept for fast access.
     let layout: EntityLayout
     /// The context the object is registered in; nil once it is deleted and saved, or never inserted.
-    open internal(set) weak var managedObjectContext: NSManagedObjectContext?
+    ///
+    /// Loaded as each fault fills and stored as each fetched object is registered, so not checked for exclusivity at
+    /// run time: each access is one load or store of the weak reference, which calls no other code.
+    @exclusivity(unchecked) open internal(set) weak var managedObjectContext: NSManagedObjectContext?
 
     /// Current values by slot. To-one slots hold an `NSManagedObject`, or the `ObjectKey` of a destination in
     /// the same store not looked up yet; to-many slots hold a `ToManyStorage`, or nil while not loaded.
