@@ -79,4 +79,60 @@ import CoreData
             #expect(committed(counter) == ["label": "from other", "count": "7"])
         }
     }
+
+    /// Faults a fetch made hold their row's snapshot, and their committed values are the snapshot's until they are
+    /// written: before a fault fires, after it fills from a newer save of its row, after a change and a save, and
+    /// after a refresh; checked against the store after a reopen.
+    @Test func fetchedFaultsCommitTheirRowsValues() throws {
+        let folder = SaveListsTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("faults.sqlite")
+        let model = SaveListsTests.model()
+        let writer = try SaveListsTests.context(model, stores: [url])
+        try writer.performAndWait {
+            for number in Int64(0)..<4 {
+                let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: writer)
+                item.setValue(number, forKey: "number")
+                item.setValue("n\(number)", forKey: "note")
+            }
+            try writer.save()
+        }
+        let context = try SaveListsTests.context(model, stores: [url])
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let items = try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.sortDescriptors = [NSSortDescriptor(key: "number", ascending: true)]
+            let items = try context.fetch(request)
+            #expect(items.count == 4 && items.allSatisfy(\.isFault))
+            #expect(items.map { $0.committedValues(forKeys: ["number"])["number"] as? Int64 } == [0, 1, 2, 3])
+            #expect(items[0].committedValues(forKeys: nil)["note"] as? String == "n0")
+            return items
+        }
+        try other.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.predicate = NSPredicate(format: "number == 1")
+            let item = try #require(try other.fetch(request).first)
+            item.setValue(Int64(50), forKey: "number")
+            try other.save()
+        }
+        try context.performAndWait {
+            // Item 1 fires after another context saved its row: it shows, and commits, the saved values.
+            #expect(items[1].value(forKey: "number") as? Int64 == 50)
+            #expect(items[1].committedValues(forKeys: ["number", "note"]).mapValues { "\($0)" } == ["number": "50", "note": "n1"])
+            // Item 2 fires as it is changed: its change is measured against its fetched row, then saved.
+            items[2].setValue(Int64(102), forKey: "number")
+            #expect(items[2].changedValues()["number"] as? Int64 == 102)
+            #expect(items[2].committedValues(forKeys: ["number"])["number"] as? Int64 == 2)
+            try context.save()
+            #expect(items[2].committedValues(forKeys: ["number"])["number"] as? Int64 == 102)
+            #expect(items[2].changedValues().isEmpty)
+            // Item 3, never fired, is refreshed: it reads its row again.
+            context.refresh(items[3], mergeChanges: false)
+            #expect(items[3].isFault)
+            #expect(items[3].value(forKey: "number") as? Int64 == 3)
+            #expect(items[3].committedValues(forKeys: ["note"])["note"] as? String == "n3")
+        }
+        #expect(try SaveListsTests.reopenedNumbers(model, at: url) == [0, 3, 50, 102])
+    }
 }

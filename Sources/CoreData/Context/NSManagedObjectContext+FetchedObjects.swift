@@ -50,6 +50,7 @@ extension NSManagedObjectContext {
         let storeRequest = storeFetchRequest(request, entity: entity, result: .rows, pushLimits: collected.isFinal)
         let returnsFaults = request.resultType == .managedObjectResultType && request.returnsObjectsAsFaults
         let fallback = Self.fallbackClass(of: request)
+        let refreshes = request.shouldRefreshRefetchedObjects  // read once: each read of the request's property is checked for exclusivity
         for (store, rows) in try fetchingCoordinator().fetchRowSnapshots(storeRequest, from: stores, at: try readingGeneration()) {
             reserveFetched(rows.count, in: &collected)
             var memo = MaterializationMemo(store: store, fallback: fallback)
@@ -58,7 +59,7 @@ extension NSManagedObjectContext {
             var objects: [NSManagedObject] = []
             objects.reserveCapacity(rows.count)
             for row in rows {
-                if let object = fetchedObject(for: row, store: store, refresh: request.shouldRefreshRefetchedObjects,
+                if let object = fetchedObject(for: row, store: store, refresh: refreshes,
                                               asFault: returnsFaults, overlay: &overlay, memo: &memo) {
                     objects.append(object)
                 }

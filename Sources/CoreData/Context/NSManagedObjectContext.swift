@@ -28,7 +28,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     /// The parent context: a child context fetches through its parent's unsaved changes and saves into it
     /// (see `NSManagedObjectContext+Nesting.swift`). Setting it also sets the coordinator to the parent's.
-    open var parent: NSManagedObjectContext? {
+    ///
+    /// Read as a fault fills, so not checked for exclusivity at run time: each access is one load or store of the
+    /// reference (the observer sets another property).
+    @exclusivity(unchecked) open var parent: NSManagedObjectContext? {
         didSet { if let parent { persistentStoreCoordinator = parent.persistentStoreCoordinator } }
     }
     /// A name for debugging.
@@ -53,8 +56,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var shouldDeleteInaccessibleFaults: Bool = true
     /// How old the values a fetch read may be when a fault fills from them, in seconds. Negative (the default,
     /// as Apple's): any age, so a fault fills from the row its fetch read. Zero: none, so a fault reads its
-    /// store when it fires. A positive interval is treated as any age: fetched rows carry no time here.
-    open var stalenessInterval: TimeInterval = -1
+    /// store when it fires. Positive: rows read (or saved) less than that many seconds ago, else the store.
+    ///
+    /// Read as each fault fills, so not checked for exclusivity at run time: each access is one load or store.
+    @exclusivity(unchecked) open var stalenessInterval: TimeInterval = -1
     /// The query generation the context is pinned to (`NSManagedObjectContext+QueryGenerations.swift`).
     let queryGenerationPin = QueryGenerationPin()
     /// Free-form information.

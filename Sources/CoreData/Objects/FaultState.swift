@@ -2,8 +2,8 @@
 /// the coordinator's row cache (`RowCache`) the object holds, if any.
 ///
 /// An object's memory follows this state: a filled object holds its values (`slots`, `committed`) and, when they
-/// came from a row, that row's snapshot; a `.snapshot` fault holds only the snapshot its fetch read (its values
-/// also in `committed`, sharing the snapshot's storage; its slots the entity's shared empty array); `.store` and
+/// came from a row, that row's snapshot; a `.snapshot` fault holds only the snapshot its fetch read (`committed`
+/// reads the snapshot's values until something writes them; its slots are the entity's shared empty array); `.store` and
 /// `.batch` faults hold no values at all. Holding a snapshot keeps it in the row cache, where faults of other
 /// contexts of the coordinator find it. Turning an object back into a fault (`NSManagedObject.discardValues()`)
 /// frees whatever it held, its snapshot included. One word, like a single reference.
@@ -18,8 +18,8 @@ enum FaultState {
     /// context's `stalenessInterval`, else reads its store (one `rows(for:)` call through the coordinator), or
     /// its ancestors' unsaved state in a child context.
     case store
-    /// A fault made by a fetch that read its row: it holds the row's snapshot (its values also in `committed`,
-    /// its version in `version`). Firing fills it from the row cache's newest snapshot of the row (what a save
+    /// A fault made by a fetch that read its row: it holds the row's snapshot (its values are what `committed`
+    /// reads, its version in `version`). Firing fills it from the row cache's newest snapshot of the row (what a save
     /// through the coordinator wrote since, or this one), or reads the store when the cache no longer has the
     /// row (deleted, batch-changed or merged since) or the snapshot is too old for `stalenessInterval`.
     case snapshot(RowSnapshot)

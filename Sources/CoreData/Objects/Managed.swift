@@ -44,7 +44,7 @@ public struct Managed<Value> {
     ) -> Value {
         get {
             object.checkQueue("@Managed \(storageKeyPath)")
-            let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, nameNumber: object[keyPath: storageKeyPath].nameNumber)
+            let slot = ManagedSlotCache.slot(object, storageKeyPath, nameNumber: object[keyPath: storageKeyPath].nameNumber)
             // Inlined into the caller, so the common case (a value stored in the property's own type) is copied out
             // of its slot without the runtime's dynamic cast; anything else casts, then converts.
             if let slot, ExistentialPayload.isStoredInline(Value.self), object.prepareInPlaceRead(),
@@ -59,7 +59,7 @@ public struct Managed<Value> {
         // it; inlined, the unused key path is not made at all.
         @inline(__always) set {
             object.checkQueue("@Managed \(storageKeyPath)")
-            let slot = ManagedSlotCache.shared.slot(object, storageKeyPath, nameNumber: object[keyPath: storageKeyPath].nameNumber)
+            let slot = ManagedSlotCache.slot(object, storageKeyPath, nameNumber: object[keyPath: storageKeyPath].nameNumber)
             // The common case, a value already of the attribute's storage type, needs no conversion.
             if let slot, object.setStoredAttribute(newValue, of: Value.self, slot: slot) { return }
             ManagedValueConversion.write(newValue, to: object, slot: slot)
@@ -89,11 +89,15 @@ extension Managed: ManagedPropertyReflecting {
 /// are never freed (a reader may still be in an old one; their sizes double, so all of them together take at most
 /// twice the newest), and a reader of an old table that does not find its answer takes the lock and reads the newest.
 ///
+/// The newest table's address is a static atomic with a constant initial value, which the process starts with in
+/// place: a read reaches it without the runtime's `swift_once`, which a lazily initialized `static let` (such as
+/// `shared`, the cache's lock and answers, needed only for a missing answer) calls on every access.
+///
 /// `@unchecked Sendable`: the published tables' entries are atomics, written only under `lock` and never after
-/// their key path is stored; `kept`, `tables` and `count` are touched only under `lock`.
+/// their key path is stored; `answers` and `kept` are touched only under `lock`.
 @usableFromInline
 final class ManagedSlotCache: @unchecked Sendable {
-    @usableFromInline static let shared = ManagedSlotCache()
+    private static let shared = ManagedSlotCache()
 
     /// One answer: the identities of a storage key path and a layout, and the slot (-1: the entity has no such
     /// property). `keyPath` is 0 while the entry is empty; key paths made from a literal are created once and kept by
@@ -144,8 +148,9 @@ final class ManagedSlotCache: @unchecked Sendable {
         }
     }
 
-    /// The newest table.
-    private let current: Atomic<UnsafeMutablePointer<Table>>
+    /// The address of the newest table (an `UnsafeMutablePointer<Table>`); 0 until `shared` is made, which
+    /// publishes the first.
+    private static let currentTable = Atomic<UInt>(0)
     private let lock = NSLock()
     /// Every answer, for copying into a bigger table (under `lock`).
     private var answers: [(keyPath: UInt, layout: UInt, slot: Int)] = []
@@ -153,7 +158,18 @@ final class ManagedSlotCache: @unchecked Sendable {
     private var kept: [AnyObject] = []
 
     private init() {
-        current = Atomic(Table.allocate(capacity: 64))
+        Self.publish(Table.allocate(capacity: 64))
+    }
+
+    /// Makes `table` the newest (release ordering: its entries are written before readers find it).
+    private static func publish(_ table: UnsafeMutablePointer<Table>) {
+        currentTable.store(UInt(bitPattern: table), ordering: .releasing)
+    }
+
+    /// The newest table, or nil before the first is published.
+    @inline(__always)
+    private static func newestTable() -> UnsafeMutablePointer<Table>? {
+        UnsafeMutablePointer(bitPattern: currentTable.load(ordering: .acquiring))
     }
 
     /// The position an answer's probe sequence starts from, mixing both identities (heap addresses, whose low bits
@@ -170,13 +186,13 @@ final class ManagedSlotCache: @unchecked Sendable {
     /// reads the identities of the key path and the object's layout and probes the shared table: no layout
     /// retained, no dictionary, no lock, no thread-local storage.
     @usableFromInline
-    func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, nameNumber: @autoclosure () -> UInt16) -> Int? {
+    static func slot(_ object: NSManagedObject, _ keyPath: AnyKeyPath, nameNumber: @autoclosure () -> UInt16) -> Int? {
         let keyPathID = UInt(bitPattern: ObjectIdentifier(keyPath))
         let layoutID = UInt(bitPattern: ObjectIdentifier(object.layout))
-        if let known = current.load(ordering: .acquiring).pointee.find(keyPath: keyPathID, layout: layoutID) {
+        if let table = newestTable(), let known = table.pointee.find(keyPath: keyPathID, layout: layoutID) {
             return known < 0 ? nil : known
         }
-        return slot(missing: keyPathID, layoutID, object, keyPath, nameNumber: nameNumber())
+        return shared.slot(missing: keyPathID, layoutID, object, keyPath, nameNumber: nameNumber())
     }
 
     /// The slot of the property when the table read had no answer: from the newest table, else looked up by name
@@ -186,7 +202,7 @@ final class ManagedSlotCache: @unchecked Sendable {
                       nameNumber: UInt16) -> Int? {
         lock.lock()
         defer { lock.unlock() }
-        var table = current.load(ordering: .relaxed)
+        guard var table = Self.newestTable() else { return nil }  // never: making `shared` published one
         if let known = table.pointee.find(keyPath: keyPathID, layout: layoutID) { return known < 0 ? nil : known }
         let layout = object.layout
         let slot = layout.slotByName[ManagedPropertyNames.shared.name(nameNumber) ?? Self.propertyName(of: keyPath)]
@@ -196,7 +212,7 @@ final class ManagedSlotCache: @unchecked Sendable {
         if answers.count * 2 > table.pointee.mask + 1 {
             table = Table.allocate(capacity: (table.pointee.mask + 1) * 2)
             for answer in answers { table.pointee.insert(keyPath: answer.keyPath, layout: answer.layout, slot: answer.slot) }
-            current.store(table, ordering: .releasing)
+            Self.publish(table)
         } else {
             table.pointee.insert(keyPath: keyPathID, layout: layoutID, slot: slot ?? -1)
         }

@@ -2,13 +2,14 @@
 /// (`NSManagedObjectContext+Faults.swift`).
 extension NSManagedObject {
     /// Makes the object a fault holding the snapshot of the row a fetch read for it: the row's values (as the
-    /// store gave them, sharing the snapshot's storage) become its committed values, its slots the entity's
-    /// shared empty array, and it fills when it fires (see `FaultState.snapshot`).
+    /// store gave them, read from the snapshot) become its committed values, its slots the entity's shared empty
+    /// array, and it fills when it fires (see `FaultState.snapshot`). The row's value array is not touched: a fetch
+    /// makes its faults after the store made every row, when the arrays are no longer in the processor's cache.
     func holdSnapshot(_ snapshot: RowSnapshot) {
-        committed = snapshot.values
+        ownCommitted = nil
         version = snapshot.version
-        slots = layout.emptySlots
-        changedSlots = []
+        if !slots.sharesStorage(with: layout.emptySlots) { slots = layout.emptySlots }
+        if !changedSlots.isEmpty { changedSlots = SlotSet() }
         faultState = .snapshot(snapshot)
     }
 
@@ -24,11 +25,13 @@ extension NSManagedObject {
     /// the object holds the snapshot. A row that needs conversion (a transformable value, a count that is not the
     /// entity's) goes through `fill(values:version:)`.
     func fillFromHeldRow(_ snapshot: RowSnapshot) {
-        if let row = committed, row.count == layout.slotCount, layout.transformableSlots.isEmpty {
+        let row = committed ?? []
+        if row.count == layout.slotCount, layout.transformableSlots.isEmpty {
+            ownCommitted = row
             slots = row
-            changedSlots = []
+            if !changedSlots.isEmpty { changedSlots = SlotSet() }
         } else {
-            fill(values: committed ?? [], version: version)
+            fill(values: row, version: version)
         }
         faultState = .filledFromRow(snapshot)
     }

@@ -90,11 +90,12 @@ extension NSManagedObject {
 
     /// Before a write to `slots`: when the array is still shared with the layout's templates or the committed values
     /// (the write would copy it), copies it bit for bit where it can (`SlotArrayCopy`), else leaves the write to copy
-    /// it. Three comparisons of storage addresses when it is not shared.
+    /// it. Three comparisons of storage addresses when it is not shared. (A snapshot fault's committed values, which
+    /// it does not hold itself, are never its slots: those are the layout's empty array until it fills.)
     @inline(__always)
     func copySharedSlots() {
         let shared = slots.sharesStorage(with: layout.defaultSlots) || slots.sharesStorage(with: layout.emptySlots)
-            || committed?.sharesStorage(with: slots) == true
+            || ownCommitted?.sharesStorage(with: slots) == true
         guard shared, let copy = SlotArrayCopy.bitwiseCopy(of: slots, layout: layout) else { return }
         slots = copy
     }

@@ -11,10 +11,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     let layout: EntityLayout
     /// The context the object is registered in; nil once it is deleted and saved, or never inserted.
     ///
-    /// Loaded by every insert, every objects-did-change notification and every save for each of its objects, so its
-    /// accesses are not checked for exclusivity at run time (`@exclusivity(unchecked)`), as `slots`'s: each is one
-    /// load or store of the weak reference (a single call into the runtime, which runs no other code), so no two can
-    /// overlap. The check took a thread-local look-up and an entry in the thread's access set on every load.
+    /// Loaded by every insert, every objects-did-change notification, every save for each of its objects and every
+    /// fault as it fills, and stored as each fetched object is registered, so its accesses are not checked for
+    /// exclusivity at run time (`@exclusivity(unchecked)`), as `slots`'s: each is one load or store of the weak
+    /// reference (a single call into the runtime, which runs no other code), so no two can overlap. The check took a
+    /// thread-local look-up and an entry in the thread's access set on every load.
     @exclusivity(unchecked) open internal(set) weak var managedObjectContext: NSManagedObjectContext?
 
     /// Current values by slot. To-one slots hold an `NSManagedObject`, or the `ObjectKey` of a destination in
@@ -26,10 +27,26 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// `withUnsafeMutableBufferPointer` or `inout` of it around other code), so no two can overlap, and the check was
     /// a runtime call on every read (Docs, Decisions, "Reading `@Managed` attributes in place").
     @usableFromInline @exclusivity(unchecked) final var slots: [Any?]
-    /// Values as last fetched or saved (to-one slots as `ObjectKey`); nil for an object never saved. Compared with
-    /// `slots` on every property set (`copySharedSlots()`), so its accesses are not checked for exclusivity at run
-    /// time, as `slots`'s: each is a load, a store or a write of one element, which calls no other code.
-    @exclusivity(unchecked) var committed: [Any?]?
+    /// Values as last fetched or saved (to-one slots as `ObjectKey`); nil for an object never saved.
+    ///
+    /// A fault a fetch made (`FaultState.snapshot`) reads them from the snapshot it holds until something writes them
+    /// (a merge clearing references to deleted objects): the fetch need not touch each row's value array to make its
+    /// fault, and the array is touched once, when the fault fills. Reads and writes through `committed` see one
+    /// value either way: a write to a snapshot fault's values first takes the snapshot's array as its own.
+    var committed: [Any?]? {
+        _read {
+            if ownCommitted == nil, case .snapshot(let snapshot) = faultState { yield snapshot.values } else { yield ownCommitted }
+        }
+        _modify {
+            if ownCommitted == nil, case .snapshot(let snapshot) = faultState { ownCommitted = snapshot.values }
+            yield &ownCommitted
+        }
+    }
+    /// The committed values the object holds itself (see `committed`): nil for an object never saved, and for a
+    /// snapshot fault whose values are its snapshot's. Compared with `slots` on every property set
+    /// (`copySharedSlots()`), so its accesses are not checked for exclusivity at run time, as `slots`'s: each is a
+    /// load, a store or a write of one element, which calls no other code.
+    @exclusivity(unchecked) var ownCommitted: [Any?]?
     /// The store's version of the values in `committed`.
     var version: Int64 = 0
     /// Slots changed since the last fetch or save. Written by every property set, and read and written by every
@@ -115,7 +132,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
             case .store, .snapshot, .batch: return true
             }
         }
-        set { faultState = newValue ? .store : .filled }
+        set {
+            // A snapshot fault's committed values are its snapshot's (see `committed`); they stay the object's.
+            if ownCommitted == nil, case .snapshot(let snapshot) = faultState { ownCommitted = snapshot.values }
+            faultState = newValue ? .store : .filled
+        }
     }
     // The four-byte and one-byte fields share one word; `pendingOwner` (nine bytes) and `updatedTableIndex` (four,
     // after three bytes of padding) end the object, so a subclass's `@Managed` properties (two bytes each) fill the

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Reads a value of a known type where an `Any?` is stored, without the runtime's dynamic cast: the read half of
 /// a `@Managed` property of an attribute whose storage type is the property's own type (an `Int64` property of an
@@ -48,8 +49,29 @@ package enum ExistentialPayload {
     }
 
     /// Whether the container layout is the one this type reads: every sample, one of each attribute storage type,
-    /// reads back as itself, and neither a value of another type nor nil reads as a sample's type.
-    package static let layoutIsAsExpected: Bool = {
+    /// reads back as itself, and neither a value of another type nor nil reads as a sample's type. Checked on the
+    /// first call, then one atomic load (`layoutCheck`): every `@Managed` read asks, and a lazily initialized
+    /// `static let` made each ask a call into the runtime's `swift_once`.
+    package static var layoutIsAsExpected: Bool {
+        let known = layoutCheck.load(ordering: .relaxed)
+        return known != 0 ? known == 2 : checkLayout()
+    }
+
+    /// The answer of `checkLayout()` once known: 0 before, 1 for false, 2 for true. A constant initial value, so
+    /// the process starts with it in place and reading it needs no `swift_once`. Two threads that check at once
+    /// store the same answer.
+    private static let layoutCheck = Atomic<UInt8>(0)
+
+    /// Checks the container layout (see `layoutIsAsExpected`) and records the answer.
+    @inline(never)
+    private static func checkLayout() -> Bool {
+        let expected = layoutReadsBack()
+        layoutCheck.store(expected ? 2 : 1, ordering: .relaxed)
+        return expected
+    }
+
+    /// Whether every sample reads back as itself (see `layoutIsAsExpected`).
+    private static func layoutReadsBack() -> Bool {
         func readsBack<T: Equatable>(_ sample: T) -> Bool {
             let container: Any? = sample
             let other: Any? = Int8(1)
@@ -62,7 +84,7 @@ package enum ExistentialPayload {
             && readsBack(Data([1, 2, 3])) && readsBack(Date(timeIntervalSinceReferenceDate: 12))
             && readsBack(Decimal(string: "12.75") ?? 0) && readsBack(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)))
             && readsBack(URL(fileURLWithPath: "/tmp/sample"))
-    }()
+    }
 
     /// The value in `container` read this way, when it holds exactly a `T` (what the layout check compares).
     private static func value<T>(in container: Any?, as type: T.Type) -> T? {
