@@ -39,11 +39,7 @@ final class InsertionBook: NSManagedObject {
     }
 
     static func context(_ model: NSManagedObjectModel, at url: URL) throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
+        try SaveListsTests.context(model, stores: [url])
     }
 
     static func storeURL() -> URL {
