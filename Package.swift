@@ -11,7 +11,8 @@ let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 /// Layout (see Docs/Architecture.md): the store contract lives in `CoreDataStoreKit`, each built-in store
 /// in `Backends/<Name>` (the SQL stores share the schema and predicate compiler in `Backends/SQL`), Apple's
 /// public classes in `CoreData`, the model compiler and code generation (used by the `coredata` tool and so the
-/// plugin; `CoreData` re-exports them) in `CoreDataModelTools`, and the shared conformance suite in `Conformance/`.
+/// plugin; `CoreData` re-exports them) in `CoreDataModelTools`, the commands the plugin runs in
+/// `CoreDataModelCommands` (its tool, `coredata-modelc`, builds without `CoreData` and the stores), and the shared conformance suite in `Conformance/`.
 let package = Package(
     name: "swift-coredata",
     platforms: [.macOS(.v13)],
@@ -24,7 +25,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CoreDataStoreKit", path: "Sources/CoreDataStoreKit", swiftSettings: swift6),
-        .target(name: "CoreDataModelTools", dependencies: ["CoreDataStoreKit"], path: "Sources/CoreDataModelTools", swiftSettings: swift6),
+        .target(name: "CoreDataModelTools", dependencies: ["CoreDataStoreKit", "CoreDataXML"], path: "Sources/CoreDataModelTools", swiftSettings: swift6),
         .target(name: "CoreDataInMemory", dependencies: ["CoreDataStoreKit"], path: "Backends/InMemory", swiftSettings: swift6),
         .systemLibrary(name: "CSQLite", path: "Backends/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CoreDataSQL", dependencies: ["CoreDataStoreKit"], path: "Backends/SQL", swiftSettings: swift6),
@@ -36,8 +37,13 @@ let package = Package(
         .target(name: "CoreDataBinary", dependencies: ["CoreDataStoreKit"], path: "Backends/Binary", swiftSettings: swift6),
         .target(name: "CoreData", dependencies: ["CoreDataStoreKit", "CoreDataModelTools", "CoreDataInMemory", "CoreDataSQLite", "CoreDataXML", "CoreDataBinary", "CoreDataPostgreSQL"], path: "Sources/CoreData", swiftSettings: swift6),
         .target(name: "CoreDataConformance", dependencies: ["CoreData"], path: "Conformance", swiftSettings: swift6),
-        .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataModelTools", "CoreDataStoreKit", "CoreDataSQLite", "CoreDataBinary", "CSQLite"], path: "Sources/coredata", swiftSettings: swift6),
-        .plugin(name: "CoreDataModelPlugin", capability: .buildTool(), dependencies: ["coredata"], path: "Plugins/CoreDataModelPlugin"),
+        // The commands a build runs (generate, compile, accessors), shared by the `coredata` tool and the plugin's
+        // `coredata-modelc`, which needs neither `CoreData` nor the stores: SwiftPM builds a plugin's tool and its
+        // dependencies apart from the targets, so a plugin tool linking the whole library built it twice.
+        .target(name: "CoreDataModelCommands", dependencies: ["CoreDataStoreKit", "CoreDataModelTools"], path: "Sources/CoreDataModelCommands", swiftSettings: swift6),
+        .executableTarget(name: "coredata", dependencies: ["CoreData", "CoreDataModelTools", "CoreDataModelCommands", "CoreDataStoreKit", "CoreDataSQLite", "CoreDataBinary", "CSQLite"], path: "Sources/coredata", swiftSettings: swift6),
+        .executableTarget(name: "coredata-modelc", dependencies: ["CoreDataModelCommands"], path: "Sources/coredata-modelc", swiftSettings: swift6),
+        .plugin(name: "CoreDataModelPlugin", capability: .buildTool(), dependencies: ["coredata-modelc"], path: "Plugins/CoreDataModelPlugin"),
         .executableTarget(name: "ModelResourceExample", dependencies: ["CoreData", "CoreDataModelTools", "CoreDataStoreKit"],
                           path: "Examples/ModelResourceExample", resources: [.copy("Library.xcdatamodeld")]),
         // `coredata.json` asks the plugin for `@Managed` classes instead of Xcode's.
@@ -72,7 +78,7 @@ let package = Package(
         .executableTarget(name: "ConcurrencyProbe", dependencies: ["CoreData"], path: "Tests/ConcurrencyProbe",
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "ConcurrencyTests", dependencies: ["ConcurrencyProbe", "CoreData"]),
-        .testTarget(name: "CoreDataToolTests", dependencies: ["coredata", "CoreData", "StoreTestSupport"]),
+        .testTarget(name: "CoreDataToolTests", dependencies: ["coredata", "coredata-modelc", "CoreDataModelCommands", "CoreData", "StoreTestSupport"]),
         .testTarget(name: "InMemoryStoreTests", dependencies: ["CoreData", "CoreDataInMemory", "CoreDataConformance"]),
         .testTarget(name: "ModelFileTests", dependencies: ["CoreDataStoreKit", "CoreDataModelTools", "StoreTestSupport"]),
         .testTarget(name: "PostgreSQLStoreTests", dependencies: ["CoreData", "CoreDataConformance"]),

@@ -24,11 +24,15 @@ import PackagePlugin
 /// the accessors Swift on Linux declares for them and never defines (Docs/Decisions.md, "@NSManaged on Linux").
 /// Members may use types of the target's dependencies: the command is given the build's compiled modules and
 /// runs after the dependencies are built.
+///
+/// The commands run in `coredata-modelc`, a tool with only these three of the `coredata` tool's commands (the same
+/// code, `CoreDataModelCommands`): SwiftPM builds a plugin's tool and everything it links apart from the targets,
+/// and this one needs neither the `CoreData` module nor the stores, so a build compiles the library once.
 @main
 struct CoreDataModelPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
-        let tool = try context.tool(named: "coredata")
+        let tool = try context.tool(named: "coredata-modelc")
         var commands: [Command] = []
         var generatedSources: [URL] = []
         let settings = try PluginSettings(target: target)

@@ -5,7 +5,7 @@ import PackagePlugin
 /// imports the ones the target imports so `@NSManaged` members may use their types.
 ///
 /// SwiftPM writes every Swift module of a build into `Modules/` beside the products, where the plugin's own tool
-/// (`coredata`, built with them) is: `<build>/<triple>/<configuration>/Modules/<Module>.swiftmodule`. Those
+/// (`coredata-modelc`, built in the same folder) is: `<build>/<triple>/<configuration>/Modules/<Module>.swiftmodule`. Those
 /// files are the accessors command's inputs, so it runs after the dependencies are built and again when one of
 /// them changes. C modules the dependencies import are passed on as system library targets declare them (their
 /// `module.modulemap` and `pkg-config` flags). Binary targets have no module there; a member using their types

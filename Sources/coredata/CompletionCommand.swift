@@ -1,3 +1,4 @@
+import CoreDataModelCommands
 import Foundation
 
 /// `coredata completion bash|zsh`: prints a shell completion script for the tool's commands and options.

@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelCommands
 import Foundation
 
 /// `coredata convert <source> <destination> --to <type>`: copies a store into a new store of another type

@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelCommands
 import CoreDataModelTools
 import Foundation
 

@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelCommands
 import Foundation
 
 /// `coredata export <store> [--format json] [--output <file>]`: writes every object of a store as one JSON

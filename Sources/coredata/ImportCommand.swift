@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelCommands
 import Foundation
 
 /// `coredata import <export.json> <new store> --to <type> --model <model>`: creates a store of the given type

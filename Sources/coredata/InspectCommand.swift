@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelCommands
 import Foundation
 
 /// `coredata inspect <store> [--model <model>]`: prints a store's metadata and the number of objects per entity.

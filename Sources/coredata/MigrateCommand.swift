@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelCommands
 import CoreDataSQLite
 import Foundation
 

@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelCommands
 import Foundation
 
 /// `coredata query <store> --entity <name> …`: fetches objects of an entity and prints them as a table, JSON,

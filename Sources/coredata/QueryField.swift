@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelCommands
 import Foundation
 
 /// One column of `coredata query`'s output: a key path of the fetched entity, which may cross to-one

@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelCommands
 import Foundation
 
 /// Where `convert` and `import` write a new store: a file path, or a PostgreSQL connection URI, of the type

@@ -1,5 +1,6 @@
 import CoreData
 import CoreDataBinary
+import CoreDataModelCommands
 import Foundation
 
 /// What a store file holds, told by its first bytes rather than its name, so `store.wiredatabase` or a file

@@ -1,4 +1,5 @@
 import CoreData
+import CoreDataModelCommands
 import Foundation
 import Testing
 @testable import coredata

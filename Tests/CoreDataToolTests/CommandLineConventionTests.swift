@@ -2,8 +2,8 @@ import CoreData
 import Foundation
 import Testing
 
-/// Runs the built `coredata` executable (SwiftPM builds it beside the test bundle) and collects its exit
-/// status, standard output and standard error.
+/// Runs the built `coredata` executable (or `coredata-modelc`, the build plugin's tool; SwiftPM builds both beside
+/// the test bundle) and collects its exit status, standard output and standard error.
 ///
 /// The child is started with `posix_spawn` and waited for by its own pid: Foundation's `Process` was seen to
 /// leave an exited child unreaped (and `waitUntilExit` hanging) while another test ran `system(3)` (the
@@ -11,13 +11,13 @@ import Testing
 enum ToolProcess {
     struct Outcome { var status: Int32; var output: String; var error: String }
 
-    /// Runs the tool with `arguments`, its standard input read from `input` (else `/dev/null`).
-    static func run(_ arguments: [String], input: URL? = nil) throws -> Outcome {
+    /// Runs the tool named `tool` with `arguments`, its standard input read from `input` (else `/dev/null`).
+    static func run(_ arguments: [String], input: URL? = nil, tool name: String = "coredata") throws -> Outcome {
         var folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         while folder.pathExtension == "xctest" { folder.deleteLastPathComponent() }
-        let tool = folder.appendingPathComponent("coredata")
+        let tool = folder.appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: tool.path) else {
-            throw NSError(domain: "CoreDataToolTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "coredata is not built at \(tool.path)"])
+            throw NSError(domain: "CoreDataToolTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(name) is not built at \(tool.path)"])
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -34,7 +34,7 @@ enum ToolProcess {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, tool.path, &actions, nil, argv, environ)
         guard spawned == 0 else {
-            throw NSError(domain: "CoreDataToolTests", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "coredata did not start: \(String(cString: strerror(spawned)))"])
+            throw NSError(domain: "CoreDataToolTests", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "\(name) did not start: \(String(cString: strerror(spawned)))"])
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {

@@ -1,6 +1,7 @@
 import CoreData
 import Foundation
 import Testing
+@testable import CoreDataModelCommands
 @testable import coredata
 
 /// `coredata compile` on Xcode's `.xcmappingmodel`: writes Apple's compiled `.cdm`, which reads back as the

@@ -12,25 +12,17 @@ extension NSMappingModel {
     ///   which has no format text; `modelWriteFailed` (512) when the file cannot be written.
     public func write(to url: URL) throws {
         let data = try MappingModelArchiveWriter.archive(try fileDescription(file: url), file: url)
-        try Self.writeWhole(data, to: url)
+        try MappingModelCompiler.writeWhole(data, to: url)
     }
 
     /// Compiles Xcode's `.xcmappingmodel` package at `source` into the `.cdm` file `output`, as Xcode does:
     /// the mapping names, types, source expressions and generated value expressions Xcode's compiler makes (see
-    /// `XCMappingModelReader`), and the version hashes of the package's embedded models.
+    /// `XCMappingModelReader`), and the version hashes of the package's embedded models (`MappingModelCompiler`).
     /// - Throws: what `mappingModel(contentsOf:)` throws for a package it cannot read (260, 259, 134000);
     ///   `unsupportedModelFormat` (3328) for a source that is not an `.xcmappingmodel` package (a compiled `.cdm`)
     ///   or holds an expression the archive cannot hold; `modelWriteFailed` (512) when `output` cannot be written.
     public static func compile(_ source: URL, to output: URL) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: source.path, isDirectory: &isDirectory) else {
-            throw CoreDataError.modelFileMissing(.init(file: source))
-        }
-        guard isDirectory.boolValue else {
-            throw CoreDataError.unsupportedModelFormat(.init(file: source), reason: "already compiled; compile an .xcmappingmodel package")
-        }
-        let data = try MappingModelArchiveWriter.archive(try XCMappingModelReader(package: source).read(), file: source)
-        try writeWhole(data, to: output)
+        try MappingModelCompiler.compile(source, to: output)
     }
 
     /// The mapping model as a file describes it, its expressions as format text; `file` names it in errors.
@@ -59,13 +51,5 @@ extension NSMappingModel {
                 attributeMappings: try (mapping.attributeMappings ?? []).map(describe),
                 relationshipMappings: try (mapping.relationshipMappings ?? []).map(describe))
         })
-    }
-
-    /// `data` at `url`, written to a temporary file beside it and moved over it.
-    /// - Throws: `modelWriteFailed` (512) naming `url`.
-    private static func writeWhole(_ data: Data, to url: URL) throws {
-        do { try data.write(to: url, options: .atomic) } catch {
-            throw CoreDataError.modelWriteFailed(url, reason: error.localizedDescription)
-        }
     }
 }

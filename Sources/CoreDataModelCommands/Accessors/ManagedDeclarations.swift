@@ -119,7 +119,7 @@ struct ManagedDeclarations {
 }
 
 /// An error about a place in a source file, printed as `file:line: error: message` at the start of a line.
-protocol SourceDiagnostic: Error, CustomStringConvertible {}
+package protocol SourceDiagnostic: Error, CustomStringConvertible {}
 
 /// A declaration the generator cannot give accessors, with the place to show in the build log.
 struct AccessorGenerationError: SourceDiagnostic {

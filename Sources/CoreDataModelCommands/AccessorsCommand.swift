@@ -2,10 +2,10 @@ import Foundation
 
 /// `coredata accessors`: generates the accessors that Swift on Linux declares for `@NSManaged` members and never
 /// defines (what the build plugin runs for every target with `@NSManaged` members).
-enum AccessorsCommand: Command {
-    static let name = "accessors"
-    static let summary = "generate the accessors of @NSManaged properties and relationship methods (the build plugin runs it)"
-    static let usage = """
+package enum AccessorsCommand: Command {
+    package static let name = "accessors"
+    package static let summary = "generate the accessors of @NSManaged properties and relationship methods (the build plugin runs it)"
+    package static let usage = """
         usage: coredata accessors <file.swift>... --module <Name> --output <Accessors.swift> [--swiftc <path>] [--work <dir>]
                                   [--import-path <dir>]... [--module-map <module.modulemap>]... [--Xcc <flag>]...
 
@@ -25,7 +25,7 @@ enum AccessorsCommand: Command {
         See Docs/Decisions.md, "@NSManaged on Linux".
         """
 
-    static func run(_ arguments: [String]) throws {
+    package static func run(_ arguments: [String]) throws {
         let repeatable: Set = ["--import-path", "--module-map", "--Xcc"]
         let parsed = try ParsedArguments(arguments, valued: Set(["--module", "--output", "--swiftc", "--work"]).union(repeatable),
                                          repeatable: repeatable)

@@ -1,4 +1,3 @@
-import CoreData
 import CoreDataModelTools
 import CoreDataStoreKit
 import Foundation

@@ -1,10 +1,9 @@
-import CoreData
-import CoreDataStoreKit
 import Foundation
 
-/// One subcommand of the `coredata` tool. To add a command, write a type conforming to this in its own
-/// file and list it in `Commands.all`.
-protocol Command {
+/// One subcommand of the `coredata` tool (and of `coredata-modelc`, the build plugin's tool, for the commands
+/// a build runs). To add a command, write a type conforming to this in its own file and list it in the tool's
+/// `CommandLineTool`. `package` access: the two executables and their tests share these types; they are not API.
+package protocol Command {
     /// The word that selects the command (`coredata <name> …`).
     static var name: String { get }
     /// One line for `coredata help`.
@@ -16,9 +15,9 @@ protocol Command {
 }
 
 /// A mistake in the command line; the tool prints the message and the command's usage.
-struct UsageError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct UsageError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Arguments split into positional ones, `--option value` (or `--option=value`) pairs and flags.
@@ -26,16 +25,16 @@ struct UsageError: Error, CustomStringConvertible {
 /// `--` ends the options: every argument after it is positional. An option the command does not take, a
 /// value given to a flag, and a valued option without a value are usage errors (exit 64). A valued option
 /// given twice keeps its last value, except a `repeatable` one, which keeps every value in order.
-struct ParsedArguments {
-    var positional: [String] = []
-    var options: [String: String] = [:]
-    var flags: Set<String> = []
+package struct ParsedArguments {
+    package var positional: [String] = []
+    package var options: [String: String] = [:]
+    package var flags: Set<String> = []
     /// Every value of each repeatable option, in the order given.
-    var repeated: [String: [String]] = [:]
+    package var repeated: [String: [String]] = [:]
 
     /// Splits `arguments`; options in `valued` take a value, those in `flags` none, those in `repeatable`
     /// (which must also be in `valued`) a value each time they are given.
-    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String> = [], repeatable: Set<String> = []) throws {
+    package init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String> = [], repeatable: Set<String> = []) throws {
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
@@ -71,17 +70,17 @@ struct ParsedArguments {
     }
 
     /// "; did you mean --x?" for the known option closest to `name`, when one is close.
-    static func suggestion(for name: String, among known: Set<String>) -> String {
+    package static func suggestion(for name: String, among known: Set<String>) -> String {
         guard let closest = Spelling.closest(to: name, among: known) else { return "" }
         return "; did you mean \(closest)?"
     }
 }
 
 /// Finds the word a mistyped one was meant to be, for hints in usage errors.
-enum Spelling {
+package enum Spelling {
     /// The candidate with the smallest edit distance to `word`, when that distance is at most a third of the
     /// word's length (and at least 2 edits are allowed); nil otherwise. Ties go to the alphabetically first.
-    static func closest(to word: String, among candidates: Set<String>) -> String? {
+    package static func closest(to word: String, among candidates: Set<String>) -> String? {
         let limit = max(2, word.count / 3)
         let scored = candidates.map { ($0, distance(word, $0)) }.filter { $0.1 <= limit }
         return scored.min { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }?.0

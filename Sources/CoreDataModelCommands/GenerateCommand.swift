@@ -1,13 +1,12 @@
-import CoreData
 import CoreDataModelTools
 import CoreDataStoreKit
 import Foundation
 
 /// `coredata generate <model> --output <dir>`: writes one Swift file per entity class.
-enum GenerateCommand: Command {
-    static let name = "generate"
-    static let summary = "write Swift classes (@Managed properties) for a model's entities"
-    static let usage = """
+package enum GenerateCommand: Command {
+    package static let name = "generate"
+    package static let summary = "write Swift classes (@Managed properties) for a model's entities"
+    package static let usage = """
         usage: coredata generate <model> --output <directory> [--access public|internal] [--single-file <Name.swift>]
                                  [--follow-codegen] [--style managed|xcode]
 
@@ -27,7 +26,7 @@ enum GenerateCommand: Command {
         Files are rewritten only when their text changes.
         """
 
-    static func run(_ arguments: [String]) throws {
+    package static func run(_ arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valued: ["--output", "--access", "--single-file", "--style"],
                                          flags: ["--follow-codegen"])
         guard parsed.positional.count == 1, let path = parsed.positional.first else { throw UsageError("expected one model") }

@@ -1,14 +1,13 @@
-import CoreData
 import CoreDataModelTools
 import CoreDataStoreKit
 import Foundation
 
 /// `coredata compile <model.xcdatamodeld | mapping.xcmappingmodel> [--output <path>]`: compiles a model as
 /// Xcode's `momc` does, or a mapping model as Xcode's mapping model compiler does.
-enum CompileCommand: Command {
-    static let name = "compile"
-    static let summary = "compile a .xcdatamodeld into a .momd, or a .xcmappingmodel into a .cdm, as Xcode does"
-    static let usage = """
+package enum CompileCommand: Command {
+    package static let name = "compile"
+    package static let summary = "compile a .xcdatamodeld into a .momd, or a .xcmappingmodel into a .cdm, as Xcode does"
+    package static let usage = """
         usage: coredata compile <model.xcdatamodeld> [--output <Name.momd>] [--module <Module>]
                coredata compile <mapping.xcmappingmodel> [--output <Name.cdm>]
 
@@ -31,13 +30,13 @@ enum CompileCommand: Command {
                     An existing output is replaced only once the new one is complete.
         """
 
-    static func run(_ arguments: [String]) throws {
+    package static func run(_ arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, valued: ["--output", "--module"])
         guard parsed.positional.count == 1, let path = parsed.positional.first else { throw UsageError("expected one model or mapping model") }
         let source = URL(fileURLWithPath: path)
         let output = self.output(for: source, given: parsed.options["--output"])
         if isMappingModel(source) {
-            try NSMappingModel.compile(source, to: output)
+            try MappingModelCompiler.compile(source, to: output)
         } else {
             try ModelCompiler.compile(source, to: output, productModule: parsed.options["--module"])
         }

@@ -1,4 +1,6 @@
+import CoreDataStoreKit
 import CoreDataXML
+import Foundation
 
 /// Reads Xcode's `.xcmappingmodel` package: its `xcmapping.xml` is an XML store (read with the XML store's
 /// reader) of Xcode's mapping classes, compiled here into what Apple's `.cdm` holds.
@@ -27,13 +29,20 @@ import CoreDataXML
 ///   `<path>` is `sourcekeypath`, else `$source.<name>`;
 /// - property mappings are sorted by name;
 /// - version hashes are those of the embedded models' entities.
-struct XCMappingModelReader {
-    let package: URL
+///
+/// `package` access: `MappingModelCompiler` and the `CoreData` module's `NSMappingModel(contentsOf:)` read with it;
+/// it is not API of its own.
+package struct XCMappingModelReader {
+    package let package: URL
     private var file: URL { package.appendingPathComponent("xcmapping.xml") }
+
+    package init(package: URL) {
+        self.package = package
+    }
 
     /// - Throws: 260 when the package has no `xcmapping.xml`; 134000/259 from the XML store's reader for a
     ///   file that is not an XML store; 259 naming the file and mapping for contents that are not a mapping model.
-    func read() throws -> MappingModelFile {
+    package func read() throws -> MappingModelFile {
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw CoreDataError.modelFileMissing(.init(file: file), reason: "the mapping model package has no xcmapping.xml")
         }
