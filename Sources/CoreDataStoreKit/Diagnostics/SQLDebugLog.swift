@@ -58,8 +58,11 @@ public enum SQLDebugLog {
 
     private static let launchLevel = DebugLaunchArgument.level(named: "com.apple.CoreData.SQLDebug", environment: "COREDATA_SQL_DEBUG")
     private static let state = Mutex(State(level: launchLevel))
-    /// `level`, or at least 1 while an observer is registered: the one value a statement reads.
-    private static let activeLevel = Atomic<Int>(launchLevel)
+    /// `level`, or at least 1 while an observer is registered: the one value a statement reads; -1 until the
+    /// first read or change publishes it. Its initial value is a constant, so the process starts with it in place
+    /// and a read needs no `swift_once` (which a lazily initialized `static let`, such as one reading the launch
+    /// arguments, calls on every access on Linux); the launch level is read once, on the first read.
+    private static let activeLevel = Atomic<Int>(-1)
 
     /// The level of detail written to standard error (0: nothing). Starts at the launch argument's or the
     /// environment variable's value.
@@ -93,7 +96,21 @@ public enum SQLDebugLog {
     }
 
     /// Whether statements must be recorded, and how much of them: 0 when nothing listens.
-    public static var recordingLevel: Int { activeLevel.load(ordering: .relaxed) }
+    public static var recordingLevel: Int {
+        let level = activeLevel.load(ordering: .relaxed)
+        return level >= 0 ? level : publishedLevel()
+    }
+
+    /// Publishes the level `state` holds (the launch level, before any change) and returns it: the first read's
+    /// path. Under the lock, as every change publishes, so a read racing a change returns one of the two levels
+    /// and leaves the newer one published.
+    @inline(never)
+    private static func publishedLevel() -> Int {
+        state.withLock { state in
+            publish(state)
+            return activeLevel.load(ordering: .relaxed)
+        }
+    }
 
     /// Writes `record` to standard error at the current level and hands it to every observer.
     public static func report(_ record: SQLStatementRecord) {
