@@ -26,9 +26,10 @@ public enum MappingModelCompiler {
         try writeWhole(data, to: output)
     }
 
-    /// Writes `data` to a temporary file beside `url` and moves it over `url`.
+    /// Writes `data` to a temporary file beside `url` and moves it over `url` (also `NSMappingModel.write(to:)`'s
+    /// last step; `package` access: shared with the `CoreData` module, not API).
     /// - Throws: `modelWriteFailed` (512) naming `url`.
-    public static func writeWhole(_ data: Data, to url: URL) throws {
+    package static func writeWhole(_ data: Data, to url: URL) throws {
         do { try data.write(to: url, options: .atomic) } catch {
             throw CoreDataError.modelWriteFailed(url, reason: error.localizedDescription)
         }
