@@ -35,28 +35,45 @@ enum SQLiteFileCheck {
         }
     }
 
-    /// Whether a rollback journal with content lies beside the store (`<store>-journal`): a transaction in
-    /// rollback-journal mode is under way in another connection, or one that a killed process left unfinished
-    /// (a "hot" journal, whose saved pages SQLite must copy back before the file reads as a whole).
+    /// Whether a rollback journal with content lies beside the store (`<store>-journal`), whatever it holds:
+    /// a transaction in rollback-journal mode under way in another connection, one that a killed process left
+    /// unfinished, or a journal SQLite ignores (`hasUnfinishedTransaction(_:)`).
     static func hasRollbackJournal(_ url: URL) -> Bool {
         ((try? FileManager.default.attributesOfItem(atPath: url.path + "-journal"))?[.size] as? Int ?? 0) > 0
+    }
+
+    /// Whether the journal beside the store (`<store>-journal`) holds saved pages SQLite must copy back before
+    /// the file reads as a whole: a transaction under way in another connection, or one a killed process left
+    /// unfinished (a "hot" journal). That is SQLite's own test: the journal's first byte is not zero.
+    ///
+    /// A journal that begins with zeros holds no such transaction, and SQLite ignores it and leaves it where
+    /// it is: with `synchronous` on, SQLite writes a journal's header with its magic number zeroed and fills
+    /// the magic in only when it syncs the journal, before the first page of the database file is changed.
+    /// A process killed in between (in the first steps of a commit, or of `PRAGMA journal_mode = DELETE`)
+    /// leaves such a journal beside a database it never changed.
+    static func hasUnfinishedTransaction(_ url: URL) -> Bool {
+        guard let journal = FileHandle(forReadingAtPath: url.path + "-journal") else { return false }
+        defer { try? journal.close() }
+        guard let first = try? journal.read(upToCount: 1)?.first else { return false }
+        return first != 0
     }
 
     /// Rolls back a transaction a killed process left unfinished in the store at `url`, if any: SQLite does it
     /// when a read-write connection first reads the file, restoring the file as it was before that transaction
     /// (what every reader must see). A journal of a transaction another connection still runs is left to it
     /// (SQLite sees its lock and waits up to `busyTimeout` seconds for it to end).
-    /// - Returns: whether a journal is still there afterwards (the file or its folder not writable, SQLite
-    ///   refusing the file, or another connection's transaction still under way).
+    /// A journal SQLite ignores (`hasUnfinishedTransaction(_:)`) is left where it is, as SQLite leaves it.
+    /// - Returns: whether an unfinished transaction is still there afterwards (the file or its folder not
+    ///   writable, SQLite refusing the file, or another connection's transaction still under way).
     @discardableResult
     static func rollBackUnfinishedTransaction(of url: URL, busyTimeout: Double = 30) -> Bool {
-        guard hasRollbackJournal(url) else { return false }
+        guard hasUnfinishedTransaction(url) else { return false }
         if let connection = try? SQLiteConnection(path: url.path, flags: SQLITE_OPEN_READWRITE) {
             if let handle = connection.handle { sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout, 86_400)) * 1000)) }
             _ = try? connection.query("SELECT count(*) FROM sqlite_master", cached: false) { $0.int64(at: 0) }
             connection.close()
         }
-        return hasRollbackJournal(url)
+        return hasUnfinishedTransaction(url)
     }
 
     /// The URI that opens the store at `url` read-only. Immutable (no locks, no `-shm`, nothing created beside

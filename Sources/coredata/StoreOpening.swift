@@ -84,7 +84,7 @@ enum StoreOpening {
     /// before that transaction, what SQLite shows every reader.
     static func readableLocation(of url: URL, kind: StoreFileKind) throws -> (URL, URL?) {
         let files = FileManager.default
-        let log = files.fileExists(atPath: url.path + "-wal") ? "-wal" : SQLiteStore.hasRollbackJournal(at: url) ? "-journal" : nil
+        let log = files.fileExists(atPath: url.path + "-wal") ? "-wal" : SQLiteStore.hasUnfinishedTransaction(at: url) ? "-journal" : nil
         guard kind == .sqlite, let log else { return (url, nil) }
         let folder = files.temporaryDirectory.appendingPathComponent("coredata-read-\(UUID().uuidString)")
         let copy = folder.appendingPathComponent(url.lastPathComponent)
