@@ -115,14 +115,14 @@ public final class ConformanceEnvironment {
         return try fresh.performAndWait { try body(fresh) }
     }
 
-    /// A context on a new coordinator: on the same store when the store keeps its data in a file (a reopen),
-    /// otherwise on `fallback`'s store.
-    func reopenedContext(or fallback: NSPersistentStoreCoordinator) throws -> NSManagedObjectContext {
+    /// A context on a new coordinator (with `model`, or the case's): on the same store when the store keeps its
+    /// data in a file (a reopen), otherwise on `fallback`'s store.
+    func reopenedContext(or fallback: NSPersistentStoreCoordinator, model: NSManagedObjectModel? = nil) throws -> NSManagedObjectContext {
         guard capabilities.contains(.persistent) else { return context(fallback) }
         for coordinator in coordinators where coordinator === fallback {
             for store in coordinator.persistentStores { try coordinator.remove(store) }
         }
-        return context(try openCoordinator())
+        return context(try openCoordinator(model: model))
     }
 
     // MARK: Checks

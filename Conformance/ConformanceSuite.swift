@@ -20,7 +20,7 @@ import Testing
 public enum ConformanceSuite {
     /// Every case, in a stable order.
     public static let cases: [ConformanceCase] =
-        AddStoreCases.all + SaveCases.all + FetchCases.all + FaultingCases.all + RegistrationCases.all + PredicateCases.all + BatchDeleteCases.all + BatchRequestCases.all + ConstraintCases.all
+        AddStoreCases.all + SaveCases.all + InsertionCases.all + FetchCases.all + FaultingCases.all + RegistrationCases.all + PredicateCases.all + BatchDeleteCases.all + BatchRequestCases.all + ConstraintCases.all
         + NestedContextCases.all + StoreFileCases.all + ConcurrentSaveCases.all + MigrationCases.all + UndoCases.all + CompositeAttributeCases.all
         + ContractCases.all + AggregateCases.all + HistoryCases.all + DerivedAttributeCases.all + DerivedAttributeBatchCases.all + PrefetchCases.all
 }
