@@ -38,18 +38,26 @@ public struct SQLCompiledFetch {
         let numbers = request.includesSubentities ? schema.storedNumbers(ofHierarchy: entity) : [schema.storedNumber(of: entity)]
         // Always, for a root entity too: a row whose Z_ENT is no entity the request asks for (in a damaged file,
         // a number no entity of the store has) is in no result, so counts, keys, rows, limits and offsets agree.
+        var entityTest: String?
         if let first = numbers.first, let last = numbers.last {
             // The store's numbers: a hierarchy numbered in pre-order is one range; one renumbered otherwise is a list.
             if numbers.count == 1 {
-                conditions.append("t0.Z_ENT = \(compiler.bind(.integer(first), type: .integer64AttributeType))")
+                entityTest = "t0.Z_ENT = \(compiler.bind(.integer(first), type: .integer64AttributeType))"
             } else if last - first == Int64(numbers.count - 1) {
                 let low = compiler.bind(.integer(first), type: .integer64AttributeType)
-                conditions.append("t0.Z_ENT BETWEEN \(low) AND \(compiler.bind(.integer(last), type: .integer64AttributeType))")
+                entityTest = "t0.Z_ENT BETWEEN \(low) AND \(compiler.bind(.integer(last), type: .integer64AttributeType))"
             } else {
                 let list = numbers.map { compiler.bind(.integer($0), type: .integer64AttributeType) }
-                conditions.append("t0.Z_ENT IN (\(list.joined(separator: ", ")))")
+                entityTest = "t0.Z_ENT IN (\(list.joined(separator: ", ")))"
             }
         }
+        // A request for every entity of its table (the root, with its subentities or without any) keeps every
+        // row of a sound file: its test goes after the predicate's terms, which the database evaluates first in
+        // a scan, so the test costs a comparison only for rows the predicate keeps. A request for some entities
+        // of a shared table is narrowed by the test first. (Placeholders are numbered: the order of the terms
+        // does not change the bindings.)
+        let keepsEveryRow = entity === table.root && (request.includesSubentities || entity.subentities.isEmpty)
+        if let entityTest, !keepsEveryRow { conditions.append(entityTest) }
         var residual: [PredicateNode] = []
         if let predicate = request.predicate {
             let node = try predicate.validatedExpression()
@@ -59,6 +67,7 @@ public struct SQLCompiledFetch {
                 if let sql = compiler.compile(term, in: scope) { conditions.append(sql) } else { residual.append(term) }
             }
         }
+        if let entityTest, keepsEveryRow { conditions.append(entityTest) }
         orderBy = compiler.orderBy(request.sortDescriptors, in: scope)
         from = "\(q(table.name)) t0" + (scope.joins.isEmpty ? "" : " " + scope.joins.joined(separator: " "))
         whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
