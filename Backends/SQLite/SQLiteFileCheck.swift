@@ -50,11 +50,13 @@ enum SQLiteFileCheck {
     /// it is: with `synchronous` on, SQLite writes a journal's header with its magic number zeroed and fills
     /// the magic in only when it syncs the journal, before the first page of the database file is changed.
     /// A process killed in between (in the first steps of a commit, or of `PRAGMA journal_mode = DELETE`)
-    /// leaves such a journal beside a database it never changed.
+    /// leaves such a journal beside a database it never changed. A journal with content that cannot be read
+    /// counts as an unfinished transaction: what it holds is unknown.
     static func hasUnfinishedTransaction(_ url: URL) -> Bool {
-        guard let journal = FileHandle(forReadingAtPath: url.path + "-journal") else { return false }
+        guard hasRollbackJournal(url) else { return false }
+        guard let journal = FileHandle(forReadingAtPath: url.path + "-journal") else { return true }
         defer { try? journal.close() }
-        guard let first = try? journal.read(upToCount: 1)?.first else { return false }
+        guard let first = try? journal.read(upToCount: 1)?.first else { return true }
         return first != 0
     }
 

@@ -49,14 +49,14 @@ package struct CommandLineTool {
         }
         let rest = Array(words.dropFirst())
         if Self.wantsHelp(rest) {
-            print(command.usage)
+            print(usage(of: command))
             return Self.success
         }
         do {
             try command.run(rest)
             return Self.success
         } catch let error as UsageError {
-            printError("\(name) \(word): \(error.description)\n\n\(command.usage)\n\nRun `\(name) \(word) --help` for its options.")
+            printError("\(name) \(word): \(error.description)\n\n\(usage(of: command))\n\nRun `\(name) \(word) --help` for its options.")
             return Self.usageError
         } catch let diagnostic as SourceDiagnostic {
             // `file:line: error: …` stays at the start of the line, where build logs and editors look for it.
@@ -78,8 +78,15 @@ package struct CommandLineTool {
             printError("\(name) help: unknown command \"\(topic)\".\n\n\(help)")
             return Self.usageError
         }
-        print(command.usage)
+        print(usage(of: command))
         return Self.success
+    }
+
+    /// A command's usage text as this tool runs it: the texts are written for the `coredata` tool
+    /// (`coredata compile …`), and another tool sharing the command (`coredata-modelc`) shows its own name.
+    private func usage(of command: any Command.Type) -> String {
+        guard name != "coredata" else { return command.usage }
+        return command.usage.replacingOccurrences(of: "coredata \(command.name) ", with: "\(name) \(command.name) ")
     }
 
     /// Whether a command's arguments ask for its usage (`--help` or `-h` before any `--`).

@@ -31,6 +31,11 @@ import Testing
         let listed = help.output.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
             .compactMap { $0.split(separator: " ").first.map(String.init) }
         #expect(listed == ["generate", "compile", "accessors"], "\(help.output)")
+        for command in ["generate", "compile", "accessors"] {
+            let usage = try ToolProcess.run([command, "--help"], tool: Self.tool)
+            #expect(usage.status == 0 && usage.output.hasPrefix("usage: coredata-modelc \(command) "), "\(usage.output)")
+            #expect(!usage.output.contains("coredata \(command)"), "a command's usage names the tool that runs it: \(usage.output)")
+        }
         let version = try ToolProcess.run(["--version"], tool: Self.tool)
         #expect(version.status == 0)
         let coredataVersion = try ToolProcess.run(["--version"])
