@@ -41,11 +41,11 @@ struct PostgreSQLMigrationSourceReader: SQLMigrationSourceReader {
         try connection.query("SELECT COALESCE(MAX(Z_PK), 0) FROM \(schema).\(SQLSchema.quote(table))").int64(0, 0) ?? 0
     }
 
-    /// The name the schema writes for a catalog name (`zitem` → `ZITEM`), or nil when the schema's SQL does
-    /// not reach that name.
+    /// The name the schema writes for a catalog name (`zitem` → `ZITEM`, `achange` → `ACHANGE`: the history
+    /// tables are written without quotes too), or nil when the schema's SQL does not reach that name.
     static func storeName(_ catalogName: String) -> String? {
         let name = catalogName.uppercased()
-        let isBare = SQLSchema.quote(name) == name
+        let isBare = SQLSchema.quote(name) == name || SQLPersistentHistory.tableNames.contains(name)
         return (isBare ? name.lowercased() : name) == catalogName ? name : nil
     }
 }

@@ -70,6 +70,7 @@ extension PostgreSQLStore {
             }
             try connection.query("DELETE FROM \(SQLSchema.quote(table.name)) WHERE Z_PK = ANY($1::bigint[])", [array])
         }
+        try recordHistory(doomed.map { ($0, .delete, nil) }, info: SQLPersistentHistory.batchTransactionInfo)
         return doomed
     }
 

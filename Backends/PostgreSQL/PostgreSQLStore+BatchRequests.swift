@@ -29,7 +29,11 @@ extension PostgreSQLStore {
                 guard case .keys(let keys) = try fetch(request.fetch), !keys.isEmpty else { return [] }
                 parameters.append(Self.keyArray(keys.map(\.primaryKey)))
                 let sql = "UPDATE \(SQLSchema.quote(plan.table.name)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ANY($\(parameters.count)::bigint[]) RETURNING Z_PK, Z_ENT"
-                return Self.keys(of: try connection.query(sql, parameters))
+                let updated = Self.keys(of: try connection.query(sql, parameters))
+                // One mask for every row: a batch update changes the same attributes everywhere.
+                let mask = SQLPersistentHistory.columnMask(request.assignments.compactMap { plan.entity.layout.slotByName[$0.attribute.name] })
+                try recordHistory(updated.map { ($0, .update, mask) }, info: SQLPersistentHistory.batchTransactionInfo)
+                return updated
             }
         }
     }
@@ -72,6 +76,7 @@ extension PostgreSQLStore {
                     try connection.query(head + " VALUES " + tuples.joined(separator: ", "), parameters)
                     start += rows.count
                 }
+                try recordHistory(keys.map { ($0, .insert, nil) }, info: SQLPersistentHistory.batchTransactionInfo)
             }
         }
         return keys

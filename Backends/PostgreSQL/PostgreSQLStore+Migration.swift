@@ -51,7 +51,7 @@ extension PostgreSQLStore {
                 }
                 let plan = try SQLMigrationPlan(source: source, schema: schema, newQualifier: new, oldQualifier: old)
                 let tables = Self.storeTables(of: source)
-                try connection.execute("LOCK TABLE \(tables.map { "\(old).\(SQLSchema.quote($0))" }.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE")
+                try connection.execute("LOCK TABLE \(tables.map { "\(old).\(Self.tableName($0))" }.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE")
                 let uuid = (current[NSStoreUUIDKey] as? String) ?? UUID().uuidString
                 try prepareMigratingSchema(new, storeUUID: uuid)
                 try connection.execute("SET LOCAL search_path = \(new)")
@@ -59,6 +59,7 @@ extension PostgreSQLStore {
                                                            model: request.model, keeping: current)
                 try createTables(metadata: metadata)
                 try copyRows(plan)
+                try copyHistory(from: old, source: source, plan: plan)
                 try replace(old, tables: tables, with: new)
                 // Created once the rows are in their final schema, then every derived value computed from them
                 // (as Apple's migration runs its triggers' data statements).
@@ -90,13 +91,20 @@ extension PostgreSQLStore {
     }
 
     /// The old store's tables, as `source` names them: Core Data's three, the tables of the entities in
-    /// `Z_PRIMARYKEY`, and the join tables named after their entity numbers (`Z_<n><REL>`).
+    /// `Z_PRIMARYKEY`, the join tables named after their entity numbers (`Z_<n><REL>`), and the history tables.
     private static func storeTables(of source: SQLMigrationSource) -> [String] {
         let entityTables = Set(source.entities.keys.compactMap(source.table(of:)))
         return source.columns.keys.filter { name in
             ["Z_METADATA", "Z_PRIMARYKEY", "Z_MODELCACHE"].contains(name) || entityTables.contains(name)
+                || SQLPersistentHistory.tableNames.contains(name)
                 || joinTableNumber(name).map { source.entities[$0] != nil } == true
         }.sorted()
+    }
+
+    /// A table of the store as its SQL names it: quoted as `SQLSchema.quote` quotes, the history tables bare
+    /// (they are created without quotes, so PostgreSQL folds their names to lower case).
+    private static func tableName(_ table: String) -> String {
+        SQLPersistentHistory.tableNames.contains(table) ? table : SQLSchema.quote(table)
     }
 
     /// The entity number of a join table's name (`Z_12TAGS` → 12), or nil for another name.
@@ -149,7 +157,7 @@ extension PostgreSQLStore {
     /// being dropped with it. Then the schema `old` is dropped with what else it holds and `new` renamed in
     /// its place, or, in `public`, the new tables are moved in.
     private func replace(_ old: String, tables: [String], with new: String) throws {
-        for table in tables { try connection.execute("DROP TABLE \(old).\(SQLSchema.quote(table)) RESTRICT") }
+        for table in tables { try connection.execute("DROP TABLE \(old).\(Self.tableName(table)) RESTRICT") }
         guard old == "public" else {
             try connection.execute("DROP SCHEMA \(old) CASCADE")
             try connection.execute("ALTER SCHEMA \(new) RENAME TO \(old)")

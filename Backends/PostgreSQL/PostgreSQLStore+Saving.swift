@@ -89,6 +89,7 @@ extension PostgreSQLStore {
             try writeMetadata(metadata)
             newMetadata = metadata
         }
+        try recordHistory(of: changes)
         try announce(changes)
         return (StoreSaveResult(versions: versions, derivedValues: derivedValues), newMetadata)
     }

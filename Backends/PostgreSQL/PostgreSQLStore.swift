@@ -49,6 +49,8 @@ public final class PostgreSQLStore: PersistentStoreBackend, BatchUpdating, Batch
     var listening = false
     /// Saves announced by other connections.
     var remoteChanges = RemoteChangeLog()
+    /// Whether the store's schema has the persistent-history tables (then every save records history).
+    var historyTablesExist = false
 
     public init(_ request: StoreOpenRequest) throws {
         url = request.url
@@ -69,6 +71,8 @@ public final class PostgreSQLStore: PersistentStoreBackend, BatchUpdating, Batch
         metadata = [:]
         metadata = try openOrCreate(request)
         try addMissingDerivedAttributeTriggers()
+        let historyRequested = storeOptionIsSet(request.options, NSPersistentHistoryTrackingKey)
+        try run("set up persistent history", writes: historyRequested && !isReadOnly) { try setUpHistory(requested: historyRequested) }
         try run("listen for remote changes", writes: false) { try listenIfAsked(request.options) }
     }
 

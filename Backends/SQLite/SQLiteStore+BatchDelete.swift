@@ -28,7 +28,7 @@ extension SQLiteStore {
         return try connection.transaction {
             // History needs every deleted key.
             let result = try deleteRows(request, collectingKeys: collectingKeys || recordsHistory)
-            if recordsHistory { try recordHistory(result.keys.map { ($0, .delete, nil) }, info: Self.batchTransactionInfo) }
+            if recordsHistory { try recordHistory(result.keys.map { ($0, .delete, nil) }, info: SQLPersistentHistory.batchTransactionInfo) }
             return result
         }
     }

@@ -1,4 +1,5 @@
 import CSQLite
+import CoreDataSQL
 import CoreDataStoreKit
 
 extension SQLiteStore {
@@ -52,7 +53,7 @@ extension SQLiteStore {
                     while try statement.step() {}
                     start += count
                 }
-                if recordsHistory { try recordHistory(keys.map { ($0, .insert, nil) }, info: Self.batchTransactionInfo) }
+                if recordsHistory { try recordHistory(keys.map { ($0, .insert, nil) }, info: SQLPersistentHistory.batchTransactionInfo) }
                 return keys
             }
         } catch let error as NSError {

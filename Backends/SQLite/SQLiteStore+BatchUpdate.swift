@@ -58,8 +58,8 @@ extension SQLiteStore {
                 }()
                 if recordsHistory, !updated.keys.isEmpty {
                     // One mask for every row: a batch update changes the same attributes everywhere.
-                    let mask = Self.columnMask(request.assignments.compactMap { plan.entity.layout.slotByName[$0.attribute.name] })
-                    try recordHistory(updated.keys.map { ($0, .update, mask) }, info: Self.batchTransactionInfo)
+                    let mask = SQLPersistentHistory.columnMask(request.assignments.compactMap { plan.entity.layout.slotByName[$0.attribute.name] })
+                    try recordHistory(updated.keys.map { ($0, .update, mask) }, info: SQLPersistentHistory.batchTransactionInfo)
                 }
                 return updated
             }

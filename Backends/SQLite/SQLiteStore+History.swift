@@ -2,22 +2,14 @@ import CoreDataSQL
 import CoreDataStoreKit
 import Foundation
 
-/// Persistent history in Apple's tables: `ATRANSACTION` (one row per save: time, and author, bundle, context
-/// and process names as keys into `ATRANSACTIONSTRING`), `ACHANGE` (one row per changed object: kind 0/1/2,
-/// `Z_ENT` and `Z_PK` of the object, transaction, and for an update the changed columns) and their
-/// `Z_PRIMARYKEY` entities 16001–16003, as Apple's Core Data writes them.
+/// Persistent history in Apple's tables (`SQLPersistentHistory`: `ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`
+/// and their `Z_PRIMARYKEY` entities 16001–16003, as Apple's Core Data writes them).
 ///
 /// The tables are created when the store is added with `NSPersistentHistoryTrackingKey` (a store written
 /// without it gains nothing). History a file already holds, Apple's included, is read either way. Saves and
 /// batch deletes, updates and inserts are recorded (a batch request's transaction has the process's names and
 /// no author; a batch delete records every row it deletes, cascades included).
-/// `ZCOLUMNS` of an update is written as a bitmask over the entity's properties in model order, bit 0 of
-/// byte 0 first: Apple's encoding of that column is undocumented and no fixture shows one, so an update's
-/// `updatedSlots` read from an Apple-written store may be wrong or nil.
 extension SQLiteStore: PersistentHistoryBackend {
-    static let historyChangeEntity: Int64 = 16001
-    static let historyTransactionEntity: Int64 = 16002
-    static let historyStringEntity: Int64 = 16003
 
     /// Saves are recorded when the store was added with the option, and also when its file already records
     /// history (an app that reads the history would otherwise miss those saves; Apple's Core Data makes such a
@@ -42,7 +34,7 @@ extension SQLiteStore: PersistentHistoryBackend {
             CREATE INDEX ATRANSACTION_ZCONTEXTNAMETS_INDEX ON ATRANSACTION (ZCONTEXTNAMETS);
             CREATE INDEX ATRANSACTION_ZPROCESSIDTS_INDEX ON ATRANSACTION (ZPROCESSIDTS);
             """)
-        for (number, name) in [(Self.historyChangeEntity, "CHANGE"), (Self.historyTransactionEntity, "TRANSACTION"), (Self.historyStringEntity, "TRANSACTIONSTRING")] {
+        for (number, name) in SQLPersistentHistory.primaryKeyRows {
             try connection.run("INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0)",
                                [.integer(number), .text(name)], cached: false)
         }
@@ -53,37 +45,27 @@ extension SQLiteStore: PersistentHistoryBackend {
     /// Records a save's changes as one transaction; called inside the save's SQL transaction.
     func recordHistory(of changes: StoreChangeSet) throws {
         guard recordsHistory else { return }
-        var rows: [(ObjectKey, StoreHistoryChange.Kind, Data?)] = []
-        rows += changes.inserted.map { ($0.key, .insert, nil) }
-        rows += changes.updated.map { ($0.row.key, .update, Self.columnMask($0.changedSlots)) }
-        rows += changes.deleted.map { ($0.key, .delete, nil) }
-        try recordHistory(rows, info: changes.transaction ?? Self.batchTransactionInfo)
-    }
-
-    /// Who made a batch request: the process (batch requests carry no context's author or name).
-    static var batchTransactionInfo: StoreTransactionInfo {
-        StoreTransactionInfo(author: nil, contextName: nil, bundleID: Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName,
-                             processID: String(ProcessInfo.processInfo.processIdentifier))
+        try recordHistory(SQLPersistentHistory.changes(of: changes), info: changes.transaction ?? SQLPersistentHistory.batchTransactionInfo)
     }
 
     /// Records one transaction of changed rows; called inside the SQL transaction that changed them. Nothing is
     /// recorded when history is off or no row changed.
-    func recordHistory(_ rows: [(ObjectKey, StoreHistoryChange.Kind, Data?)], info: StoreTransactionInfo) throws {
+    func recordHistory(_ rows: [(key: ObjectKey, kind: StoreHistoryChange.Kind, columns: Data?)], info: StoreTransactionInfo) throws {
         guard recordsHistory, !rows.isEmpty else { return }
-        let transaction = try nextHistoryKey(Self.historyTransactionEntity, count: 1)
+        let transaction = try nextHistoryKey(SQLPersistentHistory.transactionEntity, count: 1)
         try connection.run("""
             INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP)
             VALUES (?, ?, NULL, ?, ?, ?, ?, ?)
-            """, [.integer(transaction), .integer(Self.historyTransactionEntity),
+            """, [.integer(transaction), .integer(SQLPersistentHistory.transactionEntity),
                   try stringKey(info.author), try stringKey(info.bundleID), try stringKey(info.contextName), try stringKey(info.processID),
                   .real(Date().timeIntervalSinceReferenceDate)])
-        var key = try nextHistoryKey(Self.historyChangeEntity, count: Int64(rows.count))
+        var key = try nextHistoryKey(SQLPersistentHistory.changeEntity, count: Int64(rows.count))
         let statement = try connection.statement("""
             INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, ?, NULL, ?, ?, ?, ?, ?)
             """)
         for (object, kind, columns) in rows {
             defer { statement.reset() }
-            try statement.bind([.integer(key), .integer(Self.historyChangeEntity), .integer(Int64(kind.rawValue)),
+            try statement.bind([.integer(key), .integer(SQLPersistentHistory.changeEntity), .integer(Int64(kind.rawValue)),
                                 .integer(schema.storedNumber(forModel: object.entityNumber)), .integer(object.primaryKey), .integer(transaction),
                                 columns.map { .blob($0) } ?? .null])
             while try statement.step() {}
@@ -104,29 +86,10 @@ extension SQLiteStore: PersistentHistoryBackend {
         if let existing = try connection.query("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?", [.text(name)], { $0.int64(at: 0) }).first {
             return .integer(existing)
         }
-        let key = try nextHistoryKey(Self.historyStringEntity, count: 1)
+        let key = try nextHistoryKey(SQLPersistentHistory.stringEntity, count: 1)
         try connection.run("INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, NULL, ?)",
-                           [.integer(key), .integer(Self.historyStringEntity), .text(name)])
+                           [.integer(key), .integer(SQLPersistentHistory.stringEntity), .text(name)])
         return .integer(key)
-    }
-
-    /// The changed slots as a bitmask, bit 0 of byte 0 first.
-    static func columnMask(_ slots: [Int]) -> Data {
-        var bytes = [UInt8](repeating: 0, count: ((slots.max() ?? 0) / 8) + 1)
-        for slot in slots where slot >= 0 { bytes[slot / 8] |= 1 << UInt8(slot % 8) }
-        return Data(bytes)
-    }
-
-    /// The slots a bitmask names, keeping those within `slotCount`.
-    static func slots(inMask data: Data, slotCount: Int) -> [Int] {
-        var slots: [Int] = []
-        for (index, byte) in data.enumerated() {
-            for bit in 0..<8 where byte & (1 << UInt8(bit)) != 0 {
-                let slot = index * 8 + bit
-                if slot < slotCount { slots.append(slot) }
-            }
-        }
-        return slots
     }
 
     // MARK: Reading
@@ -162,7 +125,7 @@ extension SQLiteStore: PersistentHistoryBackend {
                   case let entityNumber = schema.modelNumber(forStored: row.int64(at: 2)), entityNumber > 0, row.int64(at: 3) > 0 else { return }
             var updated: [Int]?
             if kind == .update, let mask = row.data(at: 5), let entity = model.entity(withNumber: entityNumber) {
-                updated = Self.slots(inMask: mask, slotCount: entity.layout.slotCount)
+                updated = SQLPersistentHistory.slots(inMask: mask, slotCount: entity.layout.slotCount)
             }
             transactions[at].changes.append(StoreHistoryChange(number: row.int64(at: 0), key: ObjectKey(entityNumber: entityNumber, primaryKey: row.int64(at: 3)),
                                                                kind: kind, updatedSlots: updated))

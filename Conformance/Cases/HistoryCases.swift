@@ -108,5 +108,61 @@ enum HistoryCases {
                 try env.expectEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")), 1, "deleting history deletes no objects")
             }
         },
+        ConformanceCase("history/batch-requests-are-recorded", adopting: [.persistentHistory, .batchInserting, .batchUpdating]) { env in
+            let writer = try env.openCoordinator(options: tracking)
+            let context = env.context(writer)
+            try context.performAndWait {
+                context.transactionAuthor = "not a batch request's"
+                _ = try context.execute(NSBatchInsertRequest(entityName: "Owner", objects: ["a", "b", "c"].map { ["name": $0] }))
+                let update = NSBatchUpdateRequest(entityName: "Owner")
+                update.predicate = NSPredicate(format: "name IN %@", ["b", "c"])
+                update.propertiesToUpdate = ["name": "renamed"]
+                _ = try context.execute(update)
+                _ = try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Owner")))
+            }
+            let reader = try reader(env, writer)
+            try reader.performAndWait {
+                let all = try transactions(reader, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+                let insert = NSPersistentHistoryChangeType.insert, update = NSPersistentHistoryChangeType.update, delete = NSPersistentHistoryChangeType.delete
+                try env.expectEqual(all.map { ($0.changes ?? []).map(\.changeType.rawValue) },
+                                    [[insert, insert, insert], [update, update], [delete, delete, delete]].map { $0.map(\.rawValue) },
+                                    "one transaction per batch request, one change per row, also after a reopen")
+                try env.expectEqual(all.count == 3 ? all[1].changes?.first?.updatedProperties?.map(\.name) : nil, ["name"],
+                                    "a batch update's changed properties")
+                try env.expect(all.allSatisfy { $0.author == nil && !$0.processID.isEmpty },
+                               "batch requests carry the process, not a context's author: \(all.map { ($0.author, $0.processID) })")
+            }
+        },
+        ConformanceCase("history/survives-a-lightweight-migration", requires: .persistent, adopting: [.persistentHistory, .lightweightMigrating]) { env in
+            let writer = try env.openCoordinator(options: tracking)
+            let context = env.context(writer)
+            try context.performAndWait {
+                for name in ["a", "b"] {
+                    _ = Fixtures.owner(context, name)
+                    try context.save()
+                }
+            }
+            for store in writer.persistentStores { try writer.remove(store) }
+            let changed = ConformanceModel.make()
+            changed.entitiesByName["Owner"]?.properties.append(NSAttributeDescription(name: "nickname", type: .string))
+            var options = tracking
+            options[NSMigratePersistentStoresAutomaticallyOption] = true
+            options[NSInferMappingModelAutomaticallyOption] = true
+            let migrated = env.context(try env.openCoordinator(options: options, model: changed))
+            try migrated.performAndWait {
+                let kept = try transactions(migrated, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+                try env.expectEqual(kept.count, 2, "the transactions recorded before the migration")
+                let names = try kept.map { transaction in
+                    let id = try env.require(transaction.changes?.first?.changedObjectID, "a migrated transaction's change")
+                    return try migrated.existingObject(with: id).value(forKey: "name") as? String
+                }
+                try env.expectEqual(names, ["a", "b"], "each migrated change names its object as the migrated store knows it")
+                _ = Fixtures.owner(migrated, "c")
+                try migrated.save()
+                let numbers = try transactions(migrated, .fetchHistory(after: nil as NSPersistentHistoryToken?)).map(\.transactionNumber)
+                try env.expectEqual(numbers.count, 3, "a save after the migration is recorded")
+                try env.expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "transaction numbers keep rising after the migration: \(numbers)")
+            }
+        },
     ]
 }

@@ -19,7 +19,8 @@ final class IncrementingMergePolicy: NSMergePolicy, @unchecked Sendable {
 }
 
 /// Several processes (app servers) on one PostgreSQL store: conflicting saves merged by a merge policy lose
-/// no increment, saves reach the others as remote-change notifications with object IDs, and a server restart
+/// no increment, saves reach the others as remote-change notifications with object IDs, persistent history read
+/// while two servers save misses no transaction, and a server restart
 /// costs at most the statement in flight. Child processes are this test binary running `childIncrements`.
 @Suite(.serialized, .enabled(if: PostgreSQLTestServer.url != nil, Comment(rawValue: PostgreSQLTestServer.unavailableReason)))
 struct PostgreSQLManyServersTests {
@@ -86,6 +87,49 @@ struct PostgreSQLManyServersTests {
             #expect(child.terminationStatus == 0, "a child process finished its increments")
         }
         #expect(try Self.storedCount(url) == Int64(2 * Self.increments), "every increment of both processes is counted")
+    }
+
+    /// Two servers saving at once with persistent history, and a third reading the history after its last token
+    /// while they save: every transaction reaches the reader exactly once, and the numbers only rise (a number
+    /// is taken in the order the transactions commit, so none appears behind a token already read).
+    @Test func historyReadWhileTwoServersSaveMissesNoTransaction() throws {
+        let url = PostgreSQLTestServer.newStoreURL()
+        defer { Self.destroy(url) }
+        let tracking: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true as NSNumber]
+        let writers = try (0..<2).map { _ in Self.context(try Self.coordinator(url, options: tracking)) }
+        let reader = Self.context(try Self.coordinator(url, options: tracking))
+        let savesEach = 150
+        let done = DispatchGroup()
+        for (index, writer) in writers.enumerated() {
+            DispatchQueue.global().async(group: done) {
+                writer.performAndWait {
+                    for save in 0..<savesEach {
+                        NSEntityDescription.insertNewObject(forEntityName: "Counter", into: writer).setValue("\(index)-\(save)", forKey: "name")
+                        try? writer.save()
+                    }
+                }
+            }
+        }
+        var seen: [Int64] = []
+        var token: NSPersistentHistoryToken?
+        func readNewTransactions() throws {
+            try reader.performAndWait {
+                let result = try reader.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: token)) as? NSPersistentHistoryResult
+                let transactions = result?.result as? [NSPersistentHistoryTransaction] ?? []
+                seen += transactions.map(\.transactionNumber)
+                token = transactions.last?.token ?? token
+            }
+        }
+        while done.wait(timeout: .now() + .milliseconds(5)) == .timedOut { try readNewTransactions() }
+        try readNewTransactions()
+        #expect(seen.count == 2 * savesEach, "each save's transaction read once")
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 }, "transaction numbers rise in the order they were read")
+        let all = try reader.performAndWait {
+            (try reader.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)) as? NSPersistentHistoryResult)?
+                .result as? [NSPersistentHistoryTransaction] ?? []
+        }
+        #expect(all.map(\.transactionNumber) == seen, "what the reader gathered is the whole history")
+        #expect(all.allSatisfy { $0.changes?.count == 1 }, "one inserted object per transaction")
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment[storeVariable] != nil, "runs only as a child process"))
