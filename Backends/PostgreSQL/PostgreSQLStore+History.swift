@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Guarantees:
 /// - The tables are created when a writable store is added with `NSPersistentHistoryTrackingKey` (a store
-///   added without it gains nothing); a store whose schema already has them records history either way, so an
-///   app that reads the history misses no server's saves.
+///   added without it gains nothing); a store added to a schema that already has them records history either
+///   way, so an app that reads the history misses no save of a server that added the store after them.
 /// - Each save and batch request is recorded in its own transaction, so a transaction's history commits with
 ///   its rows or not at all.
 /// - Transaction numbers follow the commit order across servers: the number comes from an `UPDATE` of the
