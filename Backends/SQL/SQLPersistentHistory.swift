@@ -26,8 +26,9 @@ public enum SQLPersistentHistory {
         (changeEntity, "CHANGE"), (transactionEntity, "TRANSACTION"), (stringEntity, "TRANSACTIONSTRING"),
     ]
 
-    /// The columns of `ATRANSACTIONSTRING` and `ATRANSACTION`, in Apple's order (what a migration copies).
+    /// The columns of `ATRANSACTIONSTRING`, in Apple's order (what a migration copies).
     public static let stringColumns = ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"]
+    /// The columns of `ATRANSACTION`, in Apple's order (what a migration copies).
     public static let transactionColumns = ["Z_PK", "Z_ENT", "Z_OPT", "ZAUTHORTS", "ZBUNDLEIDTS", "ZCONTEXTNAMETS", "ZPROCESSIDTS",
                                             "ZTIMESTAMP", "ZAUTHOR", "ZBUNDLEID", "ZCONTEXTNAME", "ZPROCESSID", "ZQUERYGEN"]
 

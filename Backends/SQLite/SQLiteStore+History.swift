@@ -10,7 +10,6 @@ import Foundation
 /// batch deletes, updates and inserts are recorded (a batch request's transaction has the process's names and
 /// no author; a batch delete records every row it deletes, cascades included).
 extension SQLiteStore: PersistentHistoryBackend {
-
     /// Saves are recorded when the store was added with the option, and also when its file already records
     /// history (an app that reads the history would otherwise miss those saves; Apple's Core Data makes such a
     /// store read-only instead, which would refuse every save).
