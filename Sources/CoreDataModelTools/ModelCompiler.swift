@@ -15,7 +15,8 @@ public enum ModelCompiler {
     ///
     /// `productModule` is the module the compiled model's classes are built into (momc's `--module`, which Xcode
     /// passes as the product module): the class of each entity whose Codegen is Class Definition, named without
-    /// a module, is written as `<productModule>.<Class>`. Xcode's generated classes carry `@objc(<Class>)`, which
+    /// a module, is written as `<productModule>.<Class>`, and so is every class the file names with a leading dot
+    /// (`representedClassName=".Person"`, Xcode's "Current Product Module", whatever the Codegen), as momc does. Xcode's generated classes carry `@objc(<Class>)`, which
     /// lets Apple's runtime find them by the plain name; Swift on Linux has no `@objc`, so the compiled model
     /// names the module the generated class lives in, and the first object made from the model (an untyped
     /// `insertNewObject(forEntityName:into:)` included) is of that class. Version hashes do not include class
@@ -53,11 +54,15 @@ public enum ModelCompiler {
         try write(encoded, info: info, to: output)
     }
 
-    /// Names the classes of the Class Definition entities of `model` (read from `version`) with `module`.
+    /// Names with `module` the classes of `model`'s entities (read from `version`) that live in the product
+    /// module: those of Class Definition entities named without a module, and those the file names with a
+    /// leading dot (the loader drops the dot, leaving the class unqualified).
     private static func qualifyGeneratedClasses(of model: NSManagedObjectModel, from version: URL, in module: String) throws {
         let hints = try ModelFileLoader.codegenHints(contentsOf: version)
-        for entity in model.entities where hints.entities[entity.name ?? ""]?.codeGenerationType == "class" {
-            guard let className = entity.managedObjectClassName, !className.contains("."),
+        for entity in model.entities {
+            guard let hint = hints.entities[entity.name ?? ""],
+                  hint.codeGenerationType == "class" || hint.representedClassName?.hasPrefix(".") == true,
+                  let className = entity.managedObjectClassName, !className.contains("."),
                   className != "NSManagedObject" else { continue }
             entity.managedObjectClassName = "\(module).\(className)"
         }

@@ -54,6 +54,51 @@ import Testing
         #expect(!text.contains("trap"), "a declaration inside a string literal was read")
     }
 
+    /// What the probe re-declares keeps what members' types need, as real apps' classes show: a to-many `Set` of
+    /// entity classes (each class stub is `Hashable` through `NSObject`, or its superclass when that is a class
+    /// of the target, whose type aliases it then inherits), a `public` type alias, a generic type whose
+    /// parameter's constraint an alias needs, and a protocol with a primary associated type.
+    @Test func probeKeepsWhatMembersTypesNeed() throws {
+        let (run, output) = try generate([
+            "Model.swift": """
+                import CoreData
+                public final class Item: NSManagedObject {}
+                open class Base: NSManagedObject { public typealias ID = UUID }
+                public final class Box: Base {
+                    public typealias Key = String
+                    @NSManaged public var items: Set<Item>
+                    @NSManaged public var identifier: ID
+                    @NSManaged public var key: Key
+                    @NSManaged public var pages: Page<Item>.Items
+                }
+                public struct Page<T: Hashable> where T: AnyObject { public typealias Items = Set<T> }
+                public protocol Store<Entry> where Entry: Hashable { associatedtype Entry }
+                """,
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        let text = try #require(output)
+        for member in ["5items", "10identifier", "3key", "5pages"] {
+            #expect(text.contains("@_silgen_name(\"$s6Sample3BoxC\(member)"), "no accessor of \(member): \(text)")
+        }
+    }
+
+    /// A constraint naming a module the probe is not given (no import path for it) does not stop generation: the
+    /// types are re-declared again with their parameters' names alone.
+    @Test func constraintsTheProbeCannotSeeFallBackToNames() throws {
+        let (run, output) = try generate([
+            "Visit.swift": """
+                import Foundation
+                import Geo
+                public struct Cache<Key: Geo.Locatable> where Key: Hashable {}
+                public class Visit: Geo.Place {
+                    @NSManaged public var name: String?
+                }
+                """,
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(try #require(output).contains("@_silgen_name(\"$s6Sample5VisitC4nameSSSgvg\")"))
+    }
+
     /// Members typed with another module's class and type alias: with the folder of that module's
     /// `.swiftmodule` (what the build plugin passes), the probe imports it and the symbols name the module;
     /// without it, the compiler's error names the type.

@@ -55,7 +55,8 @@ import Testing
         #expect(derived.derivationExpressionFormat == "count(pages)")
     }
 
-    /// `--module` (as momc's): the Class Definition entity's class is named with the module, the others keep the
+    /// `--module` (as momc's): the Class Definition entity's class is named with the module, and so is every class
+    /// written with a leading dot (Xcode's "Current Product Module"), whatever its Codegen; the others keep the
     /// name the file writes; the version hashes are the same as without it.
     @Test func moduleNamesTheClassesOfClassDefinitionEntities() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compile-\(UUID().uuidString)/Shop.xcdatamodel")
@@ -69,6 +70,8 @@ import Testing
                 <entity name="Note" representedClassName="Note" syncable="YES" codeGenerationType="category"/>
                 <entity name="Clerk" representedClassName="Clerk" syncable="YES"/>
                 <entity name="Stock" representedClassName="Inventory.Stock" syncable="YES" codeGenerationType="class"/>
+                <entity name="Folder" representedClassName=".FolderData" syncable="YES"/>
+                <entity name="Tag" representedClassName=".Tag" syncable="YES" codeGenerationType="category"/>
             </model>
             """.utf8).write(to: folder.appendingPathComponent("contents"))
         let plain = folder.deletingLastPathComponent().appendingPathComponent("Plain.momd")
@@ -78,8 +81,11 @@ import Testing
         #expect(run.status == 0, "\(run.error)")
         let model = try NSManagedObjectModel.load(contentsOf: qualified)
         let names = model.entitiesByName.mapValues { $0.managedObjectClassName ?? "" }
-        #expect(names == ["Order": "ShopApp.Order", "Note": "Note", "Clerk": "Clerk", "Stock": "Inventory.Stock"])
+        #expect(names == ["Order": "ShopApp.Order", "Note": "Note", "Clerk": "Clerk", "Stock": "Inventory.Stock",
+                          "Folder": "ShopApp.FolderData", "Tag": "ShopApp.Tag"])
         #expect(model.entityVersionHashesByName == (try NSManagedObjectModel.load(contentsOf: plain)).entityVersionHashesByName)
+        // Without a module the leading dot is dropped, as before.
+        #expect(try NSManagedObjectModel.load(contentsOf: plain).entitiesByName["Folder"]?.managedObjectClassName == "FolderData")
     }
 
     /// A model with a composite attribute compiles; the compiled model has the composite and its elements.

@@ -153,6 +153,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return stores.first { $0.url.map { Self.sameLocation($0, url) } ?? false }
     }
 
+    /// The location of `store` (Apple's `url(for:)`): the URL it was added with, or `/dev/null` for a store added
+    /// without one (an in-memory store; Apple's documentation does not say what it gives, and `/dev/null` is its
+    /// conventional URL of a store with no file).
+    open func url(for store: NSPersistentStore) -> URL {
+        store.url ?? URL(fileURLWithPath: "/dev/null")
+    }
+
     /// Whether two store URLs name one place: file URLs after standardizing their paths, others as written.
     static func sameLocation(_ first: URL, _ second: URL) -> Bool {
         guard first.isFileURL, second.isFileURL else { return first.absoluteString == second.absoluteString }

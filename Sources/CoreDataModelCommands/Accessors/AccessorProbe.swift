@@ -42,6 +42,9 @@ struct AccessorProbe {
     let moduleName: String
     let workDirectory: URL
     var dependencies = Dependencies()
+    /// Whether the re-declared types keep their generic constraints, `where` clauses and class inheritance
+    /// (`ProbeSource.isFaithful`).
+    var isFaithful = true
 
     /// The modules among `imports` that the probe can import: Foundation and the standard library's are imported
     /// anyway; of the others, those with a compiled module in an import path. The target itself is left out.
@@ -55,7 +58,7 @@ struct AccessorProbe {
 
     /// The accessors of every member, in the order of `declarations.members`.
     func accessors(of declarations: ManagedDeclarations) throws -> [MemberAccessors] {
-        let source = ProbeSource(declarations: declarations, imports: importable(declarations.imports))
+        let source = ProbeSource(declarations: declarations, imports: importable(declarations.imports), isFaithful: isFaithful)
             .text(includingMembers: true, extensions: "")
         let sil = try compile(source, named: "NSManagedProbe.swift")
         let table = SILListing(sil)
@@ -83,7 +86,7 @@ struct AccessorProbe {
     /// Compiles the generated accessors' signatures (with empty bodies) against the probe's declarations and
     /// returns the SIL type of each symbol they define.
     func definedTypes(declarations: ManagedDeclarations, signatures: String) throws -> [String: String] {
-        let source = ProbeSource(declarations: declarations, imports: importable(declarations.imports))
+        let source = ProbeSource(declarations: declarations, imports: importable(declarations.imports), isFaithful: isFaithful)
             .text(includingMembers: false, extensions: signatures)
         return SILListing(try compile(source, named: "NSManagedAccessorCheck.swift")).definedTypes
     }
@@ -162,6 +165,11 @@ struct ProbeSource {
     let declarations: ManagedDeclarations
     /// The target's imports the probe imports too (their types keep their module in mangled names).
     var imports: [ManagedDeclarations.ImportedModule] = []
+    /// Whether types keep their generic constraints, `where` clauses and (for classes) a superclass, which
+    /// members' types may need (`Set<Tag>`, an alias `Set<T>` in `Page<T: Hashable>`); when not, types are
+    /// re-declared with their generic parameters' names alone, for a target whose constraints name something the
+    /// probe cannot see.
+    var isFaithful = true
 
     func text(includingMembers: Bool, extensions: String) -> String {
         var lines = ["import Foundation"]
@@ -177,9 +185,14 @@ struct ProbeSource {
 
     private func stub(_ type: ManagedDeclarations.DeclaredType, includingMembers: Bool) -> [String] {
         let name = type.path.last ?? ""
-        let generics = type.genericParameters.isEmpty ? "" : "<\(type.genericParameters.joined(separator: ", "))>"
-        let bound = type.isClassBound ? ": AnyObject" : ""
-        var lines = ["public \(type.kind) \(name)\(generics)\(bound) {"]
+        let parameters = isFaithful ? type.genericClause : type.genericParameters.joined(separator: ", ")
+        let generics = parameters.isEmpty ? "" : "<\(parameters)>"
+        // A protocol's `where` clause may name associated types the empty stub does not declare.
+        let whereClause = !isFaithful || type.whereClause.isEmpty || type.kind == "protocol" ? "" : " \(type.whereClause)"
+        var lines = ["public \(type.kind) \(name)\(generics)\(inheritance(of: type))\(whereClause) {"]
+        if type.kind == "protocol" {  // primary associated types (`protocol Store<Item>`) are declared in the body
+            lines += type.genericParameters.map { "associatedtype \($0)" }
+        }
         lines += aliases(at: type.path)
         for nested in declarations.types where nested.path.count == type.path.count + 1 && Array(nested.path.dropLast()) == type.path {
             lines += stub(nested, includingMembers: includingMembers)
@@ -195,8 +208,37 @@ struct ProbeSource {
         return lines
     }
 
+    /// A class-bound protocol stays class-bound. A class keeps its superclass when that is a class of the target
+    /// (re-declared here too); any other class stub inherits `NSObject`, as every managed object class does
+    /// through `NSManagedObject`: an `@NSManaged` member may need its class's inherited conformances (`Set<Tag>`
+    /// needs `Tag` to be `Hashable`), and which class a class inherits from changes no accessor's symbol or type.
+    private func inheritance(of type: ManagedDeclarations.DeclaredType) -> String {
+        switch type.kind {
+        case "protocol":
+            return type.isClassBound ? ": AnyObject" : ""
+        case "class" where isFaithful:
+            if let inherited = type.firstInherited, isTargetClass(named: inherited, seenFrom: type.path) { return ": \(inherited)" }
+            return ": NSObject"
+        default:
+            return ""
+        }
+    }
+
+    /// Whether `written` (`Base`, `Outer.Base`, `Base<T>`) names a class the target declares, looked up as Swift
+    /// does from inside the type at `path`: nested in the enclosing types first, innermost first, then at file scope.
+    private func isTargetClass(named written: String, seenFrom path: [String]) -> Bool {
+        let bare = written.prefix { $0 != "<" }.split(separator: ".").map { String($0).trimmingBackticks }
+        guard !bare.isEmpty else { return false }
+        for depth in stride(from: path.count - 1, through: 0, by: -1) {
+            if let found = declarations.type(at: Array(path.prefix(depth)) + bare) { return found.kind == "class" }
+        }
+        return false
+    }
+
     private func aliases(at path: [String]) -> [String] {
-        declarations.typeAliases.filter { $0.path == path }.map(\.text)
+        declarations.typeAliases.filter { $0.path == path }.map { alias in
+            alias.access == .internal ? alias.text : "\(alias.access.rawValue) \(alias.text)"
+        }
     }
 
     /// A Swift string literal of `text`.

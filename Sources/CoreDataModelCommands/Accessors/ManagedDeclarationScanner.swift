@@ -140,10 +140,10 @@ struct ManagedDeclarationScanner {
                 name.append(tokens[index + 1].text)
                 index += 2
             }
-            var genericParameters: [String] = []
+            var genericClause = ""
             if index < tokens.count, tokens[index].text == "<" {
                 let close = matching(from: index, open: "<", close: ">")
-                genericParameters = Self.parameterNames(text(from: index + 1, to: close))
+                genericClause = text(from: index + 1, to: close)
                 index = close + 1
             }
             guard let brace = nextOpeningBrace(from: index) else {
@@ -155,8 +155,10 @@ struct ManagedDeclarationScanner {
             let path = kind == "extension" ? name.map { $0.trimmingBackticks } : typePath + name.map { $0.trimmingBackticks }
             if kind != "extension" {
                 let classBound = kind == "protocol" && (inheritance.contains("AnyObject") || Self.words(inheritance).contains("class"))
-                declarations.types.append(.init(kind: kind, path: path, genericParameters: genericParameters,
-                                                isClassBound: classBound, access: access))
+                let (inherited, whereClause) = Self.inheritanceParts(inheritance)
+                declarations.types.append(.init(kind: kind, path: path, genericParameters: Self.parameterNames(genericClause),
+                                                genericClause: genericClause, whereClause: whereClause,
+                                                firstInherited: inherited.first, isClassBound: classBound, access: access))
             }
             scopes.append(.declarations(path))
             resetPending()
@@ -235,7 +237,7 @@ struct ManagedDeclarationScanner {
                 if depth <= 0, tokens[end].kind == .newline || text == ";" || text == "}" || text == "{" { break }
                 end += 1
             }
-            declarations.typeAliases.append(.init(path: typePath, text: text(from: start, to: end)))
+            declarations.typeAliases.append(.init(path: typePath, text: text(from: start, to: end), access: access(default: .internal)))
             index = end
             resetPending()
         }
@@ -316,6 +318,41 @@ struct ManagedDeclarationScanner {
             let raw = SwiftTokenizer.text(utf8, from: tokens[start].start, to: tokens[min(end, tokens.count) - 1].end)
             return raw.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
                 .joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        }
+
+        /// `: Base<T>, Proto where T: Hashable` → (`["Base<T>", "Proto"]`, `where T: Hashable`); an empty header
+        /// gives no types and no clause.
+        static func inheritanceParts(_ header: String) -> (types: [String], whereClause: String) {
+            var list = header.trimmingCharacters(in: .whitespaces)
+            var whereClause = ""
+            if let range = topLevelWhere(in: list) {
+                whereClause = String(list[range.lowerBound...]).trimmingCharacters(in: .whitespaces)
+                list = String(list[..<range.lowerBound])
+            }
+            guard list.hasPrefix(":") else { return ([], whereClause) }
+            return (split(String(list.dropFirst())), whereClause)
+        }
+
+        /// The range of the word `where` outside angle brackets and parentheses, if any.
+        private static func topLevelWhere(in text: String) -> Range<String.Index>? {
+            var depth = 0
+            var position = text.startIndex
+            while position < text.endIndex {
+                let character = text[position]
+                if "([<".contains(character) { depth += 1 }
+                if ")]>".contains(character) { depth -= 1 }
+                if depth == 0, text[position...].hasPrefix("where"),
+                   position == text.startIndex || !Self.isIdentifierCharacter(text[text.index(before: position)]) {
+                    let end = text.index(position, offsetBy: 5)
+                    if end == text.endIndex || !Self.isIdentifierCharacter(text[end]) { return position..<end }
+                }
+                position = text.index(after: position)
+            }
+            return nil
+        }
+
+        private static func isIdentifierCharacter(_ character: Character) -> Bool {
+            character.isLetter || character.isNumber || character == "_"
         }
 
         /// `T, U: Equatable` → `["T", "U"]`.

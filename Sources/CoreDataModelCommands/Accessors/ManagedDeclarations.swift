@@ -10,6 +10,13 @@ struct ManagedDeclarations {
         let path: [String]
         /// The generic parameter names, without constraints.
         let genericParameters: [String]
+        /// The generic parameter clause as written, constraints included (`T: Hashable, U`), empty for none.
+        var genericClause = ""
+        /// The type's `where` clause as written (`where T: Hashable`), empty for none.
+        var whereClause = ""
+        /// The first type of the inheritance clause as written (`Base`, `Base<T>`, `NSManagedObject`): for a class,
+        /// its superclass when it has one (the syntax does not tell a superclass from a protocol).
+        var firstInherited: String?
         /// For a protocol: whether it is class-bound (`: AnyObject`), which changes how its existential is passed.
         let isClassBound: Bool
         let access: AccessLevel
@@ -18,7 +25,9 @@ struct ManagedDeclarations {
     /// A `typealias` the target declares, kept as written, inside the type at `path` (empty: at file scope).
     struct TypeAlias {
         let path: [String]
+        /// From the `typealias` keyword on; the access level is `access`.
         let text: String
+        var access: AccessLevel = .internal
     }
 
     /// One parameter of an `@NSManaged` method.

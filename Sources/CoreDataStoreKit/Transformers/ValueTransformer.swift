@@ -33,9 +33,10 @@ extension _ValueTransformerLookup where Self == ValueTransformer {
 /// Core Data stores a transformable value as the transformer's `transformedValue(_:)` and reads it back with
 /// `reverseTransformedValue(_:)`, except for the unarchiving transformers, whose direction is the opposite.
 ///
-/// `@unchecked Sendable`: the class has no state of its own, and `registry` is read and written only under `lock`; a
-/// subclass that keeps state must protect it, since the registry hands one instance to every thread.
-open class ValueTransformer: NSObject, @unchecked Sendable {
+/// Not `Sendable`, as Apple's is not (so an app's subclass is declared as it is for Apple's SDK, without being told
+/// to restate a conformance); `registry` is read and written only under `lock`. The registry hands one instance to
+/// every thread, as Apple's does, so a subclass that keeps state must protect it.
+open class ValueTransformer: NSObject {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var registry: [String: ValueTransformer] = [
         NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue: NSSecureUnarchiveFromDataTransformer(),
@@ -79,10 +80,8 @@ open class ValueTransformer: NSObject, @unchecked Sendable {
 }
 
 /// Unarchives keyed archives (`transformedValue`) and archives values (`reverseTransformedValue`); Core Data's
-/// default transformer for transformable attributes (Apple's class of the same name).
-///
-/// `@unchecked Sendable`: it has no state.
-open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Sendable {
+/// default transformer for transformable attributes (Apple's class of the same name). It has no state.
+open class NSSecureUnarchiveFromDataTransformer: ValueTransformer {
     /// The classes an archive may contain: Foundation's value classes. Subclasses list their own.
     open class var allowedTopLevelClasses: [AnyClass] {
         [NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self, NSURL.self, NSUUID.self, NSNull.self]
@@ -133,13 +132,19 @@ public enum TransformableStorage {
     }
 
     /// The data to store for `value`, or nil when the transformer gives nil (Apple stores nil then).
-    /// - Throws: 1550 when no transformer is registered under the attribute's name or it gives something
-    ///   other than data.
+    ///
+    /// When no transformer is registered under the attribute's name (an app's own transformer, in a process that
+    /// does not have it, such as the `coredata` tool), Apple's Core Data warns and uses its default transformer.
+    /// Here too, with one refinement that loses nothing: `Data`, which is what `value(from:attribute:)` gives back
+    /// for stored bytes the default transformer cannot read, is stored as it is, so copying a store (a migration,
+    /// `coredata convert`) keeps the app's own bytes unchanged; any other value is archived by the default
+    /// transformer.
+    /// - Throws: 1550 when the transformer gives something other than data.
     public static func data(for value: Any, attribute: NSAttributeDescription) throws -> Data? {
         guard let transformer = transformer(for: attribute) else {
-            throw CoreDataError.make(NSManagedObjectValidationError,
-                                     "No value transformer is registered under the name \"\(attribute.valueTransformerName ?? "")\" of attribute \(attribute.name).",
-                                     userInfo: [NSValidationKeyErrorKey: attribute.name])
+            MissingTransformerWarning.note(attribute)
+            if let data = value as? Data { return data }
+            return try archivedByDefault(value, attribute: attribute)
         }
         let output = transformer is NSSecureUnarchiveFromDataTransformer ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
         // A transformer that gives nil (or NSNull) stores nil, as Apple's Core Data does.
@@ -152,10 +157,45 @@ public enum TransformableStorage {
         return data
     }
 
-    /// The value stored as `data`, or the data itself when the transformer cannot read it.
+    /// `value` archived by the default transformer (`NSSecureUnarchiveFromDataTransformer`).
+    /// - Throws: 1550 when it cannot be archived.
+    private static func archivedByDefault(_ value: Any, attribute: NSAttributeDescription) throws -> Data? {
+        guard let data = NSSecureUnarchiveFromDataTransformer().reverseTransformedValue(value) as? Data else {
+            throw CoreDataError.make(NSManagedObjectValidationError,
+                                     "The value of attribute \(attribute.name) (\(type(of: value))) could not be archived: no value transformer is registered under the name \"\(attribute.valueTransformerName ?? "")\".",
+                                     userInfo: [NSValidationKeyErrorKey: attribute.name, NSValidationValueErrorKey: value])
+        }
+        return data
+    }
+
+    /// The value stored as `data`, or the data itself when the transformer cannot read it. When no transformer is
+    /// registered under the attribute's name, the default transformer reads it (as Apple's Core Data falls back
+    /// to it), and what that cannot read is the data itself.
     public static func value(from data: Data, attribute: NSAttributeDescription) -> Any {
-        guard let transformer = transformer(for: attribute) else { return data }
+        guard let transformer = transformer(for: attribute) else {
+            MissingTransformerWarning.note(attribute)
+            return NSSecureUnarchiveFromDataTransformer().transformedValue(data) ?? data
+        }
         let output = transformer is NSSecureUnarchiveFromDataTransformer ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
         return output ?? data
+    }
+}
+
+/// Apple's warning for a transformable attribute whose transformer is not registered, written to standard error
+/// once per entity, attribute and name in a process: `CoreData: warning: no NSValueTransformer with class name 'X'
+/// was found for attribute 'a' on entity 'E'`.
+enum MissingTransformerWarning {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var warned = Set<String>()
+
+    static func note(_ attribute: NSAttributeDescription) {
+        let name = attribute.valueTransformerName ?? ""
+        let entity = attribute.entity?.name ?? ""
+        let key = "\(entity)\u{0}\(attribute.name)\u{0}\(name)"
+        lock.lock()
+        let first = warned.insert(key).inserted
+        lock.unlock()
+        guard first else { return }
+        FileHandle.standardError.write(Data("CoreData: warning: no NSValueTransformer with class name '\(name)' was found for attribute '\(attribute.name)' on entity '\(entity)'\n".utf8))
     }
 }
