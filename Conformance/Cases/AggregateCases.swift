@@ -104,6 +104,14 @@ enum AggregateCases {
                 grouped.havingPredicate = NSPredicate(format: "highest >= 9 OR rows == 1")
                 try env.expectEqual(rows(try context.fetch(grouped), keys), ["nil nil 1 100", "Bob 1 2 9"],
                                     "havingPredicate combining computed values")
+                // Apple's samples pass the column's expression, or a variable named after it, for `%@`.
+                let count = try env.require(AggregateCases.column("rows", "count:", nil, .integer64AttributeType).expression, "the count")
+                grouped.havingPredicate = NSPredicate(format: "%@ > 2", count)
+                try env.expectEqual(rows(try context.fetch(grouped), keys), ["Ann 0 3 8", "Bob 0 3 7"],
+                                    "havingPredicate with the count's own expression for %@")
+                grouped.havingPredicate = NSPredicate(format: "%@ > 2", NSExpression(forVariable: "rows"))
+                try env.expectEqual(rows(try context.fetch(grouped), keys), ["Ann 0 3 8", "Bob 0 3 7"],
+                                    "havingPredicate with a variable expression for %@")
             }
         },
     ]

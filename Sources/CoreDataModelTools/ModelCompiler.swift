@@ -16,11 +16,12 @@ public enum ModelCompiler {
     /// `productModule` is the module the compiled model's classes are built into (momc's `--module`, which Xcode
     /// passes as the product module): the class of each entity whose Codegen is Class Definition, named without
     /// a module, is written as `<productModule>.<Class>`, and so is every class the file names with a leading dot
-    /// (`representedClassName=".Person"`, Xcode's "Current Product Module", whatever the Codegen), as momc does. Xcode's generated classes carry `@objc(<Class>)`, which
-    /// lets Apple's runtime find them by the plain name; Swift on Linux has no `@objc`, so the compiled model
-    /// names the module the generated class lives in, and the first object made from the model (an untyped
-    /// `insertNewObject(forEntityName:into:)` included) is of that class. Version hashes do not include class
-    /// names, so the model's hashes are unchanged. Other entities' class names are kept as the file writes them.
+    /// (`representedClassName=".Person"`, Xcode's "Current Product Module", whatever the Codegen), as momc does.
+    /// Xcode's generated classes carry `@objc(<Class>)`, which lets Apple's runtime find them by the plain name;
+    /// Swift on Linux has no `@objc`, so the compiled model names the module the class lives in, and the first
+    /// object made from the model (an untyped `insertNewObject(forEntityName:into:)` included) is of that class.
+    /// Version hashes do not include class names, so the model's hashes are unchanged. Other entities' class
+    /// names are kept as the file writes them.
     /// - Throws: any error loading a version (naming its file, entity and property); `unsupportedModelFormat`
     ///   (3328, naming the version's file, entity and property) for a model the `.mom` writer does not write
     ///   (see `MOMArchiveWriter`); `modelWriteFailed` (512) when the output cannot be written.

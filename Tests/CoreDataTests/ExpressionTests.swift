@@ -19,6 +19,21 @@ struct ExpressionTests {
         #expect(sum.description == "sum:(pages)")
     }
 
+    /// An `NSExpression` given for `%@` in a predicate format stands for itself (Apple's substitution), not for
+    /// a constant object: a key path, a function and a variable.
+    @Test func anExpressionArgumentStandsForItself() {
+        let book: [String: Any] = ["pages": 300, "ratings": [4, 5, 3, 5]]
+        let byKey = NSPredicate(format: "%@ > 200", NSExpression(forKeyPath: "pages"))
+        #expect(byKey.predicateFormat == "pages > 200")
+        #expect(byKey.evaluate(with: book))
+        let count = NSPredicate(format: "%@ == 4", NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "ratings")]))
+        #expect(count.predicateFormat == "count:(ratings) == 4")
+        #expect(count.evaluate(with: book))
+        let variable = NSPredicate(format: "pages < %@", NSExpression(forVariable: "limit"))
+        #expect(variable.withSubstitutionVariables(["limit": 400]).evaluate(with: book))
+        #expect(!variable.withSubstitutionVariables(["limit": 100]).evaluate(with: book))
+    }
+
     @Test func evaluationInMemory() {
         let book: [String: Any] = ["pages": 300, "ratings": [4, 5, 3, 5], "title": "Dune"]
         func value(_ expression: CoreData.NSExpression) -> Any? { expression.expressionValue(with: book, context: nil) }

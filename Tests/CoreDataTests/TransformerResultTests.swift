@@ -14,26 +14,33 @@ final class EvenNumberTransformer: ValueTransformer, @unchecked Sendable {
     }
 }
 
-/// A transformable attribute whose transformer gives nil is saved as nil (Apple's behaviour), not refused.
+/// What a transformable attribute stores when its transformer gives nil, or is not registered at all; each
+/// checked after a reopen.
 @Suite struct TransformerResultTests {
-    @Test func aNilTransformationIsStoredAsNil() throws {
-        let name = NSValueTransformerName("EvenNumberTransformer")
-        ValueTransformer.setValueTransformer(EvenNumberTransformer(), forName: name)
-        let entity = NSEntityDescription(name: "Box")
-        let number = NSAttributeDescription(name: "number", type: .transformable)
-        number.valueTransformerName = name.rawValue
-        entity.properties = [NSAttributeDescription(name: "label", type: .string), number]
-        let model = NSManagedObjectModel(entities: [entity])
+    /// A model of one entity with a `label` string and a transformable `attribute` named for `transformerName`.
+    private func model(entity: String, attribute: String, transformerName: String) -> NSManagedObjectModel {
+        let description = NSEntityDescription(name: entity)
+        let value = NSAttributeDescription(name: attribute, type: .transformable)
+        value.valueTransformerName = transformerName
+        description.properties = [NSAttributeDescription(name: "label", type: .string), value]
+        return NSManagedObjectModel(entities: [description])
+    }
+
+    /// Saves one object per label with `attribute` set to its value in a new SQLite store, then reads them back
+    /// through another coordinator: the values by label.
+    private func saveAndReopen(_ model: NSManagedObjectModel, entity: String, attribute: String,
+                               values: [(label: String, value: Any)]) throws -> [String: Any] {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("transformer-\(UUID().uuidString)/store.sqlite")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let writer = NSPersistentStoreCoordinator(managedObjectModel: model)
         try writer.addPersistentStore(type: .sqlite, at: url)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = writer
         try context.performAndWait {
-            for (label, value) in [("odd", 3), ("even", 4)] {
-                let box = NSEntityDescription.insertNewObject(forEntityName: "Box", into: context)
-                box.setValue(label, forKey: "label")
-                box.setValue(value, forKey: "number")
+            for (label, value) in values {
+                let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+                object.setValue(label, forKey: "label")
+                object.setValue(value, forKey: attribute)
             }
             try context.save()
         }
@@ -41,47 +48,30 @@ final class EvenNumberTransformer: ValueTransformer, @unchecked Sendable {
         try reader.addPersistentStore(type: .sqlite, at: url)
         let fresh = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         fresh.persistentStoreCoordinator = reader
-        let values = try fresh.performAndWait {
-            try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Box")).reduce(into: [String: Int?]()) {
-                $0[$1.value(forKey: "label") as? String ?? ""] = $1.value(forKey: "number") as? Int
+        return try fresh.performAndWait {
+            try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: entity)).reduce(into: [String: Any]()) {
+                $0[$1.value(forKey: "label") as? String ?? ""] = $1.value(forKey: attribute) ?? NSNull()
             }
         }
-        #expect(values["even"] == .some(4))
-        #expect(values["odd"] == .some(nil))
+    }
+
+    /// A transformer that gives nil stores nil (Apple's behaviour): the value is not refused.
+    @Test func aNilTransformationIsStoredAsNil() throws {
+        let name = NSValueTransformerName("EvenNumberTransformer")
+        ValueTransformer.setValueTransformer(EvenNumberTransformer(), forName: name)
+        let model = model(entity: "Box", attribute: "number", transformerName: name.rawValue)
+        let values = try saveAndReopen(model, entity: "Box", attribute: "number", values: [("odd", 3), ("even", 4)])
+        #expect(values["even"] as? Int == 4)
+        #expect(values["odd"] is NSNull)
     }
 
     /// A transformer name nothing registered (an app's own transformer, in a process without it): values are
     /// not refused. Data is stored as it is and comes back the same, so copying a store keeps the app's bytes;
     /// other values go through the default transformer, as Apple's Core Data falls back to it.
     @Test func aMissingTransformerFallsBackWithoutLosingData() throws {
-        let entity = NSEntityDescription(name: "Swatch")
-        let color = NSAttributeDescription(name: "color", type: .transformable)
-        color.valueTransformerName = "AppColorTransformerNotInThisProcess"
-        entity.properties = [NSAttributeDescription(name: "label", type: .string), color]
-        let model = NSManagedObjectModel(entities: [entity])
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("transformer-\(UUID().uuidString)/store.sqlite")
+        let model = model(entity: "Swatch", attribute: "color", transformerName: "AppColorTransformerNotInThisProcess")
         let appBytes = Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x00, 0xFF, 0x10])
-        let writer = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try writer.addPersistentStore(type: .sqlite, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = writer
-        try context.performAndWait {
-            for (label, value) in [("bytes", appBytes as Any), ("name", "teal" as Any)] {
-                let swatch = NSEntityDescription.insertNewObject(forEntityName: "Swatch", into: context)
-                swatch.setValue(label, forKey: "label")
-                swatch.setValue(value, forKey: "color")
-            }
-            try context.save()
-        }
-        let reader = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try reader.addPersistentStore(type: .sqlite, at: url)
-        let fresh = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        fresh.persistentStoreCoordinator = reader
-        let values = try fresh.performAndWait {
-            try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Swatch")).reduce(into: [String: Any]()) {
-                $0[$1.value(forKey: "label") as? String ?? ""] = $1.value(forKey: "color")
-            }
-        }
+        let values = try saveAndReopen(model, entity: "Swatch", attribute: "color", values: [("bytes", appBytes), ("name", "teal")])
         #expect(values["bytes"] as? Data == appBytes)
         #expect(values["name"] as? String == "teal")
     }

@@ -124,6 +124,42 @@ struct StoreVersionHashTests {
         }
     }
 
+    /// `mergedModel(from:forStoreMetadata:)` finds, among every version of the models in the bundles, the one
+    /// each store was saved with (as apps find the source model of a migration), where `mergedModel(from:)` gives
+    /// only the current version; `init(byMerging:forStoreMetadata:)` chooses the same from loaded versions, and
+    /// both give nil for metadata no version matches.
+    @Test func mergedModelForStoreMetadataFindsTheVersionAStoreWasSavedWith() throws {
+        let momd = try #require(Fixtures.root).appendingPathComponent("apple/mom/alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel.momd")
+        if !FileManager.default.fileExists(atPath: momd.path) { try Test.cancel("SampleModel.momd is not in this fixture set") }
+        let bundleFolder = FileManager.default.temporaryDirectory.appendingPathComponent("merged-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: bundleFolder) }
+        try FileManager.default.createDirectory(at: bundleFolder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: momd, to: bundleFolder.appendingPathComponent("SampleModel.momd"))
+        let bundle = try #require(Bundle(path: bundleFolder.path))
+        let versions = try ["SampleModel", "SampleModel2", "SampleModel3"].map {
+            try NSManagedObjectModel.load(contentsOf: momd.appendingPathComponent($0 + ".mom"))
+        }
+        for (store, version) in [("alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel_V1.sqlite", 0),
+                                 ("alemar11__CoreDataPlus__Tests__Resources__SampleModel__Fixtures__SampleModel_V2.sqlite", 1)] {
+            let url = try Fixtures.copy(store)
+            defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+            let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+            let merged = try #require(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: metadata), "\(store)")
+            #expect(merged.entityVersionHashesByName == versions[version].entityVersionHashesByName, "\(store)")
+            #expect(merged.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+            let chosen = try #require(NSManagedObjectModel(byMerging: versions, forStoreMetadata: metadata))
+            #expect(chosen.entityVersionHashesByName == versions[version].entityVersionHashesByName)
+            let stack = try Stack(model: merged, url: url)
+            #expect(try stack.count("Car") == 125)
+            try stack.close()
+        }
+        let current = try #require(NSManagedObjectModel.mergedModel(from: [bundle]))
+        #expect(current.entityVersionHashesByName == versions[0].entityVersionHashesByName)
+        let unknown: [String: Any] = [NSStoreModelVersionHashesKey: ["Car": Data([1, 2, 3])]]
+        #expect(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: unknown) == nil)
+        #expect(NSManagedObjectModel(byMerging: versions, forStoreMetadata: unknown) == nil)
+    }
+
     @Test("every fixture store is in the table")
     func everyStoreIsChecked() throws {
         let folder = try #require(Fixtures.sqlite(""))

@@ -38,7 +38,7 @@ extension NSManagedObjectContext {
 
         let sorts = request.sortDescriptors ?? []
         if let pushed = try aggregatedByStore(request, entity: entity, stores: stores, columns: columns, grouping: grouping, sorts: sorts) {
-            return try finish(pushed, request, sortsResults: false)
+            return try finish(pushed, request, columns: columns, sortsResults: false)
         }
         let sortsRows = sorts.allSatisfy { descriptor in
             guard let first = descriptor.key?.split(separator: ".").first else { return false }
@@ -70,22 +70,28 @@ extension NSManagedObjectContext {
             results.append(builder.dictionary { columns[$0].value(for: group) })
         }
         try SavedRowSource.throwFirstFailure(of: sources)
-        return try finish(results, request, sortsResults: !sortsRows)
+        return try finish(results, request, columns: columns, sortsResults: !sortsRows)
     }
 
     /// Applies `havingPredicate`, the sort (when the rows were not sorted before grouping), distinctness,
     /// offset and limit to computed result dictionaries.
-    private func finish<T>(_ computed: [NSDictionary], _ request: NSFetchRequest<T>, sortsResults: Bool) throws -> [NSDictionary] {
+    private func finish<T>(_ computed: [NSDictionary], _ request: NSFetchRequest<T>, columns: [FetchColumn],
+                           sortsResults: Bool) throws -> [NSDictionary] {
         var results = computed
-        if let having = request.havingPredicate { results = try Self.filter(results, having: having) }
+        if let having = request.havingPredicate { results = try Self.filter(results, having: having, columns: columns) }
         if sortsResults { try InMemoryQuery.sort(&results, by: request.sortDescriptors ?? []) }
         return distinctAndLimited(results, request)
     }
 
     /// The result dictionaries that `having` matches. It names a result's values by key (`total > 10`) or, as
-    /// Apple's, as variables named after the expression descriptions (`$total > 10`).
-    private static func filter(_ results: [NSDictionary], having: NSPredicate) throws -> [NSDictionary] {
-        let node = try having.validatedExpression()
+    /// Apple's, as variables named after the expression descriptions (`$total > 10`), or by a column's own
+    /// expression given for `%@` (`NSPredicate(format: "%@ > 1", countExpression)`), which stands for that column.
+    private static func filter(_ results: [NSDictionary], having: NSPredicate, columns: [FetchColumn]) throws -> [NSDictionary] {
+        var columnNames: [PredicateOperand: String] = [:]
+        for column in columns {
+            if let operand = column.expression.predicateFormatOperand, columnNames[operand] == nil { columnNames[operand] = column.name }
+        }
+        let node = try having.validatedExpression().naming(columnNames)
         return results.filter { row in
             var variables: [String: Any] = [:]
             for (key, value) in row { if let name = key as? String { variables[name] = value } }
@@ -456,4 +462,25 @@ private final class FetchedRow: PredicateKeyValueReading {
 private extension NSPropertyDescription {
     /// Whether a dictionary fetch without `propertiesToFetch` returns this property.
     var isStoredPlainColumn: Bool { !isTransient && !((self as? NSRelationshipDescription)?.isToMany ?? false) }
+}
+
+private extension PredicateNode {
+    /// The tree with each side of a comparison that is one of `names`' operands replaced by the key of its name.
+    func naming(_ names: [PredicateOperand: String]) -> PredicateNode {
+        guard !names.isEmpty else { return self }
+        switch self {
+        case .constant, .block:
+            return self
+        case .comparison(var comparison):
+            if let name = names[comparison.lhs] { comparison.lhs = .keyPath([name]) }
+            if let name = names[comparison.rhs] { comparison.rhs = .keyPath([name]) }
+            return .comparison(comparison)
+        case .and(let items):
+            return .and(items.map { $0.naming(names) })
+        case .or(let items):
+            return .or(items.map { $0.naming(names) })
+        case .not(let inner):
+            return .not(inner.naming(names))
+        }
+    }
 }

@@ -279,6 +279,7 @@ extension NSPersistentStoreCoordinator {
                 let changes = try build()
                 do {
                     let result = try mapped(store, .write, "save") { try store.backend.save(changes) }
+                    store.remoteChangeWatcher?.noteOwnWrite()
                     return (result, rowCache.recordSave(changes, result: result, of: store, at: RowSnapshot.now()))
                 } catch let conflict as StoreVersionConflict {
                     rowCache.forget(conflict.conflicts.map(\.key), in: store)
@@ -468,9 +469,14 @@ extension NSPersistentStoreCoordinator {
         return try body()
     }
 
-    /// Runs one backend call on `store` holding the lock, with its error mapped (see `mapped`).
+    /// Runs one backend call on `store` holding the lock, with its error mapped (see `mapped`); a write that
+    /// succeeds is noted for the store's remote-change notification (`RemoteChangeWatcher`).
     private func access<T>(_ store: NSPersistentStore, _ kind: StoreAccessKind, _ operation: String, _ body: () throws -> T) throws -> T {
-        try withLock { try mapped(store, kind, operation, body) }
+        try withLock {
+            let result = try mapped(store, kind, operation, body)
+            if kind == .write { store.remoteChangeWatcher?.noteOwnWrite() }
+            return result
+        }
     }
 
     /// Runs one backend read of `store` holding the lock, with its error mapped (see `mapped`): through the

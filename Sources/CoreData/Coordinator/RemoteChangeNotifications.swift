@@ -1,9 +1,12 @@
 import Dispatch
+import Synchronization
 
 extension Notification.Name {
     /// Apple's `NSPersistentStoreRemoteChange`: posted for a store added with
-    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey` when another connection changed its file
-    /// (another coordinator of this process, or another process). The object is the store's coordinator;
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey` after every write to it, as the option's
+    /// documentation says: the coordinator's own (a save, a batch delete, update or insert) and those of other
+    /// connections to its file (another coordinator of this process, or another process, for a store that can
+    /// tell them). The object is the store's coordinator;
     /// userInfo holds `NSPersistentStoreURLKey`, `NSStoreUUIDKey` and, when the store records history,
     /// `NSPersistentHistoryTokenKey`. A store that knows which objects changed (➕ the PostgreSQL store) adds
     /// their IDs under `NSInsertedObjectIDsKey`, `NSUpdatedObjectIDsKey` and `NSDeletedObjectIDsKey`, so
@@ -16,15 +19,16 @@ public let NSPersistentStoreURLKey = "storeURL"
 /// The userInfo key of the history token in `NSPersistentStoreRemoteChange` (Apple's).
 public let NSPersistentHistoryTokenKey = "historyToken"
 
-/// Watches one store for changes made by other connections and posts `NSPersistentStoreRemoteChange`.
+/// Watches one store for writes and posts `NSPersistentStoreRemoteChange` for them.
 ///
-/// The store's backend tells a number that other connections' commits change (`ExternalChangeDetecting`);
-/// the watcher reads it four times a second on a queue of its own, under the coordinator's lock, and posts
-/// once for each interval in which it changed. It stops when the store leaves its coordinator. Stores
-/// whose backend cannot tell (the atomic stores, which read their file once) are not watched.
+/// The coordinator notes each of its own writes (`noteOwnWrite()`). For writes by other connections, the store's
+/// backend tells a number that their commits change (`ExternalChangeDetecting`); stores whose backend cannot tell
+/// (the atomic stores, which read their file once) report their own writes only. Four times a second, on a queue
+/// of its own, the watcher looks at both (the number under the coordinator's lock) and posts once for each
+/// interval in which either changed. It stops when the store leaves its coordinator.
 ///
-/// `@unchecked Sendable`: `lastCount` is touched only on `queue` (the timer's handler); `store` and `timer` are set
-/// in `init` and then only read, and cancelling a dispatch source is thread-safe.
+/// `@unchecked Sendable`: `lastCount` is touched only on `queue` (the timer's handler); `ownWrites` is atomic;
+/// `store` and `timer` are set in `init` and then only read, and cancelling a dispatch source is thread-safe.
 final class RemoteChangeWatcher: @unchecked Sendable {
     static let interval = DispatchTimeInterval.milliseconds(250)
 
@@ -33,13 +37,18 @@ final class RemoteChangeWatcher: @unchecked Sendable {
     private let timer: DispatchSourceTimer
     private weak var store: NSPersistentStore?
     private var lastCount: Int64?
+    /// Set by each write of the coordinator's own, cleared when the watcher posts for it.
+    private let ownWrites = Atomic<Bool>(false)
 
-    /// A running watcher for `store`, or nil when it was not added with the option or its backend cannot
-    /// tell changes by other connections.
+    /// A running watcher for `store`, or nil when it was not added with the option.
     static func start(for store: NSPersistentStore) -> RemoteChangeWatcher? {
-        guard storeOptionIsSet(store.options, NSPersistentStoreRemoteChangeNotificationPostOptionKey),
-              store.backend is ExternalChangeDetecting else { return nil }
+        guard storeOptionIsSet(store.options, NSPersistentStoreRemoteChangeNotificationPostOptionKey) else { return nil }
         return RemoteChangeWatcher(store: store)
+    }
+
+    /// Records that the coordinator wrote to the store; the next interval posts for it.
+    func noteOwnWrite() {
+        ownWrites.store(true, ordering: .releasing)
     }
 
     private init(store: NSPersistentStore) {
@@ -56,10 +65,12 @@ final class RemoteChangeWatcher: @unchecked Sendable {
     deinit { timer.cancel() }
 
     private func check() {
-        guard let store, let coordinator = store.persistentStoreCoordinator,
-              let count = try? coordinator.externalChangeCount(of: store) else { return }
-        defer { lastCount = count }
-        guard let lastCount, lastCount != count else { return }
+        guard let store, let coordinator = store.persistentStoreCoordinator else { return }
+        let count = (try? coordinator.externalChangeCount(of: store)) ?? nil
+        let externalWrite = lastCount != nil && count != nil && lastCount != count
+        if count != nil { lastCount = count }
+        let ownWrite = ownWrites.exchange(false, ordering: .acquiringAndReleasing)
+        guard externalWrite || ownWrite else { return }
         var info: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier as Any]
         if let url = store.url { info[NSPersistentStoreURLKey] = url }
         if let token = coordinator.currentPersistentHistoryToken(fromStores: [store]) { info[NSPersistentHistoryTokenKey] = token }

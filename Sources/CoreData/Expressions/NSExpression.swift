@@ -206,3 +206,19 @@ open class NSExpression: NSObject, @unchecked Sendable {
         }
     }
 }
+
+extension NSExpression: PredicateFormatExpression {
+    /// The expression as a predicate operand, for `%@` in a predicate format: its operand, or for a named
+    /// function (`NSExpression(forFunction: "count:", arguments: …)`) the built-in function of that name over its
+    /// arguments' operands, which evaluates the same (`ExpressionFunction`).
+    package var predicateFormatOperand: PredicateOperand? {
+        switch form {
+        case .operand(let operand):
+            return operand
+        case .function(let name, let arguments):
+            let operands = arguments.compactMap(\.predicateFormatOperand)
+            guard operands.count == arguments.count else { return nil }
+            return .builtInFunction(name: name, arguments: operands)
+        }
+    }
+}

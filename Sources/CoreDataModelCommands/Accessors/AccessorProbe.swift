@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Swift on Linux declares an `@NSManaged` member's accessors (the getter and setter of a property, the method
 /// itself) and never defines them. The probe compiles a small module with the target's module name that
-/// re-declares the target's types (empty, same names, kinds, nesting and generic parameters), its type aliases
-/// and its `@NSManaged` members, importing Foundation and those of the target's imports whose compiled modules
+/// re-declares the target's types (empty, same names, kinds, nesting, generic parameters and constraints, and for
+/// classes a superclass: see `ProbeSource`), its type aliases and its `@NSManaged` members, importing Foundation and those of the target's imports whose compiled modules
 /// (`<Name>.swiftmodule`) are in `dependencies.importPaths` (the target's dependencies, built before it), and
 /// reads the compiler's SIL: each class's vtable names the symbol of every accessor, in declaration order, and
 /// the declaration of each symbol gives its SIL function type. Mangled names depend only on names, kinds, nesting

@@ -59,6 +59,24 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         entitiesDidChange()
     }
 
+    /// A model made of those of `models` that a store with `metadata` was saved with (Apple's
+    /// `init(byMerging:forStoreMetadata:)`): each model is taken when every one of its entities is recorded in
+    /// the metadata with the model's version hash (of several versions with the same entities and hashes, the
+    /// first). Nil when the models taken do not describe the store exactly (an entity of the metadata is
+    /// missing), or two of them define an entity of the same name.
+    public convenience init?(byMerging models: [NSManagedObjectModel], forStoreMetadata metadata: [String: Any]) {
+        guard let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] else { return nil }
+        var matching: [NSManagedObjectModel] = []
+        for model in models where !model.entities.isEmpty && model.entities.allSatisfy({ entity in
+            entity.name.flatMap { stored[$0] as? Data } == entity.versionHash
+        }) {
+            let names = Set(model.entitiesByName.keys)
+            if !matching.contains(where: { Set($0.entitiesByName.keys) == names }) { matching.append(model) }
+        }
+        self.init(byMerging: matching)
+        guard Set(entitiesByName.keys) == Set(stored.keys) else { return nil }
+    }
+
     /// The model's entities by name.
     open private(set) var entitiesByName: [String: NSEntityDescription] = [:]
 

@@ -685,7 +685,13 @@ struct PredicateFormatParser {
     private mutating func argumentOperand(_ conversion: Character, token: PredicateFormatToken) throws -> Operand {
         let argument = try nextArgument(token)
         switch conversion {
-        case "@", "c":
+        case "@":
+            // An expression given for `%@` stands for itself, as Apple substitutes an `NSExpression` argument.
+            if let expression = argument as? PredicateFormatExpression, let operand = expression.predicateFormatOperand {
+                return (operand, 1)
+            }
+            return (.constant(PredicateConstant(argument: argument)), 1)
+        case "c":
             return (.constant(PredicateConstant(argument: argument)), 1)
         case "K":
             return try appendingKeyPath(try keyPathString(argument, token), to: (.evaluatedObject, 1), token: token)
