@@ -22,6 +22,29 @@ import XcodeGeneratedClasses
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
+    /// Primitive accessors (`@NSManaged var primitivePublished: Date?`, which Core Data provides for each modeled
+    /// property) read and write the property they name, as custom accessors use them; the change is saved.
+    @Test func primitiveAccessorsReachTheirProperty() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("Primitive.sqlite")
+        do {
+            let container = try loadLibrary(storeType: NSSQLiteStoreType, at: url)
+            let context = container.viewContext
+            let book = Book(context: context)
+            book.title = "Primitive"
+            let author = Author(context: context)
+            book.author = author
+            book.setPublishedYear(1965)
+            #expect(book.publishedYear == 1965)
+            #expect(book.published != nil)
+            #expect(book.authorThroughPrimitive === author)
+            try context.save()
+        }
+        let reopened = try loadLibrary(storeType: NSSQLiteStoreType, at: url)
+        let books = try reopened.viewContext.fetch(Book.fetchRequest())
+        #expect(books.map(\.publishedYear) == [1965])
+    }
+
     /// A setter takes its new value owned and a getter returns an owned value: with a wrong convention a value
     /// would leak (and stay alive here) or be released once too often (and crash).
     @Test func valuesPassedThroughAccessorsAreReleased() throws {

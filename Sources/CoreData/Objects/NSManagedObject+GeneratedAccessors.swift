@@ -11,10 +11,17 @@ extension NSManagedObject {
         return ManagedValueConversion.read(self, slot: accessorSlot(key), as: Value.self)
     }
 
-    /// Sets the property `key` to `value`, converted to the property's type.
+    /// Sets the property `key` to `value`, converted to the property's type. A primitive accessor
+    /// (`primitivePublishDate` for `publishDate`, see `accessorSlot(_:)`) sets it as `setPrimitiveValue(_:forKey:)`
+    /// does: without keeping a relationship's inverse in step.
     public func setManagedAccessorValue<Value>(_ value: Value, forKey key: String) {
         checkQueue("@NSManaged \(key)")
-        ManagedValueConversion.write(value, to: self, slot: accessorSlot(key))
+        let slot = accessorSlot(key)
+        if layout.slotByName[key] == nil, let property = Self.propertyOfPrimitiveAccessor(key) {
+            setPrimitiveValue(ManagedValueConversion.flatten(value), forKey: property)
+        } else {
+            ManagedValueConversion.write(value, to: self, slot: slot)
+        }
     }
 
     /// The to-many relationship that an Xcode-generated method such as `addToBooks(_:)` names by its capitalized
@@ -32,12 +39,22 @@ extension NSManagedObject {
         return ManagedToManyAccessor(target: ToManyViewTarget(owner: self, key: name))
     }
 
-    /// The slot of `key`; a key the entity does not have stops the program, as Apple's accessors raise for it.
+    /// The slot of `key`: the property of that name, or, for Apple's primitive accessors (`@NSManaged var
+    /// primitivePublishDate: Date?`, which Core Data provides for every modeled property), the property they
+    /// name (`publishDate`). A key the entity does not have stops the program, as Apple's accessors raise for it.
     private func accessorSlot(_ key: String) -> Int {
-        guard let slot = layout.slotByName[key] else {
-            preconditionFailure("@NSManaged \(type(of: self)).\(key): entity \(entity.name ?? "?") has no property named \(key)")
-        }
-        return slot
+        if let slot = layout.slotByName[key] { return slot }
+        if let property = Self.propertyOfPrimitiveAccessor(key), let slot = layout.slotByName[property] { return slot }
+        preconditionFailure("@NSManaged \(type(of: self)).\(key): entity \(entity.name ?? "?") has no property named \(key)")
+    }
+
+    /// The property a primitive accessor's name names: `primitivePublishDate` → `publishDate`; nil for a name
+    /// that is not `primitive` followed by a capitalized name.
+    private static func propertyOfPrimitiveAccessor(_ key: String) -> String? {
+        guard key.hasPrefix("primitive") else { return nil }
+        let rest = key.dropFirst("primitive".count)
+        guard let first = rest.first, first.isUppercase else { return nil }
+        return first.lowercased() + rest.dropFirst()
     }
 }
 
