@@ -50,6 +50,39 @@ enum SaveCases {
                 try samples.expectWritten(in: try Fixtures.byName(reopened, "Item"), env)
             }
         },
+        ConformanceCase("save/unregistered-transformer-falls-back") { env in
+            // A model naming a transformer this process does not have (an app's own, read by a tool): values are
+            // not refused. Data is stored as it is and comes back the same, so a copy keeps the app's bytes; other
+            // values go through the default transformer, as Apple's Core Data falls back to it.
+            let swatch = NSEntityDescription()
+            swatch.name = "Swatch"
+            let label = NSAttributeDescription()
+            (label.name, label.attributeType) = ("label", .stringAttributeType)
+            let color = NSAttributeDescription()
+            (color.name, color.attributeType, color.valueTransformerName) = ("color", .transformableAttributeType, "AppColorTransformerNotInThisProcess")
+            swatch.properties = [label, color]
+            let model = NSManagedObjectModel()
+            model.entities = [swatch]
+            let appBytes = Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x00, 0xFF, 0x10])
+            let coordinator = try env.openCoordinator(model: model)
+            try env.withNewContext(coordinator) { context in
+                for (name, value) in [("bytes", appBytes as Any), ("name", "teal" as Any)] {
+                    let object = NSEntityDescription.insertNewObject(forEntityName: "Swatch", into: context)
+                    object.setValue(name, forKey: "label")
+                    object.setValue(value, forKey: "color")
+                }
+                try context.save()
+            }
+            let reopened = try env.reopenedContext(or: coordinator, model: model)
+            try reopened.performAndWait {
+                var values: [String: Any] = [:]
+                for object in try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Swatch")) {
+                    values[object.value(forKey: "label") as? String ?? ""] = object.value(forKey: "color")
+                }
+                try env.expect(values["bytes"] as? Data == appBytes, "Data under an unregistered transformer comes back as it was")
+                try env.expect(values["name"] as? String == "teal", "a string under an unregistered transformer comes back")
+            }
+        },
         ConformanceCase("save/permanent-ids") { env in
             let coordinator = try env.openCoordinator()
             let context = env.context(coordinator)
