@@ -41,6 +41,8 @@ extension PostgreSQLStore {
     /// Inserts rows in SQL, in one transaction, and returns their keys in the order of the rows: keys from
     /// `Z_PRIMARYKEY` as for a save, rows in multi-row `INSERT … VALUES (…), (…)` statements of up to 500 rows
     /// (fewer for wide tables, under PostgreSQL's 65,535 parameters). Nothing is inserted when any row fails.
+    /// A request that resolves uniqueness conflicts, into a table with unique indexes, continues in
+    /// `batchUpsert(_:plan:head:keys:rowParameters:)`.
     /// - Throws: 134030 for a read-only store or a server failure; 133021 when a uniqueness constraint fails;
     ///   134091 when the entity is not in this store.
     public func batchInsert(_ request: StoreBatchInsertRequest) throws -> [ObjectKey] {
@@ -58,6 +60,9 @@ extension PostgreSQLStore {
         rowParameters.reserveCapacity(keys.count)
         for (key, values) in zip(keys, request.rows) {
             rowParameters.append(try plan.insertParameters(for: StoreRow(key: key, version: 1, values: values)))
+        }
+        if request.conflictResolution != .fail, !schema.uniquenessColumns(of: plan.table).isEmpty {
+            return try batchUpsert(request, plan: plan, head: head, keys: keys, rowParameters: rowParameters)
         }
         let perRow = rowParameters.first?.count ?? 1
         let chunk = max(1, min(500, 60_000 / perRow))

@@ -19,3 +19,21 @@ extension SQLSchema {
         return slots
     }
 }
+
+extension SQLSchema {
+    /// The quoted columns of each unique index the schema puts on `table` (one per uniqueness constraint of an
+    /// entity stored in it, by the rule of the index statements: a constraint naming a key without a column
+    /// has no index), in the order the indexes are made.
+    public func uniquenessColumns(of table: Table) -> [[String]] {
+        var result: [[String]] = []
+        for entity in storedHierarchy(of: table.root) {
+            for constraint in entity.uniquenessConstraints {
+                let names = constraint.compactMap { $0 as? String }
+                let columns = names.compactMap { table.column(forKey: $0, in: entity)?.name }
+                guard !columns.isEmpty, columns.count == names.count, !result.contains(columns) else { continue }
+                result.append(columns)
+            }
+        }
+        return result
+    }
+}

@@ -8,6 +8,8 @@ extension SQLiteStore {
     /// Keys come from `Z_PRIMARYKEY` as for a save. Rows go in as multi-row `INSERT … VALUES (…), (…), …`
     /// statements of up to 64 rows (fewer for wide tables, to stay under SQLite's parameter limit); the
     /// statement for a full chunk is prepared once and reused. Every value is bound.
+    /// When the request resolves uniqueness conflicts and the table has unique indexes, the rows go in one at a
+    /// time instead (`batchUpsert(_:plan:)`).
     /// - Throws: 134030 for a read-only store; 133021 when a uniqueness constraint fails (nothing is
     ///   inserted); 134091 when the entity is not in this store; 134180 for other SQLite errors.
     public func batchInsert(_ request: StoreBatchInsertRequest) throws -> [ObjectKey] {
@@ -18,6 +20,9 @@ extension SQLiteStore {
             throw CoreDataError.unsupported("batch inserts into entity \(entity.name.orEmpty), which is not in this store")
         }
         guard !request.rows.isEmpty else { return [] }
+        if request.conflictResolution != .fail, !plan.schema.uniquenessColumns(of: plan.table).isEmpty {
+            return try batchUpsert(request, plan: plan)
+        }
         let head = String(plan.insertSQL[..<valuesRange.lowerBound])
         let perRow = 3 + plan.fields.reduce(0) { count, field in count + field.columns.count }
         let chunk = max(1, min(64, 32_000 / perRow))

@@ -253,6 +253,99 @@ enum ConstraintCases {
         }
     }
 
+    /// Apple's batch-insert "upsert": under a merge policy where the incoming values win, a row with a saved
+    /// object's values for a constraint updates that object (every attribute from the row) instead of failing;
+    /// where the stored values win, the row is dropped; under the default policy the request fails.
+    static let batchUpsert = ConformanceCase("batch-insert/upsert-by-constraint", adopting: [.batchInserting]) { env in
+        let coordinator = try env.openCoordinator()
+        let setup = env.context(coordinator)
+        try setup.performAndWait {
+            account(setup, "a@example.com", region: "eu", code: 1)
+            account(setup, "b@example.com", region: "eu", code: 2)
+            account(setup, "p@example.com", region: "us", code: 9, premium: true)
+            try setup.save()
+        }
+        func context(_ policy: Any) -> NSManagedObjectContext {
+            let context = env.context(coordinator)
+            context.mergePolicy = policy
+            return context
+        }
+        func insert(_ context: NSManagedObjectContext, entity: String = "Account", _ objects: [[String: Any]],
+                    _ resultType: NSBatchInsertRequestResultType) throws -> Any? {
+            let request = NSBatchInsertRequest(entityName: entity, objects: objects)
+            request.resultType = resultType
+            return (try context.execute(request) as? NSBatchInsertResult)?.result
+        }
+
+        let objectTrump = context(NSMergeByPropertyObjectTrumpMergePolicy)
+        try objectTrump.performAndWait {
+            // Registered (and so read through the coordinator) before the batch changes it underneath.
+            let savedA = try env.require(try objectTrump.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account"))
+                .first { $0.value(forKey: "email") as? String == "a@example.com" }, "a@example.com")
+            let ids = try insert(objectTrump, [
+                ["email": "a@example.com", "region": "asia", "code": 1],  // a's email: a is updated
+                ["email": "c@example.com", "region": "eu", "code": 2],    // b's region and code: b becomes c
+                ["email": "d@example.com", "region": "us", "code": 4],    // new
+                ["email": "d@example.com", "region": "us", "code": 5],    // the row just inserted: the last values stay
+            ], .objectIDs) as? [NSManagedObjectID]
+            try env.expectEqual(ids?.count, 3, "one ID per object inserted or updated")
+            try env.expect(ids?.contains(savedA.objectID) == true, "the updated object keeps its ID")
+            try env.expect(ids?.allSatisfy { !$0.isTemporaryID } == true, "the IDs are permanent")
+        }
+        try env.expectEqual(try env.withNewContext(coordinator, accounts),
+                            ["a@example.com asia 1", "c@example.com eu 2", "d@example.com us 5", "p@example.com us 9"],
+                            "saved objects updated in place, one new object, read through a new context")
+
+        let overwrite = context(NSOverwriteMergePolicy)
+        try overwrite.performAndWait {
+            let count = try insert(overwrite, [["email": "a@example.com", "code": 3]], .count) as? NSNumber
+            try env.expectEqual(count?.intValue, 1, "an update counts as a written object")
+        }
+        try env.expectEqual(try env.withNewContext(coordinator, accounts).first, "a@example.com - 3",
+                            "an attribute the row leaves out takes its default (nil), as in an insert")
+
+        let storeTrump = context(NSMergeByPropertyStoreTrumpMergePolicy)
+        try storeTrump.performAndWait {
+            let count = try insert(storeTrump, [["email": "a@example.com", "region": "xx", "code": 7], ["email": "e@example.com", "code": 8]], .count) as? NSNumber
+            try env.expectEqual(count?.intValue, 1, "under a store-trump policy only the new object is written")
+        }
+        let rollback = context(NSRollbackMergePolicy)
+        try rollback.performAndWait {
+            let ids = try insert(rollback, [["email": "e@example.com", "code": 1]], .objectIDs) as? [NSManagedObjectID]
+            try env.expectEqual(ids?.count, 0, "under the rollback policy a conflicting row is dropped")
+        }
+        let kept = ["a@example.com - 3", "c@example.com eu 2", "d@example.com us 5", "e@example.com - 8", "p@example.com us 9"]
+        try env.expectEqual(try env.withNewContext(coordinator, accounts), kept, "the stored values won")
+
+        let errorPolicy = context(NSErrorMergePolicy)
+        try errorPolicy.performAndWait {
+            try expectViolation(env, "a row with a saved object's email, under the error policy", ["email"]) {
+                _ = try insert(errorPolicy, [["email": "z@example.com"], ["email": "a@example.com"]], .statusOnly)
+            }
+        }
+        let refused = context(NSMergeByPropertyObjectTrumpMergePolicy)
+        try refused.performAndWait {
+            try expectViolation(env, "a row with the email of a saved object of a subentity", ["email"]) {
+                _ = try insert(refused, [["email": "z@example.com"], ["email": "p@example.com"]], .statusOnly)
+            }
+            try expectViolation(env, "a row into a subentity with the email of a saved object of its superentity", ["email"]) {
+                _ = try insert(refused, entity: "PremiumAccount", [["email": "z@example.com"], ["email": "a@example.com"]], .statusOnly)
+            }
+            // Which constraint the message names depends on which row the store updates first.
+            try expectViolation(env, "an update that gives a saved object another's region and code", []) {
+                _ = try insert(refused, [["email": "z@example.com"], ["email": "a@example.com", "region": "eu", "code": 2]], .statusOnly)
+            }
+        }
+        try env.expectEqual(try env.withNewContext(coordinator, accounts), kept, "the refused requests wrote nothing")
+
+        let reopened = try env.reopenedContext(or: coordinator)
+        try reopened.performAndWait {
+            try env.expectEqual(try accounts(reopened), kept, "rows after a reopen")
+            try env.expectEqual(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "PremiumAccount")), 1,
+                                "the subentity's object kept its entity")
+        }
+    }
+
     static let batchUpdate = ConformanceCase("batch-update/uniqueness-constraint", adopting: [.batchUpdating]) { env in
         let coordinator = try env.openCoordinator()
         let context = env.context(coordinator)
@@ -291,5 +384,5 @@ enum ConstraintCases {
         }
     }
 
-    static let all: [ConformanceCase] = [save, swaps, mergePolicies, batchInsert, batchUpdate]
+    static let all: [ConformanceCase] = [save, swaps, mergePolicies, batchInsert, batchUpsert, batchUpdate]
 }

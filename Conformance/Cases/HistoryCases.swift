@@ -133,6 +133,32 @@ enum HistoryCases {
                                "batch requests carry the process, not a context's author: \(all.map { ($0.author, $0.processID) })")
             }
         },
+        ConformanceCase("history/batch-insert-upsert-records-updates", adopting: [.persistentHistory, .batchInserting]) { env in
+            let writer = try env.openCoordinator(options: tracking)
+            let context = env.context(writer)
+            context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+            let saved = try context.performAndWait {
+                _ = try context.execute(NSBatchInsertRequest(entityName: "Account", objects: [["email": "a@example.com", "code": 1]]))
+                let saved = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")).first?.objectID
+                _ = try context.execute(NSBatchInsertRequest(entityName: "Account", objects: [
+                    ["email": "a@example.com", "code": 2], ["email": "b@example.com"], ["email": "b@example.com", "code": 3],
+                ]))
+                return saved
+            }
+            let reader = try reader(env, writer)
+            try reader.performAndWait {
+                let all = try transactions(reader, .fetchHistory(after: nil as NSPersistentHistoryToken?))
+                try env.expectEqual(all.count, 2, "one transaction per batch request")
+                let changes = all.last?.changes ?? []
+                try env.expectEqual(changes.map(\.changeType.rawValue).sorted(),
+                                    [NSPersistentHistoryChangeType.insert, .update].map(\.rawValue).sorted(),
+                                    "the saved object's row updated, and the new object inserted once for its two rows")
+                let update = changes.first { $0.changeType == .update }
+                try env.expectEqual(update?.changedObjectID.uriRepresentation(), saved?.uriRepresentation(), "the update names the saved object")
+                try env.expect(update?.updatedProperties?.contains { $0.name == "code" } == true,
+                               "the update's properties include the attributes written: \(update?.updatedProperties?.map(\.name) ?? [])")
+            }
+        },
         ConformanceCase("history/survives-a-lightweight-migration", requires: .persistent, adopting: [.persistentHistory, .lightweightMigrating]) { env in
             let writer = try env.openCoordinator(options: tracking)
             let context = env.context(writer)

@@ -67,13 +67,30 @@ extension NSManagedObjectContext {
                                                       supports: coordinator.runsBatchInserts, what: "batch inserts").first else {
             throw CoreDataError.operation("No persistent store holds entity \(entity.name ?? "") for the batch insert.")
         }
-        let storeRequest = try StoreBatchInsertRequest(entity: entity, objects: try batchObjects(of: request, entity: entity))
-        let keys = try coordinator.batchInsert(storeRequest, into: store)
+        var storeRequest = try StoreBatchInsertRequest(entity: entity, objects: try batchObjects(of: request, entity: entity))
+        storeRequest.conflictResolution = batchInsertConflictResolution
+        // A row that updated a row another row inserted or updated returns its key again: each object counts once.
+        var seen = Set<ObjectKey>()
+        let keys = try coordinator.batchInsert(storeRequest, into: store).filter { seen.insert($0).inserted }
         switch request.resultType {
         case .statusOnly: return NSBatchInsertResult(result: NSNumber(value: true), resultType: .statusOnly)
         case .count: return NSBatchInsertResult(result: NSNumber(value: keys.count), resultType: .count)
         case .objectIDs:
             return NSBatchInsertResult(result: objectIDs(for: keys, in: store, model: coordinator.managedObjectModel), resultType: .objectIDs)
+        }
+    }
+
+    /// How a batch insert resolves a row whose values for a uniqueness constraint a stored object has, by the
+    /// context's merge policy (its `mergeType` for a subclass): Apple's batch insert updates the stored object
+    /// when the incoming values win (`NSMergeByPropertyObjectTrumpMergePolicy`, `NSOverwriteMergePolicy`), and
+    /// fails under `NSErrorMergePolicy`. Where the stored values win (`NSMergeByPropertyStoreTrumpMergePolicy`,
+    /// `NSRollbackMergePolicy`) the row is dropped. The policy's `resolve(constraintConflicts:)` is not called:
+    /// no managed objects are made (Decisions, "Batch insert resolves uniqueness conflicts by the merge policy").
+    private var batchInsertConflictResolution: StoreBatchInsertRequest.ConflictResolution {
+        switch NSMergePolicy.resolve(mergePolicy).mergeType {
+        case .mergeByPropertyObjectTrumpMergePolicyType, .overwriteMergePolicyType: return .updateExisting
+        case .mergeByPropertyStoreTrumpMergePolicyType, .rollbackMergePolicyType: return .keepExisting
+        case .errorMergePolicyType: return .fail
         }
     }
 

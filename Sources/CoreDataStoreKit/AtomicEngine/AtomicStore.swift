@@ -190,7 +190,8 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
 
     /// Adds one record per row with newly allocated keys and version 1, computes their derived attributes and
     /// writes the file; when a uniqueness constraint fails or the write fails, the records are removed again
-    /// (the keys stay used, as after a failed save).
+    /// (the keys stay used, as after a failed save). A request that resolves uniqueness conflicts, into a tree
+    /// with constraints, updates or skips the records its rows meet (`upsertRows(_:of:undo:)`).
     /// - Throws: 134030 for a read-only store; 133021 when a uniqueness constraint fails; 134091 for an entity
     ///   not in this store.
     open func batchInsert(_ request: StoreBatchInsertRequest) throws -> [ObjectKey] {
@@ -198,6 +199,18 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
         let entity = try ownEntity(of: request)
         guard !request.rows.isEmpty else { return [] }
         var undo = AtomicUndoLog()
+        if request.conflictResolution != .fail, !AtomicUniqueness.constraints(inTreeOf: entity.rootEntity).isEmpty {
+            let keys: [ObjectKey], written: [AtomicRecord]
+            do {
+                (keys, written) = try upsertRows(request, of: entity, undo: &undo)
+            } catch {
+                restore(undo)
+                throw error
+            }
+            _ = recomputeDerivedValues(written: Set(written.map(\.key)), undo: &undo)
+            try commit(checkingUniquenessOf: written, undo: undo)
+            return keys
+        }
         let keys = try insertRows(request.rows, of: entity, undo: &undo)
         _ = recomputeDerivedValues(written: Set(keys), undo: &undo)
         try commit(checkingUniquenessOf: keys.compactMap { records[$0] }, undo: undo)

@@ -95,7 +95,7 @@ enum AtomicUniqueness {
 
     /// The record's values for the constraint, or nil when the constraint does not cover the record (another
     /// entity's properties, or a nil value).
-    private static func values(of record: AtomicRecord, for constraint: Constraint) -> [ConstrainedValue]? {
+    static func values(of record: AtomicRecord, for constraint: Constraint) -> [ConstrainedValue]? {
         let properties = record.entity.layout.allProperties
         var result: [ConstrainedValue] = []
         result.reserveCapacity(constraint.slots.count)

@@ -6,6 +6,25 @@ public struct StoreBatchInsertRequest {
     /// One value array per new object, by slot in `entity.layout` as in `StoreRow.values`: attributes hold
     /// their converted values, relationships nil.
     public let rows: [[Any?]]
+    /// What a row does when a uniqueness constraint finds a stored row with its values: `.fail` unless the
+    /// context's merge policy says otherwise (`NSManagedObjectContext` sets it from `mergePolicy`).
+    public var conflictResolution: ConflictResolution = .fail
+
+    /// What a batch insert does with a row whose values in every property of a uniqueness constraint (none of
+    /// them nil) equal a stored row's, or a row's that the same request inserted before it.
+    ///
+    /// Apple's batch insert follows the executing context's merge policy: under `NSErrorMergePolicy` the
+    /// request fails; under a policy where the incoming values win it updates the stored row (an "upsert").
+    public enum ConflictResolution: Sendable, Equatable {
+        /// The request throws 133021 and inserts nothing (`NSErrorMergePolicy`).
+        case fail
+        /// The stored row takes the row's attribute values and keeps its key and relationships; its version goes
+        /// up by one (`NSMergeByPropertyObjectTrumpMergePolicy`, `NSOverwriteMergePolicy`).
+        case updateExisting
+        /// The stored row stays as it is and the row is dropped (`NSMergeByPropertyStoreTrumpMergePolicy`,
+        /// `NSRollbackMergePolicy`).
+        case keepExisting
+    }
 
     /// Checks `objects` (attribute values by name) against `entity`, converts the values and fills in
     /// defaults.

@@ -58,6 +58,20 @@ public enum CoreDataError {
              "The save violates a uniqueness constraint: two \(entity) objects would have the same \(properties.joined(separator: ", ")).")
     }
 
+    /// 133021 for a batch insert's row that a uniqueness constraint matches with a stored object of another
+    /// entity (a subentity or superentity sharing the constrained properties): updating that row would leave it
+    /// an object of the wrong entity. Names the entity and every constraint it has.
+    public static func batchInsertConflictWithOtherEntity(_ entity: NSEntityDescription) -> NSError {
+        var constraints: [String] = []
+        var current: NSEntityDescription? = entity
+        while let declaring = current {
+            constraints += declaring.uniquenessConstraints.map { $0.compactMap { $0 as? String }.joined(separator: ", ") }
+            current = declaring.superentity
+        }
+        return make(NSManagedObjectConstraintMergeError,
+                    "The batch insert cannot update a saved object of another entity: a new \(entity.name ?? "") object has its values for a uniqueness constraint (\(constraints.joined(separator: "; "))).")
+    }
+
     /// A store that failed with an error outside Apple's domain (a backend throwing its own error type): the
     /// error with Apple's `code` (the coordinator uses 134030 for writes, 134070 for reads), naming the
     /// operation, with the backend's error under `NSUnderlyingErrorKey`; extra userInfo entries are merged in.
