@@ -114,7 +114,8 @@ let selectedWorkloads: Set<String> = {
     return Set(workloads.filter { name in needed.contains(name) || parts.contains { name.lowercased().contains($0) } })
 }()
 /// Whether the table named `table` after the main one runs (`evaluation`: in-memory predicate evaluation,
-/// `in-memory`: fetching from a loaded in-memory store, `prefetching`): always without `BENCHMARK_WORKLOADS`;
+/// `in-memory`: fetching from a loaded in-memory store, `prefetching`, `upsert`: batch insert resolving
+/// uniqueness conflicts): always without `BENCHMARK_WORKLOADS`;
 /// with it, only when a part of it is `extra` (every table) or the table's name, so a profile or callgrind run
 /// of a few workloads does not also pay for the others.
 func runsExtraTable(_ table: String) -> Bool {
@@ -570,6 +571,12 @@ do {
     if runsExtraTable("prefetching") { print(try benchmarkPrefetching(repetitions: repetitions).report) }
 } catch {
     print("prefetch benchmark failed: \(error)")
+    exit(1)
+}
+do {
+    if runsExtraTable("upsert") { print(try benchmarkBatchUpsert(rows: rowCount, repetitions: repetitions).report) }
+} catch {
+    print("upsert benchmark failed: \(error)")
     exit(1)
 }
 print("\n(checksum \(checksum))")

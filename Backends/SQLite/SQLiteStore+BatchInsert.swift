@@ -7,9 +7,9 @@ extension SQLiteStore {
     ///
     /// Keys come from `Z_PRIMARYKEY` as for a save. Rows go in as multi-row `INSERT … VALUES (…), (…), …`
     /// statements of up to 64 rows (fewer for wide tables, to stay under SQLite's parameter limit); the
-    /// statement for a full chunk is prepared once and reused. Every value is bound.
-    /// When the request resolves uniqueness conflicts and the table has unique indexes, the rows go in one at a
-    /// time instead (`batchUpsert(_:plan:)`).
+    /// statement for a full chunk is prepared once and reused. Every value is bound. When the request resolves
+    /// uniqueness conflicts and the table has unique indexes, each statement ends with SQLite's upsert clause
+    /// (`SQLiteBatchUpsert`), and the keys are those of the objects written, each once.
     /// - Throws: 134030 for a read-only store; 133021 when a uniqueness constraint fails (nothing is
     ///   inserted); 134091 when the entity is not in this store; 134180 for other SQLite errors.
     public func batchInsert(_ request: StoreBatchInsertRequest) throws -> [ObjectKey] {
@@ -20,14 +20,14 @@ extension SQLiteStore {
             throw CoreDataError.unsupported("batch inserts into entity \(entity.name.orEmpty), which is not in this store")
         }
         guard !request.rows.isEmpty else { return [] }
-        if request.conflictResolution != .fail, !plan.schema.uniquenessColumns(of: plan.table).isEmpty {
-            return try batchUpsert(request, plan: plan)
-        }
+        let upsert = SQLiteBatchUpsert(request, plan: plan)
         let head = String(plan.insertSQL[..<valuesRange.lowerBound])
         let perRow = 3 + plan.fields.reduce(0) { count, field in count + field.columns.count }
         let chunk = max(1, min(64, 32_000 / perRow))
         let placeholders = "(" + Array(repeating: "?", count: perRow).joined(separator: ", ") + ")"
-        func insertSQL(rows: Int) -> String { head + " VALUES " + Array(repeating: placeholders, count: rows).joined(separator: ", ") }
+        func insertSQL(rows: Int) -> String {
+            head + " VALUES " + Array(repeating: placeholders, count: rows).joined(separator: ", ") + (upsert?.clause ?? "")
+        }
         let fullChunkSQL = insertSQL(rows: chunk)  // built once: most chunks are full
         let entityNumber = plan.storedEntityNumber
         do {
@@ -35,6 +35,7 @@ extension SQLiteStore {
                 let primaryKeys = try allocatePrimaryKeys(for: plan.entity, count: request.rows.count)
                 var keys: [ObjectKey] = []
                 keys.reserveCapacity(primaryKeys.count)
+                var returned: [Int64] = []
                 var start = 0
                 while start < request.rows.count {
                     let count = min(chunk, request.rows.count - start)
@@ -55,11 +56,18 @@ extension SQLiteStore {
                         }
                         keys.append(ObjectKey(entityNumber: plan.entity.entityNumber, primaryKey: primaryKeys[offset]))
                     }
-                    while try statement.step() {}
+                    let returnedBefore = returned.count
+                    while try statement.step() { if upsert != nil { returned.append(statement.int64(at: 0)) } }
+                    try upsert?.check(returned: returned.count - returnedBefore, rows: count, entity: plan.entity)
                     start += count
                 }
-                if recordsHistory { try recordHistory(keys.map { ($0, .insert, nil) }, info: SQLPersistentHistory.batchTransactionInfo) }
-                return keys
+                guard let upsert else {
+                    if recordsHistory { try recordHistory(keys.map { ($0, .insert, nil) }, info: SQLPersistentHistory.batchTransactionInfo) }
+                    return keys
+                }
+                let written = upsert.outcome(returned: returned, newKeys: Set(primaryKeys), entityNumber: plan.entity.entityNumber)
+                if recordsHistory { try recordHistory(written.history, info: SQLPersistentHistory.batchTransactionInfo) }
+                return written.keys
             }
         } catch let error as NSError {
             throw Self.constraintError(error)

@@ -18,9 +18,9 @@ public protocol BatchInserting: PersistentStoreBackend {
     ///   values (derived attributes recomputed) into that row, of the request's entity, keeping its key and
     ///   relationships and adding one to its version, in the order of the request's rows (of several rows with
     ///   the same values, the last one's values stay); `.keepExisting` drops the row.
-    /// - One key is returned per row inserted or updating a row, in the order of the request's rows: the new key,
-    ///   or the key of the row it updated (a key repeats when several rows updated one row). Dropped rows return
-    ///   none.
+    /// - The keys of the rows written are returned: under `.fail`, one per row in the order of the request's
+    ///   rows; otherwise the key of each row inserted or updated (a key may repeat, and the order is the store's:
+    ///   the context lists each object once). Dropped rows return none.
     /// - History records inserted rows as inserts and updated rows as updates of the attributes.
     ///
     /// - Throws: 134030 (`NSPersistentStoreSaveError`) for a read-only store or a write that fails; 133021
