@@ -39,6 +39,17 @@ extension FetchedResultsCore {
         report(from: oldSections, oldPositions, changed: changedIDs, reloadAll: reloadAll)
     }
 
+    /// After a save of the context, a delegate that takes differences gets one more when the save made the
+    /// temporary IDs it was given permanent: the old ID removed and the new one inserted at the same place (developers
+    /// report the same of Apple's controller; an app avoids it with `obtainPermanentIDs(for:)` before saving).
+    func contextDidSave() {
+        guard sectionNameKeyPath == nil, delegateTakesDifferences == true, let reported = reportedIDs, let delegate, let reporter else { return }
+        let current = fetchedObjects.map(\.objectID)
+        guard current != reported else { return }
+        reportedIDs = current
+        delegate.controller(reporter, didChangeContentWith: current.difference(from: reported).inferringMoves())
+    }
+
     /// Whether an object that stayed in the results without changing itself now has another section, or
     /// another order among such objects.
     private func movedSilently(_ oldSections: [FetchedResultsSection], _ oldPositions: [ObjectIdentifier: (section: Int, row: Int)],
@@ -118,6 +129,16 @@ extension FetchedResultsCore {
         }
         let objectChanges = deletions + insertions + moves + updates
         guard !sectionChanges.isEmpty || !objectChanges.isEmpty, let delegate, let reporter else { return }
+        if sectionNameKeyPath == nil, delegateTakesDifferences != false {
+            delegateTakesDifferences = true
+            let oldIDs = reportedIDs ?? oldSections.flatMap(\.members).map(\.objectID)
+            let newIDs = fetchedObjects.map(\.objectID)
+            delegate.controller(reporter, didChangeContentWith: Self.difference(from: oldIDs, to: newIDs, reloadAll: reloadAll))
+            if delegateTakesDifferences == true {
+                reportedIDs = newIDs
+                return
+            }
+        }
         delegate.controllerWillChangeContent(reporter)
         for change in sectionChanges {
             delegate.controller(reporter, didChange: change.section, atSectionIndex: change.index, for: change.type)
@@ -126,6 +147,17 @@ extension FetchedResultsCore {
             delegate.controller(reporter, didChange: change.object, at: change.from, for: change.type, newIndexPath: change.to)
         }
         delegate.controllerDidChangeContent(reporter)
+    }
+
+    /// The difference from the `oldIDs` of the results to their `newIDs`, moves inferred; for a whole reload,
+    /// every old object removed and every new one inserted. An object whose temporary ID a save made permanent is
+    /// a removal of the one and an insertion of the other.
+    private static func difference(from oldIDs: [NSManagedObjectID], to newIDs: [NSManagedObjectID], reloadAll: Bool) -> CollectionDifference<NSManagedObjectID> {
+        guard reloadAll else { return newIDs.difference(from: oldIDs).inferringMoves() }
+        let changes = oldIDs.enumerated().map { CollectionDifference<NSManagedObjectID>.Change.remove(offset: $0.offset, element: $0.element, associatedWith: nil) }
+            + newIDs.enumerated().map { .insert(offset: $0.offset, element: $0.element, associatedWith: nil) }
+        // Distinct offsets on each side: always a valid difference.
+        return CollectionDifference(changes) ?? newIDs.difference(from: oldIDs)
     }
 
     private static func ranks(of objects: [NSManagedObject]) -> [ObjectIdentifier: Int] {

@@ -16,7 +16,15 @@ final class FetchedResultsCore {
     let sectionNameKeyPath: String?
     /// Whether an object can be one of the results: it is of the controller's result type.
     let accepts: (NSManagedObject) -> Bool
-    weak var delegate: NSFetchedResultsControllerDelegate?
+    weak var delegate: NSFetchedResultsControllerDelegate? {
+        didSet { delegateTakesDifferences = nil }
+    }
+    /// Whether the delegate implements `controller(_:didChangeContentWith:)`: nil until the first change event
+    /// of a controller without sections calls it; the protocol extension's version sets it to false.
+    var delegateTakesDifferences: Bool?
+    /// The object IDs of the results as the last difference reported them; nil after a fetch (the results' IDs
+    /// are then read from the objects). Kept because an object's ID changes when a save makes it permanent.
+    var reportedIDs: [NSManagedObjectID]?
     /// The controller handed to the delegate.
     weak var reporter: NSFetchedResultsController<NSFetchRequestResult>?
     /// The controller's (overridable) `sectionIndexTitle(forSectionName:)`.
@@ -28,6 +36,8 @@ final class FetchedResultsCore {
     /// True while `performFetch()` runs: change notifications posted by its fetch are already in its results.
     var isFetching = false
     private var observer: NSObjectProtocol?
+    /// Follows the context's saves, which make inserted objects' IDs permanent (`contextDidSave()`).
+    private var saveObserver: NSObjectProtocol?
 
     init(context: NSManagedObjectContext, sectionNameKeyPath: String?, accepts: @escaping (NSManagedObject) -> Bool) {
         self.context = context
@@ -37,6 +47,7 @@ final class FetchedResultsCore {
 
     deinit {
         if let observer { NotificationCenter.default.removeObserver(observer) }
+        if let saveObserver { NotificationCenter.default.removeObserver(saveObserver) }
     }
 
     /// The results in order: the sections' objects one after the other.
@@ -45,6 +56,7 @@ final class FetchedResultsCore {
     /// Takes the results of a fetch and starts following the context's changes.
     func adopt(_ objects: [NSManagedObject], query: Query) {
         self.query = query
+        reportedIDs = nil
         install(objects)
         guard observer == nil else { return }
         // The context posts the notification on its own queue and the observer runs there, synchronously
@@ -53,6 +65,9 @@ final class FetchedResultsCore {
         observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context,
                                                           queue: nil) { notification in
             owner.value.object?.contextObjectsDidChange(notification)
+        }
+        saveObserver = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) { _ in
+            owner.value.object?.contextDidSave()
         }
     }
 
