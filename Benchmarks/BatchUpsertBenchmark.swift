@@ -71,17 +71,10 @@ private func upsertThroughContexts(_ fresh: [[String: Any]], _ changed: [[String
 private func upsertInRawSQLite(_ fresh: [[String: Any]], _ changed: [[String: Any]]) throws -> (Double, Double) {
     let url = scratchURL("upsert-raw.sqlite")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-    var db: OpaquePointer?
-    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else { throw RawFailure(description: "open") }
-    defer { sqlite3_close_v2(db) }
-    func exec(_ sql: String) throws {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
-    }
-    func prepare(_ sql: String) throws -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
-        return statement
-    }
+    let raw = try RawSQLite(url)
+    defer { raw.close() }
+    let db = raw.db
+    let exec = raw.exec, prepare = raw.prepare
     let columns = (0..<10).map { "ZA\($0)" }
     try exec("PRAGMA journal_mode = WAL; PRAGMA secure_delete = OFF")
     try exec("CREATE TABLE ZKEYED ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, \(columns.map { "\($0) INTEGER" }.joined(separator: ", ")) )")

@@ -372,21 +372,12 @@ func runBackend() throws {
 
 // MARK: Raw SQLite
 
-struct RawFailure: Error, CustomStringConvertible { let description: String }
-
 func runRaw() throws {
     let url = scratchURL("raw.sqlite")
-    var db: OpaquePointer?
-    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else { throw RawFailure(description: "open") }
-    defer { sqlite3_close_v2(db) }
-    func exec(_ sql: String) throws {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
-    }
-    func prepare(_ sql: String) throws -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
-        return statement
-    }
+    let raw = try RawSQLite(url)
+    defer { raw.close() }
+    let db = raw.db
+    let exec = raw.exec, prepare = raw.prepare
     // With BENCHMARK_RAW_APPLE_FORMAT=1 the raw file gets the store's file settings (incremental auto-vacuum).
     if ProcessInfo.processInfo.environment["BENCHMARK_RAW_APPLE_FORMAT"] == "1" { try exec("PRAGMA auto_vacuum = 2") }
     try exec("PRAGMA journal_mode = WAL; PRAGMA secure_delete = OFF")
@@ -520,7 +511,7 @@ func runRaw() throws {
         guard sqlite3_step(update) == SQLITE_DONE else { throw RawFailure(description: String(cString: sqlite3_errmsg(db))) }
         try exec("COMMIT")
     }
-    sqlite3_close_v2(db)
+    raw.close()
     try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
 }
 

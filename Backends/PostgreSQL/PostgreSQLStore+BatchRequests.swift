@@ -64,27 +64,36 @@ extension PostgreSQLStore {
         if request.conflictResolution != .fail, !schema.uniquenessColumns(of: plan.table).isEmpty {
             return try batchUpsert(request, plan: plan, head: head, keys: keys, rowParameters: rowParameters)
         }
-        let perRow = rowParameters.first?.count ?? 1
-        let chunk = max(1, min(500, 60_000 / perRow))
         try run("batch insert") {
             try connection.transaction {
-                var start = 0
-                while start < rowParameters.count {
-                    let rows = rowParameters[start..<min(start + chunk, rowParameters.count)]
-                    var parameters: [String?] = []
-                    parameters.reserveCapacity(rows.count * perRow)
-                    var tuples: [String] = []
-                    for row in rows {
-                        tuples.append("(" + (1...perRow).map { "$\(parameters.count + $0)" }.joined(separator: ", ") + ")")
-                        parameters += row
-                    }
-                    try connection.query(head + " VALUES " + tuples.joined(separator: ", "), parameters)
-                    start += rows.count
-                }
+                _ = try insertInChunks(head: head, rows: rowParameters)
                 try recordHistory(keys.map { ($0, .insert, nil) }, info: SQLPersistentHistory.batchTransactionInfo)
             }
         }
         return keys
+    }
+
+    /// Runs `head VALUES (…), (…), …` + `suffix` over `rowParameters` (each row's insert parameters), in
+    /// statements of up to 500 rows (fewer for wide tables, under PostgreSQL's 65,535 parameters), and returns
+    /// their results in order. Called inside the caller's transaction.
+    func insertInChunks(head: String, rows rowParameters: [[String?]], suffix: String = "") throws -> [PostgreSQLResult] {
+        let perRow = rowParameters.first?.count ?? 1
+        let chunk = max(1, min(500, 60_000 / perRow))
+        var results: [PostgreSQLResult] = []
+        var start = 0
+        while start < rowParameters.count {
+            let rows = rowParameters[start..<min(start + chunk, rowParameters.count)]
+            var parameters: [String?] = []
+            parameters.reserveCapacity(rows.count * perRow)
+            var tuples: [String] = []
+            for row in rows {
+                tuples.append("(" + (1...perRow).map { "$\(parameters.count + $0)" }.joined(separator: ", ") + ")")
+                parameters += row
+            }
+            results.append(try connection.query(head + " VALUES " + tuples.joined(separator: ", ") + suffix, parameters))
+            start += rows.count
+        }
+        return results
     }
 
     /// Primary keys as one `bigint[]` parameter.

@@ -15,26 +15,13 @@ extension PostgreSQLStore {
     /// - Throws: as `batchInsert(_:)`.
     func batchUpsert(_ request: StoreBatchInsertRequest, plan: PostgreSQLRowPlan, head: String, keys newKeys: [ObjectKey],
                      rowParameters: [[String?]]) throws -> [ObjectKey] {
-        let perRow = rowParameters.first?.count ?? 1
-        let chunk = max(1, min(500, 60_000 / perRow))
         let update = ConstraintUpdate(plan: plan, constraints: schema.uniquenessColumns(of: plan.table))
         let singleInsert = plan.insertSQL + " ON CONFLICT DO NOTHING RETURNING Z_PK"
         return try run("batch insert") {
             try connection.transaction {
                 var inserted = Set<Int64>()
-                var start = 0
-                while start < rowParameters.count {
-                    let rows = rowParameters[start..<min(start + chunk, rowParameters.count)]
-                    var parameters: [String?] = []
-                    parameters.reserveCapacity(rows.count * perRow)
-                    var tuples: [String] = []
-                    for row in rows {
-                        tuples.append("(" + (1...perRow).map { "$\(parameters.count + $0)" }.joined(separator: ", ") + ")")
-                        parameters += row
-                    }
-                    let result = try connection.query(head + " VALUES " + tuples.joined(separator: ", ") + " ON CONFLICT DO NOTHING RETURNING Z_PK", parameters)
+                for result in try insertInChunks(head: head, rows: rowParameters, suffix: " ON CONFLICT DO NOTHING RETURNING Z_PK") {
                     for index in 0..<result.rowCount { if let key = result.int64(index, 0) { inserted.insert(key) } }
-                    start += rows.count
                 }
                 var keys: [ObjectKey] = []
                 keys.reserveCapacity(newKeys.count)
