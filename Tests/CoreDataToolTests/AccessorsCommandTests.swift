@@ -143,6 +143,51 @@ import Testing
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
+    /// The table of computed properties key-value coding calls: getters of entity classes (with `@NSManaged`
+    /// members, or inheriting `NSManagedObject` or such a class) of the types key-value coding returns as objects;
+    /// not stored properties, observers, static or private ones, other types, or other classes' properties.
+    @Test func computedPropertiesOfEntityClassesAreListedForKeyValueCoding() throws {
+        let (run, output) = try generate([
+            "Book.swift": """
+                import CoreData
+                enum Shelf: Int16 { case top, bottom }
+                public class Book: NSManagedObject {
+                    @NSManaged public var title: String?
+                    @NSManaged var primitiveMonthID: String?
+                    public var monthID: String? {
+                        willAccessValue(forKey: "monthID")
+                        defer { didAccessValue(forKey: "monthID") }
+                        return primitiveMonthID
+                    }
+                    var stored: [String] = []
+                    var observed: Int? { didSet { } }
+                    static var shared: String { "" }
+                    private var hidden: String { "" }
+                    var shelf: Shelf { Shelf(rawValue: 0) ?? .top }
+                }
+                extension Book {
+                    var pageCount: Int { 1 }
+                    var author: Author? { nil }
+                }
+                class Author: NSManagedObject {
+                    var initials: String? { nil }
+                }
+                final class Translator: Author {
+                    var language: String { "fr" }
+                }
+                final class Plain { var name: String { "" } }
+                """,
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        let table = output.map { $0.components(separatedBy: "final class __CoreDataKeyValueGetters").dropFirst().joined() } ?? ""
+        let keys = table.split(separator: "\n").compactMap { line -> String? in
+            guard let start = line.range(of: "KeyValueGetter(") else { return nil }
+            return String(line[start.upperBound...].prefix { $0 != "{" }).trimmingCharacters(in: .whitespaces)
+        }
+        #expect(keys == ["Book.self, \"monthID\")", "Book.self, \"pageCount\")", "Book.self, \"author\")",
+                         "Author.self, \"initials\")", "Translator.self, \"language\")"], "\(output ?? "")")
+    }
+
     @Test func aModuleWithoutManagedMembersGetsAnEmptyFile() throws {
         let (run, output) = try generate(["Plain.swift": "struct Plain { var x = 1 }\n"])
         #expect(run.status == 0, "\(run.error)")

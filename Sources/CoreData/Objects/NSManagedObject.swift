@@ -310,9 +310,19 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// The value of a property, in Apple's forms: numbers and Booleans as `NSNumber`, decimals as
     /// `NSDecimalNumber`, a to-one as the destination object, a to-many as `Set<NSManagedObject>` (an ordered
     /// one as `NSOrderedSet`). Nil for a key that names no property.
+    ///
+    /// For a key that names a transient property or no property of the model, a computed
+    /// property of the entity's class that the build plugin registered (`KeyValueGetterTable`) is called
+    /// instead, as Objective-C's key-value coding calls an `@objc` custom accessor; inside it, this key of this
+    /// object reads the modeled value. A persistent property's key always reads the modeled value (Decisions,
+    /// "Key-value coding calls entity classes' computed properties").
     open func value(forKey key: String) -> Any? {
         checkQueue("value(forKey: \"\(key)\")")
-        guard let slot = layout.slotByName[key] else { return nil }
+        let slot = layout.slotByName[key]
+        if slot.map({ layout.transientSlots[$0] }) ?? true, let getter = KeyValueGetters.shared.getter(for: self, key: key) {
+            return KeyValueGetters.shared.call(getter, on: self)
+        }
+        guard let slot else { return nil }
         fireFaultIfNeeded()
         return publicValue(slot: slot)
     }

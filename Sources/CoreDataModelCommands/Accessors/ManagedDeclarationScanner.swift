@@ -111,6 +111,8 @@ struct ManagedDeclarationScanner {
                 readTypeHeader(word, nameAt: next, in: typePath, into: &declarations)
             } else if word == "var", attributes["NSManaged"] != nil {
                 readManagedProperty(in: typePath, into: &declarations)
+            } else if word == "var", !typePath.isEmpty, !modifiers.contains("static"), !modifiers.contains("class") {
+                readComputedProperty(in: typePath, into: &declarations)
             } else if word == "func", attributes["NSManaged"] != nil {
                 readManagedMethod(in: typePath, into: &declarations)
             } else if word == "typealias" {
@@ -192,6 +194,26 @@ struct ManagedDeclarationScanner {
             declarations.members.append(.init(classPath: typePath, name: name, shape: .property(type: text(from: typeStart, to: typeEnd)),
                                               access: access(default: .internal), objcSelector: objcSelector,
                                               file: path, line: line))
+            index = typeEnd
+            resetPending()
+        }
+
+        /// `var name: Type {` in a type's scope, not `@NSManaged`: recorded when the brace opens a getter (not a
+        /// stored property's `willSet`/`didSet`); left at the brace, whose body the reader then skips.
+        private mutating func readComputedProperty(in typePath: [String], into declarations: inout ManagedDeclarations) {
+            index += 1
+            guard index + 1 < tokens.count, tokens[index].kind == .identifier, tokens[index + 1].text == ":" else {
+                resetPending()
+                return
+            }
+            let name = tokens[index].text.trimmingBackticks
+            let typeStart = index + 2
+            let typeEnd = endOfType(from: typeStart)
+            if typeEnd < tokens.count, tokens[typeEnd].text == "{",
+               let first = nextSignificant(after: typeEnd), !["willSet", "didSet"].contains(tokens[first].text) {
+                declarations.computedProperties.append(.init(classPath: typePath, name: name, type: text(from: typeStart, to: typeEnd),
+                                                             access: access(default: .internal)))
+            }
             index = typeEnd
             resetPending()
         }

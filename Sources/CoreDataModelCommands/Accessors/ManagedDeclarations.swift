@@ -106,9 +106,20 @@ struct ManagedDeclarations {
         let isTestable: Bool
     }
 
+    /// A computed instance property with a getter (not `@NSManaged`), in a class body or extension: key-value
+    /// coding may call it (`KeyValueGetterWriter`).
+    struct ComputedProperty {
+        let classPath: [String]
+        let name: String
+        /// The type as written.
+        let type: String
+        let access: AccessLevel
+    }
+
     var types: [DeclaredType] = []
     var typeAliases: [TypeAlias] = []
     var members: [Member] = []
+    var computedProperties: [ComputedProperty] = []
     /// Every module the sources import, in the order first seen, once each (testable if any file says so).
     var imports: [ImportedModule] = []
 
