@@ -2,10 +2,11 @@ import CoreData
 import Foundation
 
 // Custom accessors written the way Apple's Core Data Programming Guide and sample code write them: the modeled
-// property is reached through its primitive accessor, which Core Data provides for every modeled property.
+// property is reached through its primitive accessor, which Core Data provides for every modeled property,
+// declared private as Apple's sample code declares it.
 extension Book {
-    @NSManaged var primitivePublished: Date?
-    @NSManaged var primitiveAuthor: Author?
+    @NSManaged private var primitivePublished: Date?
+    @NSManaged fileprivate var primitiveAuthor: Author?
 
     /// The year of `published`, read through the primitive accessor inside `willAccessValue`/`didAccessValue`.
     public var publishedYear: Int? {

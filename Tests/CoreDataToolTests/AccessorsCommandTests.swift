@@ -195,7 +195,6 @@ import Testing
     }
 
     @Test(arguments: [
-        ("class A: NSObject { @NSManaged private var secret: String? }", "@NSManaged secret: private and fileprivate"),
         ("extension NSObject { @NSManaged var borrowed: String? }", "NSObject is not a class declared in module Sample"),
         ("class A: NSObject { @NSManaged func frobnicate(_ x: Int) }", "is not one of the relationship methods Xcode generates"),
         ("class Box<T>: NSObject { @NSManaged var value: String? }", "managed object classes cannot be generic"),

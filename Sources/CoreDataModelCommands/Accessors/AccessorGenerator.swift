@@ -30,7 +30,8 @@ struct AccessorGenerator {
                 + "import CoreData\nimport Foundation\n" + table
         }
         try check(declarations)
-        let (probe, accessors) = try probedAccessors(of: declarations)
+        let (probe, probed) = try probedAccessors(of: declarations)
+        let accessors = try withFileDiscriminators(probed, of: declarations.members, probe: probe)
         let methods = try AccessorWriter(declarations: declarations, accessors: accessors).methods()
         let defined = try probe.definedTypes(declarations: declarations,
                                              signatures: AccessorWriter.source(methods, moduleName: moduleName, bodies: false))
@@ -55,6 +56,33 @@ struct AccessorGenerator {
         }
     }
 
+    /// The accessors with each `private` or `fileprivate` member's symbols carrying its own file's private
+    /// discriminator: the compiler names such a member's accessors with a hash of the module and the file's name
+    /// (Apple's sample code declares `@NSManaged private var primitivePublishDate`), and the probe declared it in
+    /// its own file, whose discriminator the symbols carry instead.
+    /// - Throws: when the compiler gave no discriminator for a member's file.
+    private func withFileDiscriminators(_ accessors: [AccessorProbe.MemberAccessors], of members: [ManagedDeclarations.Member],
+                                        probe: AccessorProbe) throws -> [AccessorProbe.MemberAccessors] {
+        let fileName = { (member: ManagedDeclarations.Member) in URL(fileURLWithPath: member.file).lastPathComponent }
+        let privateMembers = members.filter { $0.access <= .fileprivate }
+        guard !privateMembers.isEmpty else { return accessors }
+        let discriminators = try probe.privateDiscriminators(ofFiles: privateMembers.map(fileName))
+        return try zip(members, accessors).map { member, accessor in
+            guard member.access <= .fileprivate else { return accessor }
+            guard let probeFile = discriminators[AccessorProbe.probeFileName], let own = discriminators[fileName(member)] else {
+                throw AccessorGenerationError(file: member.file, line: member.line,
+                                              message: "@NSManaged \(member.name): the compiler gave no private discriminator for \(fileName(member)); declare it internal")
+            }
+            func swapped(_ accessor: AccessorProbe.Accessor) -> AccessorProbe.Accessor {
+                .init(symbol: accessor.symbol.replacingOccurrences(of: probeFile, with: own), silType: accessor.silType)
+            }
+            switch accessor {
+            case .property(let getter, let setter): return .property(getter: swapped(getter), setter: swapped(setter))
+            case .method(let method): return .method(swapped(method))
+            }
+        }
+    }
+
     /// Refuses the members no accessor can be generated for, before the compiler is asked.
     private func check(_ declarations: ManagedDeclarations) throws {
         for member in declarations.members {
@@ -69,9 +97,6 @@ struct AccessorGenerator {
             let enclosing = (1...member.classPath.count).compactMap { declarations.type(at: Array(member.classPath.prefix($0))) }
             guard enclosing.allSatisfy({ $0.genericParameters.isEmpty }) else {
                 throw refuse("its class is generic or nested in a generic type; managed object classes cannot be generic")
-            }
-            guard member.access > .fileprivate else {
-                throw refuse("private and fileprivate members get a file-specific symbol name; declare it internal or wider")
             }
         }
     }

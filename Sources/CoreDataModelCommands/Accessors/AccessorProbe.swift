@@ -60,7 +60,7 @@ struct AccessorProbe {
     func accessors(of declarations: ManagedDeclarations) throws -> [MemberAccessors] {
         let source = ProbeSource(declarations: declarations, imports: importable(declarations.imports), isFaithful: isFaithful)
             .text(includingMembers: true, extensions: "")
-        let sil = try compile(source, named: "NSManagedProbe.swift")
+        let sil = try compile(source, named: Self.probeFileName)
         let table = SILListing(sil)
         var overloadsSeen: [String: Int] = [:]
         return try declarations.members.map { member in
@@ -96,13 +96,45 @@ struct AccessorProbe {
                                 message: "the compiler did not declare accessors for @NSManaged \(member.silDescription); is it a member of a class?")
     }
 
+    /// The private discriminator the compiler gives declarations of each file name (`Book.swift`) in this
+    /// module (`_` and 32 hexadecimal digits, part of the symbol name of every `private` or `fileprivate`
+    /// declaration), and the one of the probe's own file, under `probeFileName`. Read from the compiler: one
+    /// whole-module compile of an empty private function per file name.
+    func privateDiscriminators(ofFiles names: [String]) throws -> [String: String] {
+        let names = Array(Set(names + [Self.probeFileName])).sorted()
+        let marker = "__coreDataDiscriminatorProbe"
+        let files = names.enumerated().map { index, name in (name: name, text: "private func \(marker)\(index)x() {}\n") }
+        let sil = try compile(files, in: workDirectory.appendingPathComponent("discriminators"), output: "discriminators")
+        var result: [String: String] = [:]
+        for line in sil.split(separator: "\n") where line.hasPrefix("sil ") && line.contains(marker) {
+            guard let symbol = line.split(separator: "@").dropFirst().first?.prefix(while: { $0 != " " && $0 != ":" }),
+                  let index = Int(symbol.components(separatedBy: marker).last?.prefix { $0.isNumber } ?? ""), names.indices.contains(index),
+                  let range = symbol.range(of: #"33_[0-9A-F]{32}"#, options: .regularExpression) else { continue }
+            result[names[index]] = String(symbol[range].dropFirst(2))
+        }
+        return result
+    }
+
+    /// The name of the file the probe's declarations are compiled in.
+    static let probeFileName = "NSManagedProbe.swift"
+
     /// Runs `swiftc -emit-sil` on `source`; throws the compiler's messages when it fails.
     private func compile(_ source: String, named name: String) throws -> String {
-        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
-        let input = workDirectory.appendingPathComponent(name)
-        let output = workDirectory.appendingPathComponent(name + ".sil")
-        let errors = workDirectory.appendingPathComponent(name + ".errors")
-        try Data(source.utf8).write(to: input, options: .atomic)
+        try compile([(name, source)], in: workDirectory, output: name)
+    }
+
+    /// Runs `swiftc -emit-sil` on `files`, written into `directory` (several as one whole module); throws the
+    /// compiler's messages when it fails.
+    private func compile(_ files: [(name: String, text: String)], in directory: URL, output name: String) throws -> String {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var inputs: [URL] = []
+        for file in files {
+            let input = directory.appendingPathComponent(file.name)
+            try Data(file.text.utf8).write(to: input, options: .atomic)
+            inputs.append(input)
+        }
+        let output = directory.appendingPathComponent(name + ".sil")
+        let errors = directory.appendingPathComponent(name + ".errors")
         let process = Process()
         process.executableURL = swiftc
         var arguments = ["-parse-as-library", "-module-name", moduleName, "-package-name", "CoreDataAccessorProbe",
@@ -110,7 +142,8 @@ struct AccessorProbe {
         arguments += dependencies.importPaths.flatMap { ["-I", $0.path] }
         arguments += dependencies.moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=" + $0.path] }
         arguments += dependencies.clangFlags.flatMap { ["-Xcc", $0] }
-        process.arguments = arguments + [input.path]
+        if inputs.count > 1 { arguments.append("-wmo") }
+        process.arguments = arguments + inputs.map(\.path)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let errorHandle = try FileHandle(forWritingTo: errors)
         defer { try? errorHandle.close() }

@@ -86,9 +86,10 @@ struct AccessorWriter {
     }
 
     /// The member's access, limited by the types it is nested in (`open` becomes `public`: methods in extensions
-    /// are not overridden).
+    /// are not overridden; `private` and `fileprivate` become `internal`, so the symbol is defined for the
+    /// member's file, which is another file).
     private func effectiveAccess(of member: ManagedDeclarations.Member) -> ManagedDeclarations.AccessLevel {
-        var access = min(member.access, .public)
+        var access = max(min(member.access, .public), .internal)
         for depth in 1...max(1, member.classPath.count) {
             if let type = declarations.type(at: Array(member.classPath.prefix(depth))) { access = min(access, type.access) }
         }
