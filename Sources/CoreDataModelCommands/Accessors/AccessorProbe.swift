@@ -105,12 +105,18 @@ struct AccessorProbe {
         let marker = "__coreDataDiscriminatorProbe"
         let files = names.enumerated().map { index, name in (name: name, text: "private func \(marker)\(index)x() {}\n") }
         let sil = try compile(files, in: workDirectory.appendingPathComponent("discriminators"), output: "discriminators")
+        // Each function's SIL follows a comment naming it (`// __coreDataDiscriminatorProbe0x()`); the mangled name
+        // itself may abbreviate words it shares with the module's name.
         var result: [String: String] = [:]
-        for line in sil.split(separator: "\n") where line.hasPrefix("sil ") && line.contains(marker) {
-            guard let symbol = line.split(separator: "@").dropFirst().first?.prefix(while: { $0 != " " && $0 != ":" }),
-                  let index = Int(symbol.components(separatedBy: marker).last?.prefix { $0.isNumber } ?? ""), names.indices.contains(index),
-                  let range = symbol.range(of: #"33_[0-9A-F]{32}"#, options: .regularExpression) else { continue }
-            result[names[index]] = String(symbol[range].dropFirst(2))
+        var current: Int?
+        for line in sil.split(separator: "\n") {
+            if line.hasPrefix("// \(marker)") {
+                current = Int(line.dropFirst(3 + marker.count).prefix { $0.isNumber })
+            } else if line.hasPrefix("sil "), let index = current, names.indices.contains(index) {
+                current = nil
+                guard let range = line.range(of: #"33_[0-9A-F]{32}LL"#, options: .regularExpression) else { continue }
+                result[names[index]] = String(line[range].dropFirst(2).dropLast(2))
+            }
         }
         return result
     }
