@@ -134,6 +134,28 @@ import Testing
         #expect(refused.error.contains("Visit.swift:4:") && refused.error.contains("Geo"), "\(refused.error)")
     }
 
+    /// A private member's accessors carry its own file's private discriminator, the name the compiler gives the
+    /// accessors the member's file calls (Apple's sample code declares its primitive accessors private).
+    @Test func privateMembersGetTheSymbolsOfTheirFile() throws {
+        let source = "import Foundation\nclass Record: NSObject {\n    @NSManaged private var primitiveSecret: String?\n    var secret: String? { primitiveSecret }\n}\n"
+        let (run, output) = try generate(["Secret.swift": source])
+        #expect(run.status == 0, "\(run.error)")
+        let text = try #require(output)
+
+        let swiftc = try #require(Self.swiftc())
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("private-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("Secret.swift")
+        try Data(source.utf8).write(to: file)
+        let sil = folder.appendingPathComponent("Secret.sil")
+        let compile = try ToolProcess.runExecutable(swiftc, ["-parse-as-library", "-module-name", "Sample", "-emit-sil", "-o", sil.path, file.path])
+        #expect(compile.status == 0, "\(compile.error)")
+        let listing = try String(contentsOf: sil, encoding: .utf8)
+        let getter = try #require(listing.range(of: #"\$s6Sample6RecordC15primitiveSecret33_[0-9A-F]{32}LLSSSgvg"#, options: .regularExpression))
+        #expect(text.contains("@_silgen_name(\"\(listing[getter])\")"), "\(text)")
+    }
+
     /// The compiler the tool itself would use: `SWIFT_EXEC`, else `swiftc` on `PATH`.
     static func swiftc() -> URL? {
         let environment = ProcessInfo.processInfo.environment

@@ -19,6 +19,12 @@ enum ToolProcess {
         guard FileManager.default.isExecutableFile(atPath: tool.path) else {
             throw NSError(domain: "CoreDataToolTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(name) is not built at \(tool.path)"])
         }
+        return try runExecutable(tool, arguments, input: input)
+    }
+
+    /// Runs the executable at `tool` with `arguments`, its standard input read from `input` (else `/dev/null`).
+    static func runExecutable(_ tool: URL, _ arguments: [String], input: URL? = nil) throws -> Outcome {
+        let name = tool.lastPathComponent
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
