@@ -94,6 +94,11 @@ public func checkLibraryAccessors(storeType: String, at url: URL) throws -> [Str
     expect(copy.weight == 0.75, "weight (Float)")
     expect(copy.inPrint, "inPrint (Bool)")
     expect(copy.published == published, "published (Date)")
+    // The custom accessors: private and fileprivate primitive accessors, and key-value coding of a computed property.
+    let year = Calendar(identifier: .gregorian).component(.year, from: published)
+    expect(copy.publishedYear == year, "publishedYear, through the private primitive accessor")
+    expect(copy.value(forKey: "publishedYear") as? Int == year, "value(forKey: \"publishedYear\") calls the computed property")
+    expect(copy.authorThroughPrimitive === copy.author, "the author through the fileprivate primitive accessor")
     expect(copy.cover == cover, "cover (Data)")
     expect(copy.identifier == identifier, "identifier (UUID)")
     expect(copy.homepage == URL(string: "https://example.org/middlemarch"), "homepage (URL)")
