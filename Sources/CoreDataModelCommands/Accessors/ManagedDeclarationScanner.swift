@@ -180,41 +180,37 @@ struct ManagedDeclarationScanner {
             index += 1
         }
 
-        /// `var name: Type`, after `@NSManaged` and modifiers.
-        private mutating func readManagedProperty(in typePath: [String], into declarations: inout ManagedDeclarations) {
+        /// At `var`: reads `var name: Type` and leaves the cursor past the type (a property without a type
+        /// annotation gives nil, past the name). The pending attributes and modifiers stay for the caller.
+        private mutating func readPropertyHead() -> (name: String, type: String, line: Int, typeEnd: Int)? {
             let line = tokens[index].line
             index += 1
-            guard index + 1 < tokens.count, tokens[index].kind == .identifier, tokens[index + 1].text == ":" else {
-                resetPending()
-                return
-            }
+            guard index + 1 < tokens.count, tokens[index].kind == .identifier, tokens[index + 1].text == ":" else { return nil }
             let name = tokens[index].text.trimmingBackticks
             let typeStart = index + 2
             let typeEnd = endOfType(from: typeStart)
-            declarations.members.append(.init(classPath: typePath, name: name, shape: .property(type: text(from: typeStart, to: typeEnd)),
-                                              access: access(default: .internal), objcSelector: objcSelector,
-                                              file: path, line: line))
             index = typeEnd
+            return (name, text(from: typeStart, to: typeEnd), line, typeEnd)
+        }
+
+        /// `var name: Type`, after `@NSManaged` and modifiers.
+        private mutating func readManagedProperty(in typePath: [String], into declarations: inout ManagedDeclarations) {
+            if let head = readPropertyHead() {
+                declarations.members.append(.init(classPath: typePath, name: head.name, shape: .property(type: head.type),
+                                                  access: access(default: .internal), objcSelector: objcSelector,
+                                                  file: path, line: head.line))
+            }
             resetPending()
         }
 
         /// `var name: Type {` in a type's scope, not `@NSManaged`: recorded when the brace opens a getter (not a
         /// stored property's `willSet`/`didSet`); left at the brace, whose body the reader then skips.
         private mutating func readComputedProperty(in typePath: [String], into declarations: inout ManagedDeclarations) {
-            index += 1
-            guard index + 1 < tokens.count, tokens[index].kind == .identifier, tokens[index + 1].text == ":" else {
-                resetPending()
-                return
-            }
-            let name = tokens[index].text.trimmingBackticks
-            let typeStart = index + 2
-            let typeEnd = endOfType(from: typeStart)
-            if typeEnd < tokens.count, tokens[typeEnd].text == "{",
-               let first = nextSignificant(after: typeEnd), !["willSet", "didSet"].contains(tokens[first].text) {
-                declarations.computedProperties.append(.init(classPath: typePath, name: name, type: text(from: typeStart, to: typeEnd),
+            if let head = readPropertyHead(), head.typeEnd < tokens.count, tokens[head.typeEnd].text == "{",
+               let first = nextSignificant(after: head.typeEnd), !["willSet", "didSet"].contains(tokens[first].text) {
+                declarations.computedProperties.append(.init(classPath: typePath, name: head.name, type: head.type,
                                                              access: access(default: .internal)))
             }
-            index = typeEnd
             resetPending()
         }
 
