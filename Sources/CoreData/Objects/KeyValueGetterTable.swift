@@ -8,6 +8,8 @@ public struct KeyValueGetter: Sendable {
     let key: String
     let get: @Sendable (NSManagedObject) -> Any?
 
+    /// The getter of `key` for instances of `objectClass`: `get` is called with such an instance and returns the
+    /// property's value (nil for nil).
     public init(_ objectClass: AnyClass, _ key: String, _ get: @escaping @Sendable (NSManagedObject) -> Any?) {
         self.objectClass = objectClass
         self.key = key
@@ -20,6 +22,7 @@ public struct KeyValueGetter: Sendable {
 /// `@objc` properties; Swift on Linux has neither `@objc` nor a way to call a property by name, so the plugin
 /// writes the calls (Decisions, "Key-value coding calls entity classes' computed properties").
 public protocol KeyValueGetterTable: AnyObject {
+    /// The module's getters, each naming its class; a class's own entry wins over its superclass's.
     static var getters: [KeyValueGetter] { get }
 }
 
