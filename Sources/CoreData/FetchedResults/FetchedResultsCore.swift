@@ -17,7 +17,11 @@ final class FetchedResultsCore {
     /// Whether an object can be one of the results: it is of the controller's result type.
     let accepts: (NSManagedObject) -> Bool
     weak var delegate: NSFetchedResultsControllerDelegate? {
-        didSet { delegateTakesDifferences = nil }
+        didSet {
+            // A new delegate is asked again, and its differences start from the results as they are now.
+            delegateTakesDifferences = nil
+            reportedIDs = nil
+        }
     }
     /// Whether the delegate implements `controller(_:didChangeContentWith:)`: nil until the first change event
     /// of a controller without sections calls it; the protocol extension's version sets it to false.
