@@ -25,11 +25,26 @@ struct BatchUpsertBenchmarkResult {
     }
 }
 
-/// Runs both batches `repetitions` times on each side, each repetition on a new file.
-func benchmarkBatchUpsert(rows: Int, repetitions: Int) throws -> BatchUpsertBenchmarkResult {
+/// The upsert benchmarks' model: entity `Keyed`, ten Int64 attributes `a0`…`a9`, uniqueness constraint `[["a0"]]`.
+func upsertBenchmarkModel() -> NSManagedObjectModel {
+    let entity = NSEntityDescription(name: "Keyed")
+    entity.properties = (0..<10).map { NSAttributeDescription(name: "a\($0)", type: .integer64, defaultValue: 0) }
+    entity.uniquenessConstraints = [["a0"]]
+    return NSManagedObjectModel(entities: [entity])
+}
+
+/// The upsert benchmarks' two batches of `rows` objects: every row new (`a0` the row number), then the same keys
+/// with a changed `a1`.
+func upsertBenchmarkBatches(rows: Int) -> (fresh: [[String: Any]], changed: [[String: Any]]) {
     let fresh: [[String: Any]] = (0..<rows).map { i in Dictionary(uniqueKeysWithValues: (0..<10).map { k in ("a\(k)", Int64(i * (k + 1)) as Any) }) }
     var changed = fresh
     for i in changed.indices { changed[i]["a1"] = Int64(-i) }
+    return (fresh, changed)
+}
+
+/// Runs both batches `repetitions` times on each side, each repetition on a new file.
+func benchmarkBatchUpsert(rows: Int, repetitions: Int) throws -> BatchUpsertBenchmarkResult {
+    let (fresh, changed) = upsertBenchmarkBatches(rows: rows)
     var api: [(Double, Double)] = []
     var raw: [(Double, Double)] = []
     for repetition in 0..<repetitions {
@@ -48,12 +63,9 @@ func benchmarkBatchUpsert(rows: Int, repetitions: Int) throws -> BatchUpsertBenc
 
 /// The two batch inserts through a context on a new SQLite store; their times.
 private func upsertThroughContexts(_ fresh: [[String: Any]], _ changed: [[String: Any]]) throws -> (Double, Double) {
-    let entity = NSEntityDescription(name: "Keyed")
-    entity.properties = (0..<10).map { NSAttributeDescription(name: "a\($0)", type: .integer64, defaultValue: 0) }
-    entity.uniquenessConstraints = [["a0"]]
     let url = scratchURL("upsert.sqlite")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel(entities: [entity]))
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: upsertBenchmarkModel())
     try coordinator.addPersistentStore(type: .sqlite, at: url)
     defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

@@ -1,12 +1,13 @@
-// The PostgreSQL benchmark's entry: its command line, the server, and the two parts (the single-client
-// workloads, PostgreSQLWorkloads.swift, and the concurrent clients, PostgreSQLConcurrency.swift). Run with:
+// The PostgreSQL benchmark's entry: its command line, the server, and the three parts (the single-client
+// workloads, PostgreSQLWorkloads.swift, the batch insert that updates by a uniqueness constraint,
+// PostgreSQLUpsertBenchmark.swift, and the concurrent clients, PostgreSQLConcurrency.swift). Run with:
 //
 //     swift run -c release coredata-benchmark postgres [rows] [repetitions] [options]
 //
 // Options: `--postgres URI` (else `COREDATA_POSTGRES_URL`, else a throwaway cluster started with
 // `Scripts/postgres-test-server` and stopped at the end), `--clients 1,2,4,8`, `--operations N` (per client,
 // rows inserted plus rows updated; default 4000), `--batch N` (rows per transaction; default 10),
-// `--time-limit SECONDS` (per client; default 60), `--only workloads|concurrency`.
+// `--time-limit SECONDS` (per client; default 60), `--only workloads|upsert|concurrency`.
 //
 // Two environment variables change the raw side only, to find what the store's overhead is made of:
 // `BENCHMARK_RAW_UNPREPARED=1` sends every libpq statement with its SQL text instead of preparing it (as the store
@@ -22,6 +23,7 @@ struct PostgreSQLBenchmarkOptions {
     var concurrency = PostgreSQLConcurrencySettings(clientCounts: [1, 2, 4, 8], operationsPerClient: 4_000, batch: 10,
                                                     timeLimit: 60, repetitions: 5)
     var runsWorkloads = true
+    var runsUpsert = true
     var runsConcurrency = true
 
     /// - Throws: `RawFailure` naming the argument it cannot read.
@@ -43,11 +45,13 @@ struct PostgreSQLBenchmarkOptions {
             case "--batch": concurrency.batch = try Self.positive(try value(after: argument), argument)
             case "--time-limit": concurrency.timeLimit = Double(try Self.positive(try value(after: argument), argument))
             case "--only":
-                switch try value(after: argument) {
-                case "workloads": runsConcurrency = false
-                case "concurrency": runsWorkloads = false
-                default: throw RawFailure(description: "--only takes workloads or concurrency")
+                let part = try value(after: argument)
+                guard ["workloads", "upsert", "concurrency"].contains(part) else {
+                    throw RawFailure(description: "--only takes workloads, upsert or concurrency")
                 }
+                runsWorkloads = part == "workloads"
+                runsUpsert = part == "upsert"
+                runsConcurrency = part == "concurrency"
             default:
                 positional.append(try Self.positive(argument, "a row or repetition count"))
             }
@@ -74,6 +78,9 @@ func runPostgreSQLBenchmark(_ arguments: ArraySlice<String>) throws {
     if options.runsWorkloads {
         let sizes = PostgreSQLWorkloadSizes(rows: options.rows, lookups: min(10_000, options.rows))
         try runPostgreSQLWorkloads(on: server, sizes: sizes, repetitions: options.repetitions)
+    }
+    if options.runsUpsert {
+        try runPostgreSQLUpsert(on: server, rows: options.rows, repetitions: options.repetitions)
     }
     if options.runsConcurrency {
         try runPostgreSQLConcurrency(on: server, settings: options.concurrency)

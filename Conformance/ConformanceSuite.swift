@@ -23,6 +23,7 @@ public enum ConformanceSuite {
         AddStoreCases.all + SaveCases.all + InsertionCases.all + FetchCases.all + FaultingCases.all + RegistrationCases.all + PredicateCases.all + BatchDeleteCases.all + BatchRequestCases.all + ConstraintCases.all
         + NestedContextCases.all + StoreFileCases.all + ConcurrentSaveCases.all + MigrationCases.all + UndoCases.all + CompositeAttributeCases.all
         + ContractCases.all + AggregateCases.all + HistoryCases.all + DerivedAttributeCases.all + DerivedAttributeBatchCases.all + PrefetchCases.all
+        + BatchUpsertCases.all
 }
 
 /// How to make stores of the type under test.
