@@ -3,7 +3,8 @@
 /// Storage types: integer 16/32/64 → `Int16`/`Int32`/`Int64`, decimal → `Decimal`, double → `Double`,
 /// float → `Float`, string → `String`, boolean → `Bool`, date → `Date`, binary → `Data`, UUID → `UUID`,
 /// URI → `URL`, object ID → `NSManagedObjectID`; transformable and undefined values are kept as they are.
-/// Numbers convert across widths only when the value fits.
+/// Numbers convert across widths only when the value fits. `CGFloat` counts as a number, as on Apple's platforms,
+/// where it bridges to `NSNumber` (geometry such as an image's `size.width` is stored this way).
 public enum AttributeValueCoercion {
     /// The value in the attribute's storage type, or nil when it cannot be converted without loss.
     /// `NSNull` counts as nil.
@@ -110,6 +111,7 @@ public enum AttributeValueCoercion {
         case let v as Bool: return v ? 1 : 0
         case let v as Double: return Int64(exactly: v)
         case let v as Float: return Int64(exactly: v)
+        case let v as CGFloat: return Int64(exactly: Double(v))
         case let v as Decimal: return Int64(exactly: NSDecimalNumber(decimal: v).doubleValue)
         case let v as NSNumber:
             let whole = v.int64Value
@@ -123,6 +125,7 @@ public enum AttributeValueCoercion {
         switch value {
         case let v as Double: return v
         case let v as Float: return Double(v)
+        case let v as CGFloat: return Double(v)
         case let v as Decimal: return NSDecimalNumber(decimal: v).doubleValue
         case let v as Bool: return v ? 1 : 0
         case let v as NSNumber: return v.doubleValue
@@ -137,6 +140,7 @@ public enum AttributeValueCoercion {
         case let v as NSDecimalNumber: return v.decimalValue
         case let v as Double: return v.isFinite ? Decimal(v) : nil
         case let v as Float: return v.isFinite ? Decimal(Double(v)) : nil
+        case let v as CGFloat: return v.isFinite ? Decimal(Double(v)) : nil
         case let v as String: return Decimal(string: v, locale: Locale(identifier: "en_US_POSIX"))
         case let v as NSNumber:
             if let exact = integer(v) { return Decimal(exact) }
