@@ -93,6 +93,27 @@ enum StoreFileCases {
                 try expectPopulated(env, env.context(try env.openCoordinator(at: target)), "the migrated store after a reopen")
             }
         },
+        ConformanceCase("add-store/migrate-to-a-read-only-copy", requires: .persistent) { env in
+            let coordinator = try env.openCoordinator()
+            let old = try env.require(coordinator.persistentStores.first, "the store")
+            try populate(env.context(coordinator))
+            var options = env.configuration.options
+            options[NSReadOnlyPersistentStoreOption] = true
+            let target = sibling(env, "backup")
+            let copy = try coordinator.migratePersistentStore(old, to: target, options: options, withType: env.configuration.storeType)
+            try env.expect(copy.isReadOnly, "the copy is added read-only, as its options ask")
+            try env.expect(coordinator.persistentStores.count == 1 && coordinator.persistentStores[0] === copy,
+                           "the copy replaces the old store in the coordinator")
+            try expectPopulated(env, env.context(coordinator), "the read-only copy")
+            let context = env.context(coordinator)
+            try context.performAndWait {
+                _ = Fixtures.item(context, "not saved", rank: 9)
+                try env.expectError([NSPersistentStoreSaveError], "saving into the read-only copy") { try context.save() }
+            }
+            for store in coordinator.persistentStores { try coordinator.remove(store) }
+            try expectPopulated(env, env.context(try env.openCoordinator(at: target)), "the copy after a reopen")
+            try expectPopulated(env, env.context(try env.openCoordinator()), "the old store")
+        },
     ]
 
     /// Whether the context finds no item of that name (read on the context's queue).

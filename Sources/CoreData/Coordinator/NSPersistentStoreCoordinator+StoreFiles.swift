@@ -83,9 +83,13 @@ extension NSPersistentStoreCoordinator {
     /// coordinator, and returns the new store, which is added in its place. The new store numbers the objects
     /// itself, so object IDs change: contexts must fetch their objects again.
     ///
+    /// `options` are the new store's, as in `addPersistentStore`: with `NSReadOnlyPersistentStoreOption` the copy
+    /// is written first and the store returned is read-only (a backup copy, as apps make them); an in-memory
+    /// store cannot be such a copy (134091).
+    ///
     /// Nothing changes when it fails: the new store's files are deleted and `store` stays added.
-    /// - Throws: 134070 when `store` is not added here or a file already exists at `url`; the errors of adding
-    ///   a store and of saving.
+    /// - Throws: 134070 when `store` is not added here or a file already exists at `url`; 134091 for a
+    ///   read-only in-memory copy; the errors of adding a store and of saving.
     @discardableResult
     public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil,
                                      type: NSPersistentStore.StoreType) throws -> NSPersistentStore {
@@ -112,9 +116,21 @@ extension NSPersistentStoreCoordinator {
             throw CoreDataError.operation("A store already exists at \(url.absoluteString); migrating a store never overwrites one.")
         }
         let configuration = store.configurationName == "PF_DEFAULT_CONFIGURATION_NAME" ? nil : store.configurationName
-        let target = try addPersistentStore(ofType: type, configurationName: configuration, at: url, options: options)
+        // A read-only store cannot be written: the copy is made writable, then added again as asked.
+        let isReadOnly = storeOptionIsSet(options, NSReadOnlyPersistentStoreOption)
+        var writingOptions = options
+        writingOptions?.removeValue(forKey: NSReadOnlyPersistentStoreOption)
+        var target = try addPersistentStore(ofType: type, configurationName: configuration, at: url, options: writingOptions)
         do {
             try copyContents(of: store, into: target)
+            if isReadOnly {
+                // An in-memory copy would be gone once removed, and a store cannot turn read-only while added.
+                guard target.backend.capabilities.contains(.persistent) else {
+                    throw CoreDataError.unsupported("a read-only copy in a \(type) store, which keeps nothing once removed")
+                }
+                try remove(target)
+                target = try addPersistentStore(ofType: type, configurationName: configuration, at: url, options: options)
+            }
         } catch {
             try? remove(target)
             for file in backendType.storeFiles(at: url) { try? FileManager.default.removeItem(at: file) }
