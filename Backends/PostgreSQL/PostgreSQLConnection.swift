@@ -5,7 +5,8 @@ import CoreDataStoreKit
 ///
 /// Guarantees:
 /// - Every statement runs with its values as separate parameters in libpq's text format; SQL text never
-///   carries a value.
+///   carries a value. A statement text sent a second time is prepared on the server and run from then on
+///   without being parsed again (`PostgreSQLPreparedStatements`).
 /// - The session is set to UTC, ISO dates and UTF-8, so values read back the same on every server.
 /// - A connection the server dropped (a restart, a network failure) is reset before the next statement that
 ///   runs outside a transaction, and a statement outside a transaction that finds the connection dropped is
@@ -22,6 +23,8 @@ final class PostgreSQLConnection {
     /// Statements that set up the session beyond the connection parameters (`LISTEN`), run again after the
     /// connection is reset, since a new session starts without them.
     var sessionStatements: [String] = []
+    /// The statements prepared in this session.
+    private var preparedStatements = PostgreSQLPreparedStatements()
 
     /// Connects with libpq's connection parameters (`host`, `port`, `dbname`, `user`, `password`, …; a
     /// `dbname` holding a `postgresql://` URI is expanded as libpq does). Parameters libpq does not name
@@ -67,6 +70,7 @@ final class PostgreSQLConnection {
     func close() {
         if let handle { PQfinish(handle) }
         handle = nil
+        preparedStatements.removeAll()
     }
 
     /// The server's version number (150018 for 15.18).
@@ -115,15 +119,31 @@ final class PostgreSQLConnection {
         }
     }
 
+    /// Sends one statement: through the statement prepared for its text when there is one, preparing it first
+    /// on its second send (`PostgreSQLPreparedStatements`), else with its text.
     private func send(_ sql: String, _ parameters: [String?]) throws -> PostgreSQLResult {
         let handle = try usableHandle()
         let copies = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { copies.forEach { free($0) } }
         let pointers = copies.map { $0.map { UnsafePointer<CChar>($0) } }
-        let result = pointers.withUnsafeBufferPointer { values in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+        let count = Int32(parameters.count)
+        return try pointers.withUnsafeBufferPointer { values in
+            if let name = preparedStatements.name(of: sql) {
+                do {
+                    return try checked(PQexecPrepared(handle, name, count, values.baseAddress, nil, nil, 0), sql: sql)
+                } catch let error as PostgreSQLError where error.sqlState == "0A000" {
+                    // "cached plan must not change result type": a table it reads changed (a migration). The
+                    // statement is sent with its text from now on; inside a transaction the error stands.
+                    preparedStatements.forget(sql)
+                    guard !inTransaction else { throw error }
+                }
+            } else if let name = preparedStatements.nameToPrepare(sql) {
+                _ = try checked(PQprepare(handle, name, sql, count, nil), sql: sql)
+                preparedStatements.didPrepare(sql, as: name)
+                return try checked(PQexecPrepared(handle, name, count, values.baseAddress, nil, nil, 0), sql: sql)
+            }
+            return try checked(PQexecParams(handle, sql, count, nil, values.baseAddress, nil, nil, 0), sql: sql)
         }
-        return try checked(result, sql: sql)
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. Nested calls
@@ -175,6 +195,7 @@ final class PostgreSQLConnection {
                 throw PostgreSQLError(kind: .connectionLost, sqlState: nil, message: "the connection to \(displayName) was lost during a transaction")
             }
             PQreset(handle)
+            preparedStatements.removeAll()
             guard PQstatus(handle) == CONNECTION_OK else {
                 throw PostgreSQLError(kind: .connectionLost, sqlState: nil, message: "cannot reconnect to \(displayName): \(Self.message(of: handle))")
             }
