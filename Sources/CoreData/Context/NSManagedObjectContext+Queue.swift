@@ -78,12 +78,13 @@ extension NSManagedObjectContext {
 
     /// Runs `block` on the context's queue and returns its result, throwing what the block throws.
     ///
-    /// Apple declares the block `@Sendable` and the method `rethrows`. Here the block is `sending`, which
-    /// accepts every closure Apple's accepts (so Swift 6 code calling it from the main actor compiles
-    /// unchanged), and its error type is a generic parameter, which reads the same at the call site: a block
-    /// that throws nothing needs no `try`.
+    /// Declared as Apple declares it, `@preconcurrency` with a `@Sendable` block, so Swift 6 code gets Apple's
+    /// diagnostics: capturing a non-`Sendable` value (a managed object passed in) or main-actor state is a
+    /// warning, not an error. Apple's method is `rethrows`; here the block's error type is a generic parameter,
+    /// which reads the same at the call site: a block that throws nothing needs no `try`.
+    @preconcurrency
     public func perform<T, Failure: Error>(schedule: ScheduledTaskType = .immediate,
-                                           _ block: sending @escaping () throws(Failure) -> T) async throws(Failure) -> T {
+                                           _ block: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
         if schedule == .immediate, isOnQueue {
             return try runBlock { Result { () throws(Failure) -> T in try block() } }.get()
         }
