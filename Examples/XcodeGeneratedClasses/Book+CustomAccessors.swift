@@ -26,6 +26,16 @@ extension Book {
         didChangeValue(forKey: "published")
     }
 
+    /// The year of `published` as a number, settable: Apple's key-value coding calls such a custom setter for
+    /// `setValue(_:forKey: "publishedYearNumber")`, and so does this package's (the build plugin lists it).
+    public var publishedYearNumber: NSNumber? {
+        get { publishedYear.map { NSNumber(value: $0) } }
+        set {
+            guard let year = newValue?.intValue else { return }
+            setPublishedYear(year)
+        }
+    }
+
     /// The author, read through the primitive accessor.
     public var authorThroughPrimitive: Author? { primitiveAuthor }
 }

@@ -137,7 +137,9 @@ import Testing
     /// A private member's accessors carry its own file's private discriminator, the name the compiler gives the
     /// accessors the member's file calls (Apple's sample code declares its primitive accessors private).
     @Test func privateMembersGetTheSymbolsOfTheirFile() throws {
-        let source = "import Foundation\nclass Record: NSObject {\n    @NSManaged private var primitiveSecret: String?\n    var secret: String? { primitiveSecret }\n}\n"
+        // `private(set)` limits the setter only: the property is internal, its symbols carry no discriminator.
+        let source = "import Foundation\nclass Record: NSObject {\n    @NSManaged private var primitiveSecret: String?\n    var secret: String? { primitiveSecret }\n"
+            + "    @NSManaged private(set) var locked: String?\n    func lock() { locked = secret }\n}\n"
         let (run, output) = try generate(["Secret.swift": source])
         #expect(run.status == 0, "\(run.error)")
         let text = try #require(output)
@@ -154,6 +156,8 @@ import Testing
         let listing = try String(contentsOf: sil, encoding: .utf8)
         let getter = try #require(listing.range(of: #"\$s6Sample6RecordC15primitiveSecret33_[0-9A-F]{32}LLSSSgvg"#, options: .regularExpression))
         #expect(text.contains("@_silgen_name(\"\(listing[getter])\")"), "\(text)")
+        #expect(listing.contains("$s6Sample6RecordC6lockedSSSgvs"), "swiftc's symbol of the private(set) setter")
+        #expect(text.contains("@_silgen_name(\"$s6Sample6RecordC6lockedSSSgvs\")"), "\(text)")
     }
 
     /// The compiler the tool itself would use: `SWIFT_EXEC`, else `swiftc` on `PATH`.
@@ -208,6 +212,48 @@ import Testing
         }
         #expect(keys == ["Book.self, \"monthID\")", "Book.self, \"pageCount\")", "Book.self, \"author\")",
                          "Author.self, \"initials\")", "Translator.self, \"language\")"], "\(output ?? "")")
+    }
+
+    @Test func settableComputedPropertiesGetSettersInTheTable() throws {
+        let (run, output) = try generate([
+            "Book.swift": """
+                import CoreData
+                public class Book: NSManagedObject {
+                    @NSManaged public var title: String?
+                    @NSManaged private var primitiveDate: Date?
+                    public var date: Date? {
+                        get { primitiveDate }
+                        set { primitiveDate = newValue }
+                    }
+                    public private(set) var locked: String? {
+                        get { nil }
+                        set { _ = newValue }
+                    }
+                    var count: Int {
+                        get { 1 }
+                        set { _ = newValue }
+                    }
+                    var readOnly: String { "" }
+                    var explicitGetter: String? { get { nil } }
+                    var named: String? {
+                        get { nil }
+                        set(value) { _ = value }
+                    }
+                }
+                """,
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        let generated = output ?? ""
+        func keys(_ kind: String) -> [String] {
+            generated.split(separator: "\n").compactMap { line -> String? in
+                guard let start = line.range(of: "\(kind)(Book.self, \"") else { return nil }
+                return String(line[start.upperBound...].prefix { $0 != "\"" })
+            }
+        }
+        #expect(keys("KeyValueGetter") == ["date", "locked", "count", "readOnly", "explicitGetter", "named"], "\(generated)")
+        #expect(keys("KeyValueSetter") == ["date", "count", "named"], "\(generated)")
+        #expect(generated.contains("if value == nil || value is NSNull {"), "an optional property's setter takes nil")
+        #expect(generated.contains("guard let value = value as? Int else { return false }"), "a value of another type is declined")
     }
 
     @Test func aModuleWithoutManagedMembersGetsAnEmptyFile() throws {

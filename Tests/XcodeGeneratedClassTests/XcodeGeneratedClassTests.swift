@@ -71,6 +71,12 @@ import XcodeGeneratedClasses
                                                     sectionNameKeyPath: "publishedYear", cacheName: nil)
         try controller.performFetch()
         #expect(controller.sections?.map(\.name) == ["1815", "1961", "1965", "1969"])
+
+        // The plugin's table lists the settable computed property: key-value coding calls its setter.
+        let emma = try #require(books.first)
+        emma.setValue(NSNumber(value: 1816), forKey: "publishedYearNumber")
+        #expect(emma.value(forKey: "publishedYear") as? Int == 1816)
+        #expect(emma.changedValues()["published"] != nil, "the setter changed the modeled date")
     }
 
     /// A setter takes its new value owned and a getter returns an owned value: with a wrong convention a value

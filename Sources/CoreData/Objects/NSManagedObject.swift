@@ -330,8 +330,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
     /// Sets the value of a property, keeping the inverse relationship in step and recording the change.
     /// Numbers are converted to the attribute's type; a value of the wrong type is kept and reported by
     /// validation when the context saves. A key that names no property is ignored.
+    ///
+    /// A settable computed property of the entity's class that the build plugin registered
+    /// (`KeyValueGetterTable.setters`) is called instead when the value has its type (or is nil, for an optional
+    /// property), as Objective-C's key-value coding calls an `@objc` custom setter; inside it, this key of this
+    /// object writes the modeled value (Decisions, "Key-value coding calls entity classes' computed properties").
     open func setValue(_ value: Any?, forKey key: String) {
         checkQueue("setValue(_:forKey: \"\(key)\")")
+        if let setter = KeyValueGetters.shared.setter(for: self, key: key), KeyValueGetters.shared.call(setter, on: self, value: value) {
+            return
+        }
         guard let slot = layout.slotByName[key] else { return }
         if layout.isScalarAttributeSlot(slot), isNilOrNull(value, forSlot: slot) {
             setNilValueForKey(key)

@@ -2,7 +2,8 @@ import Foundation
 
 /// Writes the table through which key-value coding calls the computed properties of a module's entity classes,
 /// as Objective-C's key-value coding calls an entity class's `@objc` properties (Apple's custom accessors: a
-/// transient attribute's getter that computes it, read by a fetched results controller's `sectionNameKeyPath`).
+/// transient attribute's getter that computes it, read by a fetched results controller's `sectionNameKeyPath`;
+/// a modeled attribute's setter that also resets what depends on it).
 ///
 /// Swift on Linux has no `@objc`, so which properties Apple's key-value coding would see cannot be read off the
 /// source; the table takes the computed properties (with a getter, at least internal) of the classes that have
@@ -30,12 +31,26 @@ enum KeyValueGetterWriter {
         return declarations.computedProperties.filter { property in
             guard entityClasses.contains(property.classPath), property.access >= .internal else { return false }
             guard declarations.type(at: property.classPath).map({ $0.access >= .internal && $0.genericParameters.isEmpty }) ?? true else { return false }
-            var type = property.type.trimmingCharacters(in: .whitespaces)
-            while type.hasSuffix("?") || type.hasSuffix("!") { type.removeLast() }
-            if type.hasPrefix("Optional<"), type.hasSuffix(">") { type = String(type.dropFirst(9).dropLast()) }
+            let type = valueType(of: property).name
             let unqualified = type.split(separator: ".").last.map(String.init) ?? type
             return objectTypes.contains(unqualified) || entityClassNames.contains(type)
         }
+    }
+
+    /// A property's type without its optionality (`Date` for `Date?`, `Date!` and `Optional<Date>`), and whether
+    /// it is optional.
+    static func valueType(of property: ManagedDeclarations.ComputedProperty) -> (name: String, isOptional: Bool) {
+        var type = property.type.trimmingCharacters(in: .whitespaces)
+        var isOptional = false
+        while type.hasSuffix("?") || type.hasSuffix("!") {
+            type.removeLast()
+            isOptional = true
+        }
+        if type.hasPrefix("Optional<"), type.hasSuffix(">") {
+            type = String(type.dropFirst(9).dropLast())
+            isOptional = true
+        }
+        return (type, isOptional)
     }
 
     /// The classes with `@NSManaged` members, those whose superclass is `NSManagedObject`, and, repeatedly, the
@@ -59,11 +74,15 @@ enum KeyValueGetterWriter {
         return paths
     }
 
-    /// The table's source (no imports: the accessors file's, or `CoreData` and Foundation when it is alone).
+    /// The table's source (no imports: the accessors file's, or `CoreData` and Foundation when it is alone): a
+    /// getter for every property, and a setter for those whose setter is at least internal. A setter assigns a value
+    /// of the property's type, or nil (and `NSNull`) to an optional property, and declines anything else, which
+    /// `setValue(_:forKey:)` then writes as the modeled value.
     static func source(_ properties: [ManagedDeclarations.ComputedProperty], moduleName: String) -> String {
         var lines = [
             "/// The computed properties of module \(moduleName)'s entity classes that key-value coding calls",
-            "/// (`NSManagedObject.value(forKey:)`), as Objective-C's calls an entity class's `@objc` properties.",
+            "/// (`NSManagedObject.value(forKey:)`, `setValue(_:forKey:)`), as Objective-C's calls an entity class's",
+            "/// `@objc` properties.",
             "final class \(tableClassName): KeyValueGetterTable {",
             "    static let getters: [KeyValueGetter] = [",
         ]
@@ -72,6 +91,23 @@ enum KeyValueGetterWriter {
             lines.append("        KeyValueGetter(\(owner).self, \(ProbeSource.literal(property.name))) { object -> Any? in")
             lines.append("            guard let object = object as? \(owner) else { return nil }")
             lines.append("            return object.`\(property.name)`")
+            lines.append("        },")
+        }
+        lines += ["    ]", "    static let setters: [KeyValueSetter] = ["]
+        for property in properties where (property.setterAccess ?? .private) >= .internal {
+            let owner = property.classPath.joined(separator: ".")
+            let type = valueType(of: property)
+            lines.append("        KeyValueSetter(\(owner).self, \(ProbeSource.literal(property.name))) { object, value -> Bool in")
+            lines.append("            guard let object = object as? \(owner) else { return false }")
+            if type.isOptional {
+                lines.append("            if value == nil || value is NSNull {")
+                lines.append("                object.`\(property.name)` = nil")
+                lines.append("                return true")
+                lines.append("            }")
+            }
+            lines.append("            guard let value = value as? \(type.name) else { return false }")
+            lines.append("            object.`\(property.name)` = value")
+            lines.append("            return true")
             lines.append("        },")
         }
         lines += ["    ]", "}"]

@@ -41,6 +41,8 @@ struct ManagedDeclarationScanner {
         /// Attributes and modifiers read since the last declaration.
         var attributes: [String: String] = [:]
         var modifiers: [String] = []
+        /// The access level of a pending `private(set)`-style modifier, which limits only a property's setter.
+        var setterModifier: String?
 
         init(tokens: [SwiftTokenizer.Token], utf8: [UInt8], path: String) {
             self.tokens = tokens
@@ -80,6 +82,7 @@ struct ManagedDeclarationScanner {
         private mutating func resetPending() {
             attributes = [:]
             modifiers = []
+            setterModifier = nil
         }
 
         /// Inside a body: only braces matter.
@@ -124,11 +127,15 @@ struct ManagedDeclarationScanner {
                 resetPending()
                 index += 1
             } else {
-                modifiers.append(word)
                 index += 1
-                // `private(set)` and the like: the parenthesized part belongs to the modifier.
+                // `private(set)` and the like: the parenthesized part belongs to the modifier, which then limits
+                // the setter only.
                 if index < tokens.count, tokens[index].text == "(" {
-                    index = matching(from: index, open: "(", close: ")") + 1
+                    let close = matching(from: index, open: "(", close: ")")
+                    if text(from: index + 1, to: close) == "set" { setterModifier = word } else { modifiers.append(word) }
+                    index = close + 1
+                } else {
+                    modifiers.append(word)
                 }
             }
         }
@@ -204,14 +211,36 @@ struct ManagedDeclarationScanner {
         }
 
         /// `var name: Type {` in a type's scope, not `@NSManaged`: recorded when the brace opens a getter (not a
-        /// stored property's `willSet`/`didSet`); left at the brace, whose body the reader then skips.
+        /// stored property's `willSet`/`didSet`), with its setter's access when the body has a `set` block; left at
+        /// the brace, whose body the reader then skips.
         private mutating func readComputedProperty(in typePath: [String], into declarations: inout ManagedDeclarations) {
             if let head = readPropertyHead(), head.typeEnd < tokens.count, tokens[head.typeEnd].text == "{",
                let first = nextSignificant(after: head.typeEnd), !["willSet", "didSet"].contains(tokens[first].text) {
+                let access = access(default: .internal)
+                let setterAccess = hasSetBlock(bodyAt: head.typeEnd)
+                    ? min(access, setterModifier.flatMap(ManagedDeclarations.AccessLevel.init(rawValue:)) ?? access) : nil
                 declarations.computedProperties.append(.init(classPath: typePath, name: head.name, type: head.type,
-                                                             access: access(default: .internal)))
+                                                             access: access, setterAccess: setterAccess))
             }
             resetPending()
+        }
+
+        /// Whether the accessor block whose `{` is at `open` has a `set` block: `set {` or `set(name) {` directly
+        /// inside it (a `get`-only or implicit getter has none).
+        private func hasSetBlock(bodyAt open: Int) -> Bool {
+            let close = matching(from: open, open: "{", close: "}")
+            var depth = 0
+            var position = open + 1
+            while position < close {
+                let token = tokens[position]
+                if token.kind == .punctuation, token.text == "{" { depth += 1 }
+                if token.kind == .punctuation, token.text == "}" { depth -= 1 }
+                if depth == 0, token.text == "set", let next = nextSignificant(after: position), ["{", "("].contains(tokens[next].text) {
+                    return true
+                }
+                position += 1
+            }
+            return false
         }
 
         /// `func name(parameters) [effects] [-> Result]`, after `@NSManaged` and modifiers.

@@ -114,6 +114,8 @@ struct ManagedDeclarations {
         /// The type as written.
         let type: String
         let access: AccessLevel
+        /// The setter's access (the property's, or lower with `private(set)` and the like); nil without a setter.
+        let setterAccess: AccessLevel?
     }
 
     var types: [DeclaredType] = []
