@@ -251,6 +251,12 @@ final class PostgreSQLResult {
 
     func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
 
+    /// The value's text in place (valid while this result lives), or nil for NULL.
+    func cString(_ row: Int, _ column: Int) -> UnsafePointer<CChar>? {
+        if isNull(row, column) { return nil }
+        return UnsafePointer(PQgetvalue(result, Int32(row), Int32(column)))
+    }
+
     /// The value's text, or nil for NULL.
     func text(_ row: Int, _ column: Int) -> String? {
         if isNull(row, column) { return nil }

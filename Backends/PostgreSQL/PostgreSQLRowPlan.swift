@@ -95,9 +95,9 @@ final class PostgreSQLRowPlan {
             let column = field.column + 3
             switch field.kind {
             case .attribute(let type):
-                values[field.slot] = PostgreSQLValueCoding.decode(result.text(index, column), as: type)
+                values[field.slot] = PostgreSQLValueCoding.decode(result, index, column, as: type)
             case .composite(let composite, let leaves):
-                let leafValues = leaves.map { PostgreSQLValueCoding.decode(result.text(index, $0.column + 3), as: $0.type) }
+                let leafValues = leaves.map { PostgreSQLValueCoding.decode(result, index, $0.column + 3, as: $0.type) }
                 values[field.slot] = CompositeAttributeValue.assemble(leafValues, of: composite)
             case .toOne(let entityColumn, let destination):
                 guard let key = result.int64(index, column) else { continue }

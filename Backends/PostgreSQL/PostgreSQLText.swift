@@ -8,8 +8,25 @@ import CoreDataStoreKit
 enum PostgreSQLText {
     // MARK: Numbers
 
+    /// An `int8`/`int4`/`int2` value read in place from libpq's NUL-terminated text (`-?[0-9]+`, no `String`
+    /// made); nil for anything else, or a number outside `Int64`.
     static func int64(_ text: UnsafePointer<CChar>) -> Int64? {
-        int64(String(cString: text))
+        var pointer = text
+        let isNegative = pointer.pointee == 45  // "-"
+        if isNegative { pointer += 1 }
+        guard pointer.pointee != 0 else { return nil }
+        var magnitude: UInt64 = 0
+        while pointer.pointee != 0 {
+            let digit = UInt8(bitPattern: pointer.pointee) &- 48  // "0"
+            guard digit < 10 else { return nil }
+            let (shifted, shiftOverflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, addOverflow) = shifted.addingReportingOverflow(UInt64(digit))
+            guard !shiftOverflow, !addOverflow else { return nil }
+            magnitude = sum
+            pointer += 1
+        }
+        if isNegative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
+        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
     }
 
     static func int64(_ text: String) -> Int64? { Int64(text) }

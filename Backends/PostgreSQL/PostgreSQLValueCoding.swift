@@ -36,6 +36,18 @@ enum PostgreSQLValueCoding {
         }
     }
 
+    /// The attribute value in column `column` of row `row` of `result`: integers read in place from
+    /// libpq's text, other types through `decode(_:as:)`.
+    static func decode(_ result: PostgreSQLResult, _ row: Int, _ column: Int, as type: NSAttributeType) -> Any? {
+        guard let text = result.cString(row, column) else { return nil }
+        switch type {
+        case .integer16AttributeType: return PostgreSQLText.int64(text).map { Int16(truncatingIfNeeded: $0) }
+        case .integer32AttributeType: return PostgreSQLText.int64(text).map { Int32(truncatingIfNeeded: $0) }
+        case .integer64AttributeType: return PostgreSQLText.int64(text)
+        default: return decode(String(cString: text), as: type)
+        }
+    }
+
     /// The attribute value of a column's text (nil text is NULL).
     static func decode(_ text: String?, as type: NSAttributeType) -> Any? {
         guard let text else { return nil }

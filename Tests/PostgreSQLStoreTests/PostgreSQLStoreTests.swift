@@ -93,6 +93,31 @@ struct PostgreSQLStoreTests {
         }
     }
 
+    /// Integers are read in place from libpq's text: every width's extremes, zero and negative numbers.
+    @Test func integersAtTheirLimitsComeBackExactly() throws {
+        let url = PostgreSQLTestServer.newStoreURL()
+        defer { try? NSPersistentStoreCoordinator(managedObjectModel: Self.model()).destroyPersistentStore(at: url, type: .postgreSQL) }
+        let counts: [Int64] = [Int64.min, -1, 0, 7, Int64.max]
+        let smalls: [Int16] = [Int16.min, -1, 0, 7, Int16.max]
+        let context = try Self.context(url)
+        try context.performAndWait {
+            for (count, small) in zip(counts, smalls) {
+                let sample = NSEntityDescription.insertNewObject(forEntityName: "Sample", into: context)
+                sample.setValue(count, forKey: "count")
+                sample.setValue(small, forKey: "small")
+            }
+            try context.save()
+        }
+        let reopened = try Self.context(url)
+        try reopened.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Sample")
+            request.sortDescriptors = [NSSortDescriptor(key: "count", ascending: true)]
+            let samples = try reopened.fetch(request)
+            #expect(samples.map { $0.value(forKey: "count") as? Int64 } == counts)
+            #expect(samples.map { $0.value(forKey: "small") as? Int16 } == smalls)
+        }
+    }
+
     @Test func theSchemaComesFromTheOptionOrTheURL() throws {
         let url = PostgreSQLTestServer.newStoreURL()
         let named = "t_option_" + UUID().uuidString.prefix(8).lowercased()
