@@ -114,5 +114,28 @@ enum AggregateCases {
                                     "havingPredicate with a variable expression for %@")
             }
         },
+        // Apps filter groups by a key path that is neither grouped nor fetched (`timestamp >= %@ AND %@ > 1`,
+        // `account == %@ AND %@ > 1`): Apple's SQL reads it in its HAVING clause from a row of the group. Each key
+        // path here has one value per group, so any row gives the same answer.
+        ConformanceCase("aggregates/having-reads-a-key-path-from-the-groups-rows") { env in
+            let context = try FetchCases.populated(env)
+            try context.performAndWait {
+                let count = column("rows", "count:", nil, .integer64AttributeType)
+                let grouped = request("Item", ["owner.name", count], groupBy: ["owner.name"])
+                grouped.sortDescriptors = [NSSortDescriptor(key: "owner.name", ascending: true)]
+                let keys = ["owner.name", "rows"]
+                let owners = NSFetchRequest<NSManagedObject>(entityName: "Owner")
+                owners.predicate = NSPredicate(format: "name == %@", "Ann")
+                let ann = try env.require(try context.fetch(owners).first, "Ann")
+                grouped.havingPredicate = NSPredicate(format: "owner == %@ AND %@ > 1", ann, NSExpression(forVariable: "rows"))
+                try env.expectEqual(rows(try context.fetch(grouped), keys), ["Ann 5"], "a to-one relationship compared with an object")
+                grouped.havingPredicate = NSPredicate(format: "rank >= 100")
+                try env.expectEqual(rows(try context.fetch(grouped), keys), ["nil 1"], "an attribute that is not fetched")
+                grouped.havingPredicate = NSPredicate(format: "rank < 100 AND %@ > 1", NSExpression(forVariable: "rows"))
+                try env.expectEqual(rows(try context.fetch(grouped), keys), ["Ann 5", "Bob 5"], "an attribute and a count")
+                grouped.havingPredicate = NSPredicate(format: "owner.name BEGINSWITH 'B'")
+                try env.expectEqual(rows(try context.fetch(grouped), keys), ["Bob 5"], "a grouped key path read by key")
+            }
+        },
     ]
 }

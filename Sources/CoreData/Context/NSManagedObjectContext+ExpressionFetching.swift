@@ -10,7 +10,9 @@
 ///   paths (nil is a value) and each group gives one dictionary, in the order of the group's first row under
 ///   the request's sort descriptors.
 /// - A non-aggregate column of a grouped fetch must be one of the grouping properties (Apple's rule);
-///   `havingPredicate` filters the result dictionaries by their keys; sort descriptors whose key is not a
+///   `havingPredicate` filters the result dictionaries by their keys, and reads any other key path from the
+///   last row of each group (as SQLite reads a column a grouped query neither groups nor aggregates, where
+///   Apple's SQL puts the predicate); sort descriptors whose key is not a
 ///   property of the entity sort the result dictionaries; offset and limit apply to the results.
 /// - Relationship values and the evaluated object (`SELF`) come back as `NSManagedObjectID`s.
 extension NSManagedObjectContext {
@@ -37,8 +39,11 @@ extension NSManagedObjectContext {
         }
 
         let sorts = request.sortDescriptors ?? []
-        if let pushed = try aggregatedByStore(request, entity: entity, stores: stores, columns: columns, grouping: grouping, sorts: sorts) {
-            return try finish(pushed, request, columns: columns, sortsResults: false)
+        // The store's groups carry no rows: a `havingPredicate` that reads a key path besides the results' own
+        // keys is answered from the rows read here instead.
+        if let pushed = try aggregatedByStore(request, entity: entity, stores: stores, columns: columns, grouping: grouping, sorts: sorts),
+           let kept = try Self.filter(pushed, groupRows: nil, having: request.havingPredicate, columns: columns) {
+            return try finish(kept, request, sortsResults: false)
         }
         let sortsRows = sorts.allSatisfy { descriptor in
             guard let first = descriptor.key?.split(separator: ".").first else { return false }
@@ -64,39 +69,55 @@ extension NSManagedObjectContext {
         rows = []
 
         var results: [NSDictionary] = []
+        var lastRows: [FetchedRow?] = []
         results.reserveCapacity(groups.count)
+        if request.havingPredicate != nil { lastRows.reserveCapacity(groups.count) }
         var builder = DictionaryResultBuilder(keys: columns.map(\.name))
         for group in groups {
             results.append(builder.dictionary { columns[$0].value(for: group) })
+            if request.havingPredicate != nil { lastRows.append(group.last) }
         }
+        let kept = try Self.filter(results, groupRows: lastRows, having: request.havingPredicate, columns: columns) ?? []
         try SavedRowSource.throwFirstFailure(of: sources)
-        return try finish(results, request, columns: columns, sortsResults: !sortsRows)
+        return try finish(kept, request, sortsResults: !sortsRows)
     }
 
-    /// Applies `havingPredicate`, the sort (when the rows were not sorted before grouping), distinctness,
-    /// offset and limit to computed result dictionaries.
-    private func finish<T>(_ computed: [NSDictionary], _ request: NSFetchRequest<T>, columns: [FetchColumn],
-                           sortsResults: Bool) throws -> [NSDictionary] {
+    /// Applies the sort (when the rows were not sorted before grouping), distinctness, offset and limit to
+    /// computed result dictionaries that passed `havingPredicate`.
+    private func finish<T>(_ computed: [NSDictionary], _ request: NSFetchRequest<T>, sortsResults: Bool) throws -> [NSDictionary] {
         var results = computed
-        if let having = request.havingPredicate { results = try Self.filter(results, having: having, columns: columns) }
         if sortsResults { try InMemoryQuery.sort(&results, by: request.sortDescriptors ?? []) }
         return distinctAndLimited(results, request)
     }
 
-    /// The result dictionaries that `having` matches. It names a result's values by key (`total > 10`) or, as
-    /// Apple's, as variables named after the expression descriptions (`$total > 10`), or by a column's own
-    /// expression given for `%@` (`NSPredicate(format: "%@ > 1", countExpression)`), which stands for that column.
-    private static func filter(_ results: [NSDictionary], having: NSPredicate, columns: [FetchColumn]) throws -> [NSDictionary] {
-        var columnNames: [PredicateOperand: String] = [:]
+    /// The result dictionaries that `having` matches (all of them when it is nil).
+    ///
+    /// `having` names a result's values by key (`total > 10`) or, as Apple's, as variables named after the
+    /// expression descriptions (`$total > 10`), or by a column's own expression given for `%@`
+    /// (`NSPredicate(format: "%@ > 1", countExpression)`), which stands for that column. Any other key path
+    /// (`timestamp >= %@`, `account == %@`) is read from the last row of the result's group, `groupRows[i]` for
+    /// `results[i]`: the row SQLite reads a column from that a grouped query neither groups nor aggregates, as
+    /// Apple's SQL puts `havingPredicate`'s key paths in its `HAVING` clause. Without `groupRows`, nil when
+    /// `having` reads such a key path.
+    private static func filter(_ results: [NSDictionary], groupRows: [FetchedRow?]?, having: NSPredicate?,
+                               columns: [FetchColumn]) throws -> [NSDictionary]? {
+        guard let having else { return results }
+        var operandNames: [PredicateOperand: String] = [:]
         for column in columns {
-            if let operand = column.expression.predicateFormatOperand, columnNames[operand] == nil { columnNames[operand] = column.name }
+            if let operand = column.expression.predicateFormatOperand, operandNames[operand] == nil { operandNames[operand] = column.name }
         }
-        let node = try having.validatedExpression().naming(columnNames)
-        return results.filter { row in
+        let node = try having.validatedExpression().naming(operandNames)
+        let resultKeys = Set(columns.map(\.name))
+        var kept: [NSDictionary] = []
+        for (index, result) in results.enumerated() {
             var variables: [String: Any] = [:]
-            for (key, value) in row { if let name = key as? String { variables[name] = value } }
-            return node.evaluate(with: row, variables: variables)
+            for (key, value) in result { if let name = key as? String { variables[name] = value } }
+            let subject = HavingSubject(result: result, resultKeys: resultKeys, groupRow: groupRows?[index] ?? nil)
+            let matches = node.evaluate(with: subject, variables: variables)
+            if groupRows == nil, subject.readGroupRow { return nil }
+            if matches { kept.append(result) }
         }
+        return kept
     }
 
     /// The result dictionaries computed by the store itself (`AggregatingBackend`), when there is one store that
@@ -411,9 +432,31 @@ fileprivate final class SavedRowSource {
     }
 }
 
+/// What a `havingPredicate` evaluates for one result of a grouped fetch: the result's own values by their keys,
+/// and every other key from the last row of the result's group.
+private final class HavingSubject: PredicateKeyValueReading {
+    let result: NSDictionary
+    let resultKeys: Set<String>
+    let groupRow: FetchedRow?
+    /// Whether a key outside `resultKeys` was read.
+    private(set) var readGroupRow = false
+
+    init(result: NSDictionary, resultKeys: Set<String>, groupRow: FetchedRow?) {
+        self.result = result
+        self.resultKeys = resultKeys
+        self.groupRow = groupRow
+    }
+
+    func predicateValue(forKey key: String) -> Any? {
+        if resultKeys.contains(key) { return result.object(forKey: key) }
+        readGroupRow = true
+        return groupRow?.predicateValue(forKey: key)
+    }
+}
+
 /// A saved row read for a computed dictionary fetch: its values are read by key like an object's, with
-/// relationships leading to other saved rows.
-private final class FetchedRow: PredicateKeyValueReading {
+/// relationships leading to other saved rows; it is the same stored object as the object with its ID.
+private final class FetchedRow: PredicateKeyValueReading, StoredObjectReference {
     let id: NSManagedObjectID
     let values: [Any?]
     /// Kept alive by its rows; `release()` breaks the cycle through its cache when the fetch ends.
@@ -424,6 +467,8 @@ private final class FetchedRow: PredicateKeyValueReading {
         self.values = values
         self.source = source
     }
+
+    var storedObjectKey: ObjectKey? { id.key }
 
     func predicateValue(forKey key: String) -> Any? {
         let layout = id.entity.layout
