@@ -11,12 +11,25 @@ extension PostgreSQLStore {
     /// transaction again.
     /// - Throws: 134030 for a read-only store or a server failure; 1600 for a deny rule.
     public func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey] {
+        try batchDelete(request, collectingKeys: true).keys
+    }
+
+    /// Deletes as `batchDelete(_:)` does. When nothing in the model refers to the entity's table, no history is
+    /// recorded and the whole request translates to SQL, the rows are deleted by one `DELETE … WHERE` of the
+    /// request's own condition, and only counted.
+    public func batchDeleteCount(_ request: StoreBatchDeleteRequest) throws -> Int {
+        try batchDelete(request, collectingKeys: false).count
+    }
+
+    /// Deletes the rows of `request`, running the transaction again after a deadlock; the keys are returned when
+    /// `collectingKeys`, or when the general path needs them anyway. The count is the number of rows deleted.
+    private func batchDelete(_ request: StoreBatchDeleteRequest, collectingKeys: Bool) throws -> (keys: [ObjectKey], count: Int) {
         try checkWritable()
         var attempt = 0
         while true {
             attempt += 1
             do {
-                return try run("batch delete") { try connection.transaction { try deleteRows(request) } }
+                return try run("batch delete") { try connection.transaction { try deleteRows(request, collectingKeys: collectingKeys) } }
             } catch let error as NSError where attempt < 5 && (error.userInfo[NSUnderlyingErrorKey] as? PostgreSQLError)?.sqlState == "40P01" {
                 continue
             }
@@ -24,19 +37,23 @@ extension PostgreSQLStore {
     }
 
     /// The body of a batch delete, inside its transaction.
-    private func deleteRows(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey] {
+    private func deleteRows(_ request: StoreBatchDeleteRequest, collectingKeys: Bool) throws -> (keys: [ObjectKey], count: Int) {
         var keys: [ObjectKey]
         switch request {
         case .matching(let request):
+            if let deleted = try deleteInOneStatement(request, collectingKeys: collectingKeys || recordsHistory) {
+                try recordHistory(deleted.keys.map { ($0, .delete, nil) }, info: SQLPersistentHistory.batchTransactionInfo)
+                return deleted
+            }
             var keysFetch = request
             keysFetch.result = .keys
-            guard case .keys(let found) = try fetch(keysFetch) else { return [] }
+            guard case .keys(let found) = try fetch(keysFetch) else { return ([], 0) }
             keys = found
         case .keys(let given):
             keys = try existing(given)
         }
         let doomed = try batchDeletion(of: keys)
-        guard !doomed.isEmpty else { return [] }
+        guard !doomed.isEmpty else { return ([], 0) }
         var byRoot: [ObjectIdentifier: [Int64]] = [:]
         for key in doomed {
             guard let root = model.entity(withNumber: key.entityNumber)?.rootEntity else { continue }
@@ -71,7 +88,25 @@ extension PostgreSQLStore {
             try connection.query("DELETE FROM \(SQLSchema.quote(table.name)) WHERE Z_PK = ANY($1::bigint[])", [array])
         }
         try recordHistory(doomed.map { ($0, .delete, nil) }, info: SQLPersistentHistory.batchTransactionInfo)
-        return doomed
+        return (doomed, doomed.count)
+    }
+
+    /// The rows of `request` deleted by one statement with the request's own condition (`RETURNING` their keys
+    /// when `collectingKeys`), or nil when that would not be exact: the request has a limit or an offset, part of
+    /// it is evaluated in memory, or a relationship leads into or out of the table (nullifies, join rows,
+    /// cascades and deny rules need the keys first).
+    private func deleteInOneStatement(_ request: StoreFetchRequest, collectingKeys: Bool) throws -> (keys: [ObjectKey], count: Int)? {
+        let compiled = try SQLCompiledFetch(request, schema: schema)
+        guard compiled.isComplete, request.fetchLimit == 0, request.fetchOffset == 0,
+              let plan = plan(for: request.entity.entityNumber), !schema.isReferenced(plan.table) else { return nil }
+        let table = SQLSchema.quote(plan.table.name)
+        let parameters = compiled.bindings.map(Self.parameterText)
+        let sql = compiled.from == "\(table) t0"
+            ? "DELETE FROM \(table) AS t0\(compiled.whereSQL)"
+            : "DELETE FROM \(table) WHERE Z_PK IN (SELECT t0.Z_PK FROM \(compiled.from)\(compiled.whereSQL))"
+        guard collectingKeys else { return ([], try connection.query(sql, parameters).affectedRows) }
+        let keys = Self.keys(of: try connection.query(sql + " RETURNING Z_PK, Z_ENT", parameters))
+        return (keys, keys.count)
     }
 
     /// The keys whose rows exist (with the same entity).

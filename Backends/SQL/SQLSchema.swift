@@ -246,6 +246,18 @@ public final class SQLSchema {
     /// The table that holds an entity's rows.
     public func table(for entity: NSEntityDescription) -> Table? { tables[ObjectIdentifier(entity.rootEntity)] }
 
+    /// Whether a relationship of the model (not transient) leads into `table` or out of one of its entities: a
+    /// batch delete of its rows then has foreign keys to clear, join rows to remove or rules to follow, and needs
+    /// the rows' keys first.
+    public func isReferenced(_ table: Table) -> Bool {
+        for entity in model.entitiesInStoreOrder {
+            for case let relationship as NSRelationshipDescription in entity.properties where !relationship.isTransient {
+                if relationship.destinationEntity?.rootEntity === table.root || entity.rootEntity === table.root { return true }
+            }
+        }
+        return false
+    }
+
     /// How a to-many relationship is stored, or nil for a transient one or one outside this store.
     public func storage(of relationship: NSRelationshipDescription) -> ToManyStorage? { toMany[ObjectIdentifier(relationship)] }
 

@@ -40,7 +40,7 @@ extension SQLiteStore {
             switch request {
             case .matching(let request):
                 let (compiled, plan) = try compile(request)
-                if compiled.isComplete, request.fetchLimit == 0, request.fetchOffset == 0, !isReferenced(plan.table) {
+                if compiled.isComplete, request.fetchLimit == 0, request.fetchOffset == 0, !schema.isReferenced(plan.table) {
                     let table = q(plan.table.name)
                     if try deletesEveryRow(request, compiled: compiled, plan: plan) {
                         // Every row: read the keys if wanted, then a plain DELETE, which SQLite runs as a truncation
@@ -127,16 +127,5 @@ extension SQLiteStore {
         guard let plan = plan(for: key.entityNumber) else { return false }
         return try !connection.query("SELECT 1 FROM \(q(plan.table.name)) WHERE Z_PK = ?1 AND Z_ENT = ?2",
                                      [.integer(key.primaryKey), .integer(plan.storedEntityNumber)]) { _ in true }.isEmpty
-    }
-
-    /// Whether any relationship of the model (or any join table) refers to rows of this table, or any
-    /// entity stored in it has a relationship: then a delete needs the general path.
-    private func isReferenced(_ table: SQLSchema.Table) -> Bool {
-        for entity in model.entitiesInStoreOrder {
-            for case let relationship as NSRelationshipDescription in entity.properties where !relationship.isTransient {
-                if relationship.destinationEntity?.rootEntity === table.root || entity.rootEntity === table.root { return true }
-            }
-        }
-        return false
     }
 }

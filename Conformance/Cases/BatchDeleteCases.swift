@@ -151,5 +151,47 @@ enum BatchDeleteCases {
                 }
             }
         },
+        // An entity no relationship leads into or out of, whose deletes a store may run as one statement of the
+        // request's own condition: subentities, their entity test and each result type must come out the same.
+        ConformanceCase("batch-delete/entity-without-relationships") { env in
+            let coordinator = try env.openCoordinator(model: BatchUpsertCases.model())
+            let context = env.context(coordinator)
+            try context.performAndWait {
+                for number in 0..<10 {
+                    let quake = NSEntityDescription.insertNewObject(forEntityName: "Quake", into: context)
+                    quake.setValue("q-\(number)", forKey: "code")
+                    quake.setValue(Double(number), forKey: "magnitude")
+                }
+                for number in 0..<5 {
+                    let aftershock = NSEntityDescription.insertNewObject(forEntityName: "Aftershock", into: context)
+                    aftershock.setValue("a-\(number)", forKey: "code")
+                    aftershock.setValue(Double(number) + 0.5, forKey: "magnitude")
+                }
+                try context.save()
+            }
+            func delete(_ entity: String, _ predicate: String, subentities: Bool = true,
+                        _ resultType: NSBatchDeleteRequestResultType) throws -> Any? {
+                let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: entity)
+                fetch.predicate = NSPredicate(format: predicate)
+                fetch.includesSubentities = subentities
+                let request = NSBatchDeleteRequest(fetchRequest: fetch)
+                request.resultType = resultType
+                return try context.performAndWait { (try context.execute(request) as? NSBatchDeleteResult)?.result }
+            }
+            func codes(_ ids: [NSManagedObjectID]) throws -> Set<String> {
+                try context.performAndWait { Set(ids.map { context.object(with: $0).objectID.entity.name ?? "" }) }
+            }
+            try env.expectEqual((try delete("Quake", "magnitude >= 7", .resultTypeCount) as? NSNumber)?.intValue, 3, "count of quakes of 7 and over")
+            let ids = try env.require(try delete("Quake", "magnitude < 2", subentities: false, .resultTypeObjectIDs) as? [NSManagedObjectID], "object IDs")
+            try env.expectEqual(ids.count, 2, "only the two quakes under 2 (the aftershocks under 2 are a subentity)")
+            try env.expectEqual(try codes(ids), ["Quake"], "the deleted IDs are the quakes'")
+            try env.expectEqual((try delete("Aftershock", "code ENDSWITH '3' OR magnitude < 1", .resultTypeStatusOnly) as? NSNumber)?.boolValue, true, "status")
+            try env.expectEqual((try delete("Quake", "code == 'none'", .resultTypeCount) as? NSNumber)?.intValue, 0, "nothing matches")
+            let reopened = try env.reopenedContext(or: coordinator, model: BatchUpsertCases.model())
+            try reopened.performAndWait {
+                let left = try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Quake")).compactMap { $0.value(forKey: "code") as? String }
+                try env.expectEqual(Set(left), ["q-2", "q-3", "q-4", "q-5", "q-6", "a-1", "a-2", "a-4"], "what is left, reopened")
+            }
+        },
     ]
 }
