@@ -17,6 +17,8 @@ public enum ContractRefinement: String, CaseIterable, Sendable, Comparable {
     case metadataWriting = "StoreMetadataWriting"
     /// `DerivedAttributeComputing`: the store computes derived attributes when it saves.
     case derivedAttributeComputing = "DerivedAttributeComputing"
+    /// `StoreRelocating`: an added store can change location (`setURL(_:for:)`).
+    case relocating = "StoreRelocating"
 
     /// Whether the backend type `type` adopts the protocol.
     public func isAdopted(by type: PersistentStoreBackend.Type) -> Bool {
@@ -28,6 +30,7 @@ public enum ContractRefinement: String, CaseIterable, Sendable, Comparable {
         case .metadataWriting: return type is StoreMetadataWriting.Type
         case .externalChangeDetecting: return type is ExternalChangeDetecting.Type
         case .derivedAttributeComputing: return type is DerivedAttributeComputing.Type
+        case .relocating: return type is StoreRelocating.Type
         }
     }
 

@@ -28,7 +28,8 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
 
     static func isInMemoryDatabase(_ url: URL) -> Bool { url.standardizedFileURL.path == "/dev/null" }
 
-    let url: URL
+    /// The database file: where the store was opened, or where it was relocated to (`relocate(to:)`).
+    var url: URL
     /// The model the store was opened with.
     public let model: NSManagedObjectModel
     /// The model's entities in the file's tables, under the file's names and `Z_ENT` numbers (read when an
@@ -212,7 +213,7 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
     /// Checks an existing file through a read-only connection: Core Data's tables, the metadata, the model
     /// (by version hash, and by schema), and returns the metadata and the model's schema under the file's
     /// names (`SQLStoredSchema`, read from `Z_PRIMARYKEY`, `sqlite_master` and `pragma_table_info`).
-    private static func validate(url: URL, request: StoreOpenRequest) throws -> (metadata: [String: Any], schema: SQLSchema) {
+    static func validate(url: URL, request: StoreOpenRequest) throws -> (metadata: [String: Any], schema: SQLSchema) {
         let connection = try SQLiteFileCheck.readOnlyConnection(url: url, busyTimeout: busyTimeout(request.options),
                                                                 rollingBack: !request.isReadOnly)
         defer { connection.close() }

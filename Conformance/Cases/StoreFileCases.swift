@@ -114,6 +114,36 @@ enum StoreFileCases {
             try expectPopulated(env, env.context(try env.openCoordinator(at: target)), "the copy after a reopen")
             try expectPopulated(env, env.context(try env.openCoordinator()), "the old store")
         },
+        // Apple's setURL(_:for:): an atomic store writes its next save at the new URL; a store that writes in
+        // place opens the store that must already be there. A copy of the store's files is at the new URL, as
+        // an app that moved or copied the store would leave it, so both kinds must go on from there.
+        ConformanceCase("add-store/set-url", requires: .persistent, adopting: [.relocating]) { env in
+            let coordinator = try env.openCoordinator()
+            let store = try env.require(coordinator.persistentStores.first, "the store")
+            let context = env.context(coordinator)
+            try populate(context)
+            let target = sibling(env, "moved")
+            let backend = try env.require(NSPersistentStoreCoordinator.registeredStoreTypes[env.configuration.storeType] as? PersistentStoreBackend.Type,
+                                          "the store class")
+            for (file, copy) in zip(backend.storeFiles(at: env.url), backend.storeFiles(at: target))
+            where FileManager.default.fileExists(atPath: file.path) {
+                try FileManager.default.copyItem(at: file, to: copy)
+            }
+            try env.expect(coordinator.setURL(target, for: store), "setURL(_:for:) moves the store to its copy")
+            try env.expectEqual(store.url?.standardizedFileURL, target.standardizedFileURL, "the store's URL")
+            try env.expect(coordinator.persistentStore(for: target) === store, "persistentStore(for:) finds it at the new URL")
+            try context.performAndWait {
+                _ = Fixtures.item(context, "after the move", rank: 9)
+                try context.save()
+            }
+            for store in coordinator.persistentStores { try coordinator.remove(store) }
+            let moved = env.context(try env.openCoordinator(at: target))
+            try expectPopulated(env, moved, "the store at the new URL")
+            try env.expect(try !expectNoItem(named: "after the move", moved), "the save after the move is at the new URL")
+            let old = env.context(try env.openCoordinator())
+            try expectPopulated(env, old, "the store at the old URL")
+            try env.expect(try expectNoItem(named: "after the move", old), "the old URL does not get the save after the move")
+        },
     ]
 
     /// Whether the context finds no item of that name (read on the context's queue).

@@ -160,6 +160,33 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         store.url ?? URL(fileURLWithPath: "/dev/null")
     }
 
+    /// Changes the location of `store` (Apple's `setURL(_:for:)`); true when it moved.
+    ///
+    /// As Apple documents: an atomic store (XML, binary) writes its next save at `url`, replacing what is there;
+    /// a SQLite store gives up its connection and opens the store at `url`, which must already exist; here it
+    /// must also be a copy of this store (the same `NSStoreUUID` and tables), since the contexts' objects belong
+    /// to it. The in-memory store only takes the new URL. False, with the store unchanged and still where it
+    /// was, when `store` is not added to this coordinator, another of its stores is at `url`, the store's type
+    /// cannot move (➕ PostgreSQL, a type not adopting `StoreRelocating`), or the store refuses `url`.
+    @discardableResult
+    open func setURL(_ url: URL, for store: NSPersistentStore) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard stores.contains(where: { $0 === store }), let relocating = store.backend as? StoreRelocating,
+              !stores.contains(where: { $0 !== store && $0.url.map { Self.sameLocation($0, url) } ?? false }) else { return false }
+        do {
+            try relocating.relocate(to: url)
+        } catch {
+            return false
+        }
+        rowCache.forgetAll(in: store)
+        let hasFiles = !type(of: store.backend).storeFiles(at: url).isEmpty
+        if let old = store.url, hasFiles { OpenStoreFiles.shared.remove(store, at: old) }
+        store.url = url
+        if hasFiles { OpenStoreFiles.shared.add(store, at: url) }
+        return true
+    }
+
     /// Whether two store URLs name one place: file URLs after standardizing their paths, others as written.
     static func sameLocation(_ first: URL, _ second: URL) -> Bool {
         guard first.isFileURL, second.isFileURL else { return first.absoluteString == second.absoluteString }

@@ -14,9 +14,10 @@ extension AtomicStore {
         return AtomicStoreSnapshot(metadata: metadata, objects: objects, primaryKeyHighWater: highWaterByName)
     }
 
-    /// Writes the whole store to its file through `AtomicFileReplacement` (nothing for a store without a URL).
+    /// Writes the whole store to its file, at `fileURL`, through `AtomicFileReplacement` (nothing for a store
+    /// without a file).
     func writeFile() throws {
-        guard let url = openRequest.url else { return }
+        guard let url = fileURL else { return }
         let snapshot = snapshot()
         try AtomicFileReplacement.replace(url) { temporary in try writeSnapshot(snapshot, to: temporary) }
     }

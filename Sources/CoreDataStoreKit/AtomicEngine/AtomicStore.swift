@@ -46,6 +46,9 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
 
     /// The request the store was opened with.
     public let openRequest: StoreOpenRequest
+    /// Where saves write the store: the URL it was opened at, or the one it was relocated to
+    /// (`relocate(to:)`); nil for a store without a file.
+    public internal(set) var fileURL: URL?
     public internal(set) var metadata: [String: Any] = [:]
     open var capabilities: StoreCapabilities {
         openRequest.url == nil ? [.rowsInMemory] : [.persistsToFile, .persistent, .rowsInMemory]
@@ -73,6 +76,7 @@ open class AtomicStore: PersistentStoreBackend, BatchUpdating, BatchInserting, L
     ///   for a read-only store without a file, 512 when the directory cannot be created.
     public required init(_ request: StoreOpenRequest) throws {
         openRequest = request
+        fileURL = request.url
         if let url = request.url, !request.isReadOnly {
             // Temporary files of saves that were killed part-way (never the store itself, never other files).
             AtomicFileReplacement.removeLeftovers(of: url)
