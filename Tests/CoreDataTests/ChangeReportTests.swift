@@ -142,6 +142,27 @@ struct ChangeReportTests {
         #expect(reported.contains { $0.contains(book) }, "the second context's insert was never reported")
     }
 
+    /// Apple: `changedValues()` "only reports changes to properties that are persistent properties of the
+    /// receiver, not changes to transient properties"; the transient change still makes the object changed.
+    @Test func changedValuesLeaveTransientPropertiesOut() throws {
+        let entity = NSEntityDescription(name: "Person")
+        let nickname = NSAttributeDescription(name: "nickname", type: .string)
+        nickname.isTransient = true
+        entity.properties = [NSAttributeDescription(name: "name", type: .string), nickname]
+        let context = try inMemoryContext(model: NSManagedObjectModel(entities: [entity]))
+        try context.performAndWait {
+            let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            person.setValue("Ann", forKey: "name")
+            try context.save()
+            person.setValue("Annie", forKey: "nickname")
+            #expect(person.changedValues().isEmpty)
+            #expect(!person.hasPersistentChangedValues)
+            person.setValue("Bob", forKey: "name")
+            #expect(person.changedValues().keys.sorted() == ["name"])
+            #expect(person.changedValues()["name"] as? String == "Bob")
+        }
+    }
+
     /// Apple: change processing is disabled around awakeFromFetch, so setting values there (a transient cache)
     /// does not dirty the object or its context.
     @Test func valuesSetInAwakeFromFetchLeaveNoChanges() throws {

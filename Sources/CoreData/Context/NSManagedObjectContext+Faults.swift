@@ -183,10 +183,10 @@ extension NSManagedObjectContext {
         defer { object.changesFaultState = false }
         guard !suspendsChangeRecording else { return object.awakeFromFetch() }
         suspendsChangeRecording = true
-        ChangeRecordingSuspensions.begin()
+        ChangeRecordingHooks.begin()
         defer {
             suspendsChangeRecording = false
-            ChangeRecordingSuspensions.end()
+            ChangeRecordingHooks.end()
         }
         object.awakeFromFetch()
     }

@@ -53,7 +53,7 @@ extension NSManagedObjectContext {
             throw CoreDataError.operation("The context has no persistent store coordinator to save to.")
         }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
-        var (inserted, updated, deleted) = callWillSave()
+        var (inserted, updated, deleted) = try callWillSave()
         updated.removeAll { $0.inserted || $0.deleted || $0.changedSlots.isEmpty }  // in place: the list is the save's own
 
         // One pass over each list (each pass over many objects is mostly cache misses): validation, and the
@@ -209,23 +209,72 @@ extension NSManagedObjectContext {
         do { try body() } catch let error as NSError { errors.append(error) }
     }
 
-    /// Calls `willSave` on every changed object: inserted, then updated, then deleted, as they were before
-    /// the first call (objects that a `willSave` changes are not added). Returns the changed objects as they are
-    /// after the calls, updated ones with or without changed slots: the lists the calls walked when no `willSave`
-    /// wrote to the context's change tables (the usual case, and then no second pass over the tables and no
-    /// second sort), else taken again.
-    private func callWillSave() -> (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+    /// Calls `willSave` on every changed object: inserted, then updated, then deleted. As Apple documents, a
+    /// `willSave` that changes values through accessors makes the save call `willSave` again: further rounds call
+    /// it on each object whose values changed in the round before, and on each object that became part of the save
+    /// (inserted, deleted or changed) without having had it, until a round changes nothing.
+    ///
+    /// Returns the changed objects as they are after the calls, updated ones with or without changed slots: the
+    /// lists the first round walked when no `willSave` changed anything (the usual case, and then no second pass
+    /// over the tables and no second sort), else taken again.
+    /// - Throws: 134060 when `willSave` still changes objects after `maximumWillSaveRounds` rounds (Apple's
+    ///   documentation warns that a `willSave` setting a value without comparing it first loops forever).
+    private func callWillSave() throws -> (inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
         let inserted = stillInsertedObjects()
         let updated = inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted })
         let deleted = inAddressOrder(deletedSet.values.filter { !$0.inserted })
         let writes = changeTableWrites
+        changedDuringWillSave = []
+        ChangeRecordingHooks.begin()
+        defer {
+            ChangeRecordingHooks.end()
+            changedDuringWillSave = nil
+        }
         inserted.forEachBorrowed { _, object in object.willSave() }
         updated.forEachBorrowed { _, object in object.willSave() }
         deleted.forEachBorrowed { _, object in object.willSave() }
-        guard changeTableWrites != writes else { return (inserted, updated, deleted) }
+        guard changeTableWrites != writes || changedDuringWillSave?.isEmpty == false else { return (inserted, updated, deleted) }
+        try callWillSaveAgain(after: [inserted, updated, deleted])
         return (stillInsertedObjects(),
                 inAddressOrder(updatedSet.values.filter { !$0.inserted && !$0.deleted }),
                 inAddressOrder(deletedSet.values.filter { !$0.inserted }))
+    }
+
+    /// How many rounds of `willSave` calls a save makes at most before it gives up (see `callWillSave`).
+    static let maximumWillSaveRounds = 100
+
+    /// The rounds of `willSave` calls after the first, which called it on `firstRound`'s objects.
+    private func callWillSaveAgain(after firstRound: [[NSManagedObject]]) throws {
+        var called = Set<ObjectIdentifier>()
+        for list in firstRound { for object in list { called.insert(ObjectIdentifier(object)) } }
+        for _ in 2...Self.maximumWillSaveRounds {
+            let due = objectsDueWillSave(called: called)
+            if due.isEmpty { return }
+            for object in due {
+                called.insert(ObjectIdentifier(object))
+                object.willSave()
+            }
+        }
+        let stillDue = objectsDueWillSave(called: called)
+        guard stillDue.isEmpty else {
+            let entities = Set(stillDue.compactMap { $0.entity.name }).sorted()
+            throw CoreDataError.make(NSCoreDataError, "willSave() still changed objects (\(entities.joined(separator: ", "))) after \(Self.maximumWillSaveRounds) rounds of calls; a willSave() that sets a value should first check that the value differs, or it is called again without end.")
+        }
+    }
+
+    /// The objects the next round of `willSave` calls: those changed since the last round (taken from
+    /// `changedDuringWillSave`, which starts empty again), then those inserted or deleted since without having had a
+    /// call; only objects still part of the save, each once.
+    private func objectsDueWillSave(called: Set<ObjectIdentifier>) -> [NSManagedObject] {
+        var candidates = changedDuringWillSave ?? []
+        changedDuringWillSave = []
+        candidates += stillInsertedObjects().filter { !called.contains(ObjectIdentifier($0)) }
+        candidates += inAddressOrder(deletedSet.values.filter { !called.contains(ObjectIdentifier($0)) })
+        var seen = Set<ObjectIdentifier>()
+        return candidates.filter { object in
+            object.managedObjectContext === self && (object.inserted || object.deleted || !object.changedSlots.isEmpty)
+                && seen.insert(ObjectIdentifier(object)).inserted
+        }
     }
 
     /// The objects of the insertion list that are still inserted, in insertion order. When the list holds as many

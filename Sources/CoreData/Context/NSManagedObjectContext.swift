@@ -111,6 +111,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// fault's `awakeFromFetch`; each access is one load or store, never held across other code, so it is not
     /// checked for exclusivity at run time (see `NSManagedObject.slots`).
     @exclusivity(unchecked) var suspendsChangeRecording = false
+    /// While a save calls `willSave` (`callWillSave`): every object whose values changed since its round began,
+    /// once per change (appended by `NSManagedObject.noteChange(slot:)` under `ChangeRecordingHooks`); nil otherwise.
+    var changedDuringWillSave: [NSManagedObject]?
     /// Whether a child context has saved into this one (so former temporary IDs are remembered).
     var receivesChildSaves = false
     /// During a save's uniqueness-conflict round: each merged object, by identity, with the object it merged into.

@@ -165,24 +165,11 @@ extension NSManagedObject {
     /// Records that a slot changed, and tells the context the object is updated (an inserted object already
     /// reported as inserted is reported as updated by the next change notification).
     func noteChange(slot: Int) {
-        // Only while some context runs an `awakeFromFetch` is the (weak) context loaded to ask whether it is this
-        // object's: a plain property set loads no weak reference for it.
-        if ChangeRecordingSuspensions.any, let context = managedObjectContext, context.suspendsChangeRecording {
-            // Inside `awakeFromFetch`: the value is the object's as fetched, not a change (Apple's rule). It
-            // becomes the committed value, in store form (a transformable one as its data).
-            guard slot < (committed?.count ?? 0), layout.isStoredSlot[slot] else { return }
-            if layout.slotKinds[slot] == .attribute(.transformableAttributeType) {
-                guard let attribute = layout.allProperties[slot] as? NSAttributeDescription else { return }
-                if let value = slots[slot] {
-                    // A value no transformer here can store keeps the stored data.
-                    if let data = try? TransformableStorage.data(for: value, attribute: attribute) { committed?[slot] = data }
-                } else {
-                    committed?[slot] = nil
-                }
-            } else {
-                committed?[slot] = slots[slot]
-            }
-            return
+        // Only while some context runs an `awakeFromFetch` or calls `willSave` is the (weak) context loaded to ask
+        // what it is doing: a plain property set loads no weak reference for it.
+        if ChangeRecordingHooks.any, let context = managedObjectContext {
+            if context.suspendsChangeRecording { return commitChangeFromAwake(slot: slot) }
+            context.changedDuringWillSave?.append(self)
         }
         changedSlots.insert(slot)
         // An inserted object its context already reports as inserted needs nothing more (an update of it is
@@ -192,6 +179,23 @@ extension NSManagedObject {
             managedObjectContext?.noteUpdated(self)
         } else if pendingChanges.isEmpty || pendingOwner != managedObjectContext.map(ObjectIdentifier.init) {
             managedObjectContext?.notePending(self, .updated)
+        }
+    }
+
+    /// A value set inside `awakeFromFetch`: the object's as fetched, not a change (Apple's rule). It becomes the
+    /// committed value, in store form (a transformable one as its data).
+    private func commitChangeFromAwake(slot: Int) {
+        guard slot < (committed?.count ?? 0), layout.isStoredSlot[slot] else { return }
+        if layout.slotKinds[slot] == .attribute(.transformableAttributeType) {
+            guard let attribute = layout.allProperties[slot] as? NSAttributeDescription else { return }
+            if let value = slots[slot] {
+                // A value no transformer here can store keeps the stored data.
+                if let data = try? TransformableStorage.data(for: value, attribute: attribute) { committed?[slot] = data }
+            } else {
+                committed?[slot] = nil
+            }
+        } else {
+            committed?[slot] = slots[slot]
         }
     }
 

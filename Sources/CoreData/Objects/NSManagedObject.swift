@@ -433,11 +433,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         }
     }
 
-    /// The changed persistent values since the last fetch or save, by name (nil as `NSNull`).
+    /// The changed persistent values since the last fetch or save, by name (nil as `NSNull`). Changes to transient
+    /// properties are not reported, as Apple documents.
     open func changedValues() -> [String: Any] {
         var result: [String: Any] = [:]
         for slot in changedSlots.sorted() {
             let property = layout.allProperties[slot]
+            if property.isTransient { continue }
             result[property.name] = publicValue(slot: slot) ?? NSNull()
         }
         return result
