@@ -19,6 +19,34 @@ struct ExpressionTests {
         #expect(sum.description == "sum:(pages)")
     }
 
+    /// Apple's Swift overlay makes key-path expressions from Swift key paths; they name the same keys and fetch
+    /// the same as the string spelling (WordPress's `CoreDataQuery` builds its queries so).
+    @Test func swiftKeyPathsNameTheirProperties() throws {
+        let context = try inMemoryContext()
+        #expect(NSExpression(forKeyPath: \Book.title).keyPath == "title")
+        #expect(NSExpression(forKeyPath: \Book.author?.name).keyPath == "author.name")
+        try context.performAndWait {
+            let author = Author(context: context)
+            author.name = "Le Guin"
+            for pages in [120, 300, 450] {
+                let book = Book(context: context)
+                book.title = "\(pages) pages"
+                book.pages = pages
+                book.author = author
+            }
+            try context.save()
+            let total = NSExpressionDescription()
+            total.name = "total"
+            total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: \Book.pages)])
+            total.expressionResultType = .integer64AttributeType
+            let request = NSFetchRequest<NSDictionary>(entityName: "Book")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = [total]
+            request.predicate = NSPredicate(format: "%@ == %@", NSExpression(forKeyPath: \Book.author?.name), "Le Guin")
+            #expect(try context.fetch(request).first?["total"] as? Int64 == 870)
+        }
+    }
+
     /// An `NSExpression` given for `%@` in a predicate format stands for itself (Apple's substitution), not for
     /// a constant object: a key path, a function and a variable.
     @Test func anExpressionArgumentStandsForItself() {

@@ -66,6 +66,19 @@ open class NSExpression: NSObject, @unchecked Sendable {
         self.init(form: .operand(.keyPath(keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init))))
     }
 
+    /// An expression for a Swift key path of properties, as Apple's `init(forKeyPath:)` taking a `KeyPath`:
+    /// `\Book.author?.name` is the key path `author.name`. The managed properties of an entity class are named
+    /// through its entity (`KeyPathPropertyNames`), so its model must be loaded (a coordinator made with it) first.
+    /// A key path that names no property (a computed property of the class, a subscript) is a programming error,
+    /// as on Apple's platforms, where it has no key-value coding string.
+    public convenience init<Root, Value>(forKeyPath keyPath: KeyPath<Root, Value>) {
+        let entity = (Root.self as? NSManagedObject.Type).flatMap { ManagedObjectClassRegistry.shared.entity(for: $0) }
+        guard let names = SwiftKeyPathNames.propertyNames(of: keyPath) ?? entity.flatMap({ KeyPathPropertyNames.names(of: keyPath, rootEntity: $0) }) else {
+            preconditionFailure("NSExpression(forKeyPath:) needs a key path of properties of a loaded model's entity class; \(keyPath) is not one.")
+        }
+        self.init(forKeyPath: names)
+    }
+
     /// An expression for a `$variable`, bound by `expressionValue(with:context:)`'s context.
     public convenience init(forVariable string: String) {
         self.init(form: .operand(.variable(string)))

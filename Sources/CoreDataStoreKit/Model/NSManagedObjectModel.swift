@@ -182,6 +182,25 @@ open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
         return hashes
     }
 
+    /// Whether `object` is a model with the same entities, each with the same version hash: the same model to
+    /// Core Data's versioning, as two loads of one model file are (apps match model versions they loaded
+    /// separately with `isEqual` and `firstIndex(of:)`). Names, fetch request templates and user info, which
+    /// version hashes leave out, are not compared.
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectModel else { return false }
+        return other === self || other.entityVersionHashesByName == entityVersionHashesByName
+    }
+
+    /// Equal for equal models (`isEqual(_:)`): the entities' names and version hashes.
+    open override var hash: Int {
+        var hasher = Hasher()
+        for (name, versionHash) in entityVersionHashesByName.sorted(by: { $0.key < $1.key }) {
+            hasher.combine(name)
+            hasher.combine(versionHash)
+        }
+        return hasher.finalize()
+    }
+
     /// The model's checksum (Apple's `versionChecksum`): base64 of SHA-256 over the entity version hashes in
     /// order of entity name, equal to what Apple's Core Data computes for the same model and records in a
     /// `.momd`'s `VersionInfo.plist` and in store metadata (`NSStoreModelVersionChecksumKey`).

@@ -27,7 +27,7 @@ extension _SortDescriptorKeyInitializing where Self == NSSortDescriptor {
     /// type (Foundation on Linux declares it only for `Comparable` values): `\Book.title` sorts by `"title"`, nil
     /// values first in ascending order. A key path that is not made of property names sorts by applying it.
     public init<Root, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool) {
-        if let key = KeyedSortDescriptor.propertyNames(of: keyPath) {
+        if let key = SwiftKeyPathNames.propertyNames(of: keyPath) {
             self = KeyedSortDescriptor(key: key, ascending: ascending, comparison: .compare, comparator: nil)
         } else {
             self = NSSortDescriptor(keyPath: keyPath, ascending: ascending) { a, b in SortComparison.compare.compareValues(a, b) }
