@@ -16,7 +16,8 @@ import Testing
     private func titles(at url: URL) throws -> Set<String> {
         let stack = try Stack(model: everythingModel(), url: url)
         defer { try? stack.close() }
-        return Set(try stack.fetch("Note").compactMap { $0.value(forKey: "title") as? String })
+        let notes = try stack.fetch("Note")
+        return stack.context.performAndWait { Set(notes.compactMap { $0.value(forKey: "title") as? String }) }
     }
 
     @Test func nothingAtTheNewURLLeavesTheStoreWhereItWas() throws {
