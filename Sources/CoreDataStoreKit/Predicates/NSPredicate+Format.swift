@@ -84,6 +84,7 @@ extension NSPredicate {
             if let node = parsed.node { return node }
             throw parsed.storedError ?? PredicateFormatError.invalid("The predicate has no syntax tree")
         }
+        if let carrying = self as? PredicateTreeCarrying { return try carrying.predicateTree() }
         if let compound = self as? NSCompoundPredicate {
             let items = try compound.subpredicates.map { try $0.validatedExpression() }
             switch compound.compoundPredicateType {
