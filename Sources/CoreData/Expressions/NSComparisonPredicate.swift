@@ -26,17 +26,25 @@ open class NSComparisonPredicate: NSPredicate, PredicateTreeCarrying, @unchecked
 
     /// The comparison operators, with Apple's raw values.
     public enum Operator: UInt, Sendable {
+        /// `<`
         case lessThan = 0
+        /// `<=`
         case lessThanOrEqualTo = 1
+        /// `>`
         case greaterThan = 2
+        /// `>=`
         case greaterThanOrEqualTo = 3
+        /// `==`
         case equalTo = 4
+        /// `!=`
         case notEqualTo = 5
         /// The whole left string matches the right regular expression.
         case matches = 6
         /// The whole left string matches the right pattern (`*` any run, `?` one character).
         case like = 7
+        /// `BEGINSWITH`: the left string starts with the right one.
         case beginsWith = 8
+        /// `ENDSWITH`: the left string ends with the right one.
         case endsWith = 9
         /// The left value is an element of the right collection, or a substring of the right string.
         case `in` = 10
@@ -91,6 +99,7 @@ open class NSComparisonPredicate: NSPredicate, PredicateTreeCarrying, @unchecked
 
     package func predicateTree() throws -> PredicateNode { try tree.get() }
 
+    /// The comparison in Apple's format language (`title BEGINSWITH[c] "Du"`).
     open override var predicateFormat: String {
         switch tree {
         case .success(let node): return node.format
