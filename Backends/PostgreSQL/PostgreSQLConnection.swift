@@ -123,11 +123,9 @@ final class PostgreSQLConnection {
     /// on its second send (`PostgreSQLPreparedStatements`), else with its text.
     private func send(_ sql: String, _ parameters: [String?]) throws -> PostgreSQLResult {
         let handle = try usableHandle()
-        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
-        defer { copies.forEach { free($0) } }
-        let pointers = copies.map { $0.map { UnsafePointer<CChar>($0) } }
+        let text = PostgreSQLParameterText(parameters)
         let count = Int32(parameters.count)
-        return try pointers.withUnsafeBufferPointer { values in
+        return try text.withPointers { values in
             if let name = preparedStatements.name(of: sql) {
                 do {
                     return try checked(PQexecPrepared(handle, name, count, values.baseAddress, nil, nil, 0), sql: sql)

@@ -111,30 +111,37 @@ final class PostgreSQLRowPlan {
     /// The parameters of one field's column(s), in the order of `insertSQL`.
     /// - Throws: 134030 when the value cannot be stored in the attribute's type.
     func parameters(for field: Field, value: Any?) throws -> [String?] {
+        var parameters: [String?] = []
+        try appendParameters(for: field, value: value, to: &parameters)
+        return parameters
+    }
+
+    /// Appends the parameters of `parameters(for:value:)` to `parameters`, without an array of their own for the
+    /// common field of one column.
+    func appendParameters(for field: Field, value: Any?, to parameters: inout [String?]) throws {
         switch field.kind {
         case .attribute(let type):
             guard let encoded = PostgreSQLValueCoding.encode(value, as: type) else {
                 let name = entity.layout.allProperties[field.slot].name
                 throw CoreDataError.saveFailed("attribute \(name) of \(entity.name ?? "") holds a \(value.map { "\(Swift.type(of: $0))" } ?? "nil"), which cannot be stored as \(type)")
             }
-            return [encoded]
+            parameters.append(encoded)
         case .composite(let composite, let leaves):
             let name = entity.layout.allProperties[field.slot].name
             if let value, !(value is [String: Any]) {
                 throw CoreDataError.saveFailed("attribute \(name) of \(entity.name ?? "") holds a \(Swift.type(of: value)), which is not a composite value")
             }
-            return try zip(CompositeAttributeValue.leaves(of: composite), leaves).map { leaf, column in
+            for (leaf, column) in zip(CompositeAttributeValue.leaves(of: composite), leaves) {
                 let leafValue = CompositeAttributeValue.value(at: leaf.path, in: value)
                 guard let encoded = PostgreSQLValueCoding.encode(leafValue, as: column.type) else {
                     throw CoreDataError.saveFailed("element \(name).\(leaf.dottedPath) of \(entity.name ?? "") holds a \(leafValue.map { "\(Swift.type(of: $0))" } ?? "nil"), which cannot be stored as \(column.type)")
                 }
-                return encoded
+                parameters.append(encoded)
             }
         case .toOne(let entityColumn, _):
             let key = value as? ObjectKey
-            var result: [String?] = [key.map { String($0.primaryKey) }]
-            if entityColumn != nil { result.append(key.map { String($0.entityNumber) }) }
-            return result
+            parameters.append(key.map { String($0.primaryKey) })
+            if entityColumn != nil { parameters.append(key.map { String($0.entityNumber) }) }
         }
     }
 
@@ -142,9 +149,10 @@ final class PostgreSQLRowPlan {
     /// NULL (its triggers set it).
     func insertParameters(for row: StoreRow) throws -> [String?] {
         var parameters: [String?] = [String(row.key.primaryKey), String(row.key.entityNumber), "1"]
+        parameters.reserveCapacity(3 + fields.count)
         for field in fields {
             let value = field.slot < row.values.count && !isDerivedSlot(field.slot) ? row.values[field.slot] : nil
-            parameters += try self.parameters(for: field, value: value)
+            try appendParameters(for: field, value: value, to: &parameters)
         }
         return parameters
     }

@@ -154,6 +154,10 @@ extension PostgreSQLStore: PersistentHistoryBackend {
 
     /// The transactions after `position` with their changes (inside a read transaction).
     private func readTransactions(after position: StoreHistoryPosition) throws -> [StoreHistoryTransaction] {
+        if case .transaction(let number) = position {
+            let range = try connection.query(SQLPersistentHistory.retainedRangeQuery)
+            try SQLPersistentHistory.checkTokenNotExpired(after: number, oldestKept: range.int64(0, 0), lastGivenOut: range.int64(0, 1))
+        }
         var strings: [Int64: String] = [:]
         let names = try connection.query("SELECT Z_PK, ZNAME FROM ATRANSACTIONSTRING")
         for row in 0..<names.rowCount {

@@ -77,6 +77,22 @@ public enum SQLPersistentHistory {
 
     /// The rows a save's change set records: its inserted, updated (with their changed slots as a mask) and
     /// deleted objects, in that order.
+    /// The query that gives what `checkTokenNotExpired` needs: the oldest transaction number kept and the last
+    /// one given out (`Z_MAX` of the transaction entity in `Z_PRIMARYKEY`).
+    public static let retainedRangeQuery = "SELECT (SELECT MIN(Z_PK) FROM ATRANSACTION), (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(transactionEntity))"
+
+    /// Throws 134301 (`NSPersistentHistoryTokenExpiredError`) when history after transaction `number` is no
+    /// longer complete: a transaction numbered above it was deleted. Transaction numbers come one by one from
+    /// `Z_PRIMARYKEY` inside the transaction that records them, so they have no gaps, and the transactions
+    /// deleted are those below `oldestKept` (every one given out, up to `lastGivenOut`, when none is kept).
+    public static func checkTokenNotExpired(after number: Int64, oldestKept: Int64?, lastGivenOut: Int64?) throws {
+        let deletedThrough = oldestKept.map { $0 - 1 } ?? lastGivenOut ?? 0
+        guard number >= deletedThrough else {
+            throw CoreDataError.make(NSPersistentHistoryTokenExpiredError,
+                                     "The persistent history token (transaction \(number)) has expired: the history after it was deleted up to transaction \(deletedThrough). Fetch the history again without a token.")
+        }
+    }
+
     public static func changes(of changeSet: StoreChangeSet) -> [(key: ObjectKey, kind: StoreHistoryChange.Kind, columns: Data?)] {
         var rows: [(key: ObjectKey, kind: StoreHistoryChange.Kind, columns: Data?)] = []
         rows.reserveCapacity(changeSet.inserted.count + changeSet.updated.count + changeSet.deleted.count)

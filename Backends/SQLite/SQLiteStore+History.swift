@@ -100,6 +100,12 @@ extension SQLiteStore: PersistentHistoryBackend {
 
     public func historyTransactions(after position: StoreHistoryPosition) throws -> [StoreHistoryTransaction] {
         guard try connection.tableExists("ATRANSACTION") else { return [] }
+        if case .transaction(let number) = position {
+            let range = try connection.query(SQLPersistentHistory.retainedRangeQuery) { row in
+                (row.isNull(at: 0) ? nil : row.int64(at: 0), row.isNull(at: 1) ? nil : row.int64(at: 1))
+            }.first
+            try SQLPersistentHistory.checkTokenNotExpired(after: number, oldestKept: range?.0 ?? nil, lastGivenOut: range?.1 ?? nil)
+        }
         let (condition, bindings) = Self.condition(position, after: true)
         var strings: [Int64: String] = [:]
         try connection.forEachRow("SELECT Z_PK, ZNAME FROM ATRANSACTIONSTRING") { strings[$0.int64(at: 0)] = $0.string(at: 1) }

@@ -108,6 +108,34 @@ enum HistoryCases {
                 try env.expectEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")), 1, "deleting history deletes no objects")
             }
         },
+        // Apple: fetching history after a token whose later history was deleted throws the expired-token error, so
+        // that a reader starts again instead of silently missing the deleted transactions.
+        ConformanceCase("history/fetch-after-an-expired-token", adopting: [.persistentHistory]) { env in
+            let writer = try env.openCoordinator(options: tracking)
+            let editor = env.context(writer)
+            let tokens = try editor.performAndWait {
+                try (1...3).map { number -> NSPersistentHistoryToken in
+                    _ = Fixtures.owner(editor, "Owner \(number)")
+                    try editor.save()
+                    return try env.require(writer.currentPersistentHistoryToken(fromStores: nil), "the token after save \(number)")
+                }
+            }
+            let context = try reader(env, writer)
+            try context.performAndWait {
+                try env.expectEqual(try count(context, .deleteHistory(before: tokens[1])), 2, "deleting the first two transactions")
+                _ = try env.expectError([NSPersistentHistoryTokenExpiredError], "fetching after the first save's token, whose next transaction was deleted") {
+                    _ = try transactions(context, .fetchHistory(after: tokens[0]))
+                }
+                try env.expectEqual(try transactions(context, .fetchHistory(after: tokens[1])).count, 1, "after the second save's token: the third")
+                try env.expectEqual(try transactions(context, .fetchHistory(after: tokens[2])).count, 0, "after the newest token: nothing")
+                try env.expectEqual(try count(context, .deleteHistory(before: Date().addingTimeInterval(60))), 1, "deleting the rest")
+                _ = try env.expectError([NSPersistentHistoryTokenExpiredError], "fetching after the second save's token once the third is deleted") {
+                    _ = try transactions(context, .fetchHistory(after: tokens[1]))
+                }
+                try env.expectEqual(try transactions(context, .fetchHistory(after: tokens[2])).count, 0, "the newest token has not expired")
+                try env.expectEqual(try transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).count, 0, "no token: nothing left")
+            }
+        },
         ConformanceCase("history/batch-requests-are-recorded", adopting: [.persistentHistory, .batchInserting, .batchUpdating]) { env in
             let writer = try env.openCoordinator(options: tracking)
             let context = env.context(writer)

@@ -25,6 +25,21 @@ import CoreData
         #expect(name == "Queued")
     }
 
+    /// Apple's newer spelling, as "Using Core Data in the background" writes it: `NSManagedObjectContext(.privateQueue)`.
+    @Test func theConcurrencyTypeSpellingMakesTheSameContexts() throws {
+        let writer = try inMemoryContext()
+        let background = NSManagedObjectContext(.privateQueue)
+        #expect(background.concurrencyType == .privateQueueConcurrencyType)
+        #expect(NSManagedObjectContext(.mainQueue).concurrencyType == .mainQueueConcurrencyType)
+        background.persistentStoreCoordinator = writer.persistentStoreCoordinator
+        let names = try background.performAndWait {
+            Author(context: background).name = "Bea"
+            try background.save()
+            return try background.fetch(NSFetchRequest<Author>(entityName: "Author")).map(\.name)
+        }
+        #expect(names == ["Bea"])
+    }
+
     @Test func saveNotificationMergesIntoAnotherContext() throws {
         let writer = try inMemoryContext()
         let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

@@ -108,6 +108,19 @@ public let NSSQLiteError = 134180
 /// Lightweight migration cannot infer a mapping between the two models (a type change it cannot convert);
 /// `userInfo` names the entity and property.
 public let NSInferredMappingModelError = 134190
+/// An external record could not be imported (Apple's code, from Spotlight's external records; this package does
+/// not throw it).
+public let NSExternalRecordImportError = 134200
+/// A persistent history fetch after a token whose later transactions were deleted (`deleteHistory(before:)`):
+/// the history since the token is no longer complete, so the caller should start again without a token.
+public let NSPersistentHistoryTokenExpiredError = 134301
+/// A model reference (a model's version checksum) matches no model (Apple's code, from staged migration; this
+/// package does not throw it).
+public let NSManagedObjectModelReferenceNotFoundError = 134504
+/// A store's metadata is too old for a staged migration (Apple's code; this package does not throw it).
+public let NSStagedMigrationFrameworkVersionMismatchError = 134505
+/// A staged migration would migrate a store backward (Apple's code; this package does not throw it).
+public let NSStagedMigrationBackwardMigrationError = 134506
 
 // userInfo keys, with Apple's values.
 /// The `userInfo` key of the errors that a multiple-errors error (1560) gathers, an array of `NSError`.
