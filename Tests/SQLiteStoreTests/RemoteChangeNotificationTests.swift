@@ -1,6 +1,7 @@
 import CoreData
 import Foundation
 import StoreTestSupport
+import Synchronization
 import Testing
 
 /// `NSPersistentStoreRemoteChange` is posted for a store added with
@@ -62,6 +63,38 @@ import Testing
     /// The option's documentation: a notification "for every write to the store", the coordinator's own saves and
     /// batch requests included (Apple's Earthquakes sample merges its own batch inserts on it); a store added
     /// without the option posts nothing.
+    /// Apple posts "for every write to the store": two batch requests in a row and a save are three notifications,
+    /// each with the history token right after its write, in the order of the writes.
+    @Test func eachOwnWriteIsPostedWithTheTokenAfterIt() throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        try coordinator.addPersistentStore(type: .sqlite, at: TemporaryStore.url(),
+                                           options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true, NSPersistentHistoryTrackingKey: true])
+        let tokens = Mutex<[NSPersistentHistoryToken?]>([])
+        let observer = NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil) { note in
+            tokens.withLock { $0.append(note.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        var expected: [NSPersistentHistoryToken?] = []
+        try context.performAndWait {
+            for text in ["first", "second"] {
+                _ = try context.execute(NSBatchInsertRequest(entityName: "Note", objects: [["text": text]]))
+                expected.append(coordinator.currentPersistentHistoryToken(fromStores: nil))
+            }
+            NSEntityDescription.insertNewObject(forEntityName: "Note", into: context).setValue("saved", forKey: "text")
+            try context.save()
+            expected.append(coordinator.currentPersistentHistoryToken(fromStores: nil))
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while tokens.withLock({ $0.count }) < 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 0.6)  // more than the polling interval: no extra notification follows
+        let posted = tokens.withLock { $0 }
+        #expect(posted.count == 3, "one notification per write")
+        #expect(posted == expected, "each with the token right after its write")
+        #expect(Set(posted.compactMap { $0 }).count == 3)
+    }
+
     @Test func ownWritesArePostedAndNothingWithoutTheOption() throws {
         let url = TemporaryStore.url()
         let plain = NSPersistentStoreCoordinator(managedObjectModel: Self.model())

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 extension Notification.Name {
     /// Apple's `NSPersistentStoreRemoteChange`: posted for a store added with
@@ -21,14 +20,16 @@ public let NSPersistentHistoryTokenKey = "historyToken"
 
 /// Watches one store for writes and posts `NSPersistentStoreRemoteChange` for them.
 ///
-/// The coordinator notes each of its own writes (`noteOwnWrite()`). For writes by other connections, the store's
-/// backend tells a number that their commits change (`ExternalChangeDetecting`); stores whose backend cannot tell
-/// (the atomic stores, which read their file once) report their own writes only. Four times a second, on a queue
-/// of its own, the watcher looks at both (the number under the coordinator's lock) and posts once for each
-/// interval in which either changed. It stops when the store leaves its coordinator.
+/// The coordinator tells of each of its own writes as it makes it (`noteOwnWrite()`): the watcher posts once for
+/// each, with the history token as of that write, so two batch requests in a row are two notifications with their
+/// own tokens. For writes by other connections, the store's backend tells a number that their commits change
+/// (`ExternalChangeDetecting`); stores whose backend cannot tell (the atomic stores, which read their file once)
+/// report their own writes only. Four times a second, on a queue of its own, the watcher reads that number (under
+/// the coordinator's lock) and posts once for each interval in which it changed. Posts go out on that queue, in
+/// the order of the writes. The watcher stops when the store leaves its coordinator.
 ///
-/// `@unchecked Sendable`: `lastCount` is touched only on `queue` (the timer's handler); `ownWrites` is atomic;
-/// `store` and `timer` are set in `init` and then only read, and cancelling a dispatch source is thread-safe.
+/// `@unchecked Sendable`: `lastCount` is touched only on `queue` (the timer's handler); `store` and `timer` are set
+/// in `init` and then only read, and cancelling a dispatch source is thread-safe.
 final class RemoteChangeWatcher: @unchecked Sendable {
     static let interval = DispatchTimeInterval.milliseconds(250)
 
@@ -37,8 +38,6 @@ final class RemoteChangeWatcher: @unchecked Sendable {
     private let timer: DispatchSourceTimer
     private weak var store: NSPersistentStore?
     private var lastCount: Int64?
-    /// Set by each write of the coordinator's own, cleared when the watcher posts for it.
-    private let ownWrites = Atomic<Bool>(false)
 
     /// A running watcher for `store`, or nil when it was not added with the option.
     static func start(for store: NSPersistentStore) -> RemoteChangeWatcher? {
@@ -46,9 +45,21 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         return RemoteChangeWatcher(store: store)
     }
 
-    /// Records that the coordinator wrote to the store; the next interval posts for it.
+    /// Posts for a write the coordinator just made to the store (called holding the coordinator's lock, so the
+    /// history token read here is the one right after that write).
     func noteOwnWrite() {
-        ownWrites.store(true, ordering: .releasing)
+        guard let store, let coordinator = store.persistentStoreCoordinator else { return }
+        // The user info is made here and only read by the post: handing it to the queue shares nothing mutable.
+        nonisolated(unsafe) let info = Self.userInfo(of: store, token: coordinator.currentPersistentHistoryToken(fromStores: [store]))
+        queue.async { NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: info) }
+    }
+
+    /// The notification's user info: the store's UUID and URL, and the history token when there is one.
+    private static func userInfo(of store: NSPersistentStore, token: NSPersistentHistoryToken?) -> [AnyHashable: Any] {
+        var info: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier as Any]
+        if let url = store.url { info[NSPersistentStoreURLKey] = url }
+        if let token { info[NSPersistentHistoryTokenKey] = token }
+        return info
     }
 
     private init(store: NSPersistentStore) {
@@ -69,11 +80,8 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         let count = (try? coordinator.externalChangeCount(of: store)) ?? nil
         let externalWrite = lastCount != nil && count != nil && lastCount != count
         if count != nil { lastCount = count }
-        let ownWrite = ownWrites.exchange(false, ordering: .acquiringAndReleasing)
-        guard externalWrite || ownWrite else { return }
-        var info: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier as Any]
-        if let url = store.url { info[NSPersistentStoreURLKey] = url }
-        if let token = coordinator.currentPersistentHistoryToken(fromStores: [store]) { info[NSPersistentHistoryTokenKey] = token }
+        guard externalWrite else { return }
+        var info = Self.userInfo(of: store, token: coordinator.currentPersistentHistoryToken(fromStores: [store]))
         if let changes = try? coordinator.externalChanges(of: store) {
             info[NSInsertedObjectIDsKey] = changes.inserted.compactMap { store.objectID(for: $0) }
             info[NSUpdatedObjectIDsKey] = changes.updated.compactMap { store.objectID(for: $0) }
