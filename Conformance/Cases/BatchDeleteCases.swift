@@ -39,6 +39,14 @@ enum BatchDeleteCases {
                 NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: deleted], into: [context])
                 try env.expect(context.registeredObject(for: targets[0]) == nil, "merging forgets the deleted objects")
                 try env.expectEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 9, "items left")
+                // Apple: "mixing entity types results in an error when you execute the request".
+                let owner = try env.require(try Fixtures.byName(context, "Owner")["Ann"], "an owner")
+                let item = try env.require(items["item 1"], "item 1")
+                try env.expectError([NSCoreDataError], "deleting an owner and an item by their IDs") {
+                    _ = try context.execute(NSBatchDeleteRequest(objectIDs: [item.objectID, owner.objectID]))
+                }
+                try env.expectEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")), 9, "the refused request deleted no item")
+                try env.expectEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")), 2, "nor an owner")
             }
         },
         ConformanceCase("batch-delete/relationships-stay-consistent") { env in

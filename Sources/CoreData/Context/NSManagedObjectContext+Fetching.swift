@@ -308,6 +308,10 @@ extension NSManagedObjectContext {
     private func batchDeleteParts(_ request: NSBatchDeleteRequest,
                                   coordinator: NSPersistentStoreCoordinator) throws -> [(store: NSPersistentStore, request: StoreBatchDeleteRequest)] {
         if let ids = request.objectIDs {
+            let roots = Set(ids.compactMap { $0.entity.rootEntity.name })
+            guard roots.count <= 1 else {
+                throw CoreDataError.make(NSCoreDataError, "A batch delete by object IDs takes objects of one entity; these are of \(roots.sorted().joined(separator: ", ")).")
+            }
             return coordinator.keysByStore(ids).map { ($0.store, .keys($0.keys)) }
         }
         let fetch = request.fetchRequest

@@ -33,7 +33,9 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
         super.init()
     }
 
-    /// Deletes these objects. IDs of several entities may be mixed.
+    /// Deletes these objects. As Apple documents, they must be of one entity type: executing a request whose IDs
+    /// come from unrelated entities throws 134060 and deletes nothing (IDs of an entity and its subentities may
+    /// be mixed, as a fetch of the entity would return them together).
     public init(objectIDs: [NSManagedObjectID]) {
         let request = NSFetchRequest<NSFetchRequestResult>()
         request.entity = objectIDs.first?.entity
