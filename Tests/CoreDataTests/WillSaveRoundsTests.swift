@@ -21,10 +21,12 @@ final class StampedNote: NSManagedObject {
     @Managed var folder: StampedFolder?
     var willSaveCalls = 0
     var stampsEveryTime = false
+    var stampsPrimitively = false
 
     override func willSave() {
         willSaveCalls += 1
         guard !isDeleted else { return }
+        if stampsPrimitively { return setPrimitiveValue(Date(), forKey: "modified") }
         if stampsEveryTime || changedValues()["modified"] == nil { modified = Date() }
         if let folder, folder.changedValues()["modified"] == nil { folder.modified = Date() }
     }
@@ -83,6 +85,27 @@ final class StampedNote: NSManagedObject {
             #expect(folders.first?.modified != nil, "the folder's stamp was saved")
             #expect(notes.first?.modified != nil && notes.first?.text == "edited")
         }
+    }
+
+    /// Apple's other way to set a value in `willSave`: the primitive setter sends no change notification, so the
+    /// save does not call `willSave` again, however often it sets.
+    @Test func aPrimitiveSetInWillSaveIsSavedWithoutAnotherCall() throws {
+        let context = try context()
+        try context.performAndWait {
+            let note = StampedNote(context: context)
+            note.text = "quiet"
+            note.stampsPrimitively = true
+            try context.save()
+            #expect(note.willSaveCalls == 1)
+            note.text = "edited"
+            try context.save()
+            #expect(note.willSaveCalls == 2)
+        }
+        let reopened = try self.context()
+        let stamped = try reopened.performAndWait {
+            try reopened.fetch(NSFetchRequest<StampedNote>(entityName: "StampedNote")).first?.modified != nil
+        }
+        #expect(stamped, "the primitive set is saved")
     }
 
     @Test func aWillSaveThatAlwaysChangesAValueFailsTheSaveInsteadOfLooping() throws {

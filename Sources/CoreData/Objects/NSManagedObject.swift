@@ -405,6 +405,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, PredicateKeyValueRea
         checkQueue("setPrimitiveValue(_:forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else { return }
         fireFaultIfNeeded()
+        // A primitive set sends no change notification on Apple's platforms, so a save calling `willSave` does not
+        // call it again for one (Apple's documented way to set a value in `willSave`): what it records is dropped.
+        let context = ChangeRecordingHooks.any ? managedObjectContext : nil
+        let recordedBefore = context?.changedDuringWillSave?.count
+        defer { if let context, let recordedBefore { context.changedDuringWillSave?.removeSubrange(recordedBefore...) } }
         switch layout.slotKinds[slot] {
         case .attribute(let type):
             storeAttribute(converting: value, type: type, slot: slot)
