@@ -41,8 +41,10 @@ extension PostgreSQLStore {
         var keys: [ObjectKey]
         switch request {
         case .matching(let request):
-            if let deleted = try deleteInOneStatement(request, collectingKeys: collectingKeys || recordsHistory) {
+            let wantsKeys = collectingKeys || recordsHistory
+            if let deleted = try deleteInOneStatement(request, collectingKeys: wantsKeys) {
                 try recordHistory(deleted.keys.map { ($0, .delete, nil) }, info: SQLPersistentHistory.batchTransactionInfo)
+                if deleted.count > 0 { try announce(deleted: deleted.keys, complete: wantsKeys) }
                 return deleted
             }
             var keysFetch = request
@@ -55,6 +57,8 @@ extension PostgreSQLStore {
         let doomed = try batchDeletion(of: keys)
         guard !doomed.isEmpty else { return ([], 0) }
         var byRoot: [ObjectIdentifier: [Int64]] = [:]
+        var nullified: [ObjectKey] = []
+        var removedJoinRows = false
         for key in doomed {
             guard let root = model.entity(withNumber: key.entityNumber)?.rootEntity else { continue }
             byRoot[ObjectIdentifier(root), default: []].append(key.primaryKey)
@@ -73,21 +77,27 @@ extension PostgreSQLStore {
                         if let entityIndex = source.entityColumnByRelationship[ObjectIdentifier(relationship)] {
                             assignments.append("\(SQLSchema.quote(source.columns[entityIndex].name)) = NULL")
                         }
-                        try connection.query("UPDATE \(SQLSchema.quote(source.name)) SET \(assignments.joined(separator: ", ")) WHERE \(column) = ANY($1::bigint[])", [array])
+                        nullified += Self.keys(of: try connection.query(
+                            "UPDATE \(SQLSchema.quote(source.name)) SET \(assignments.joined(separator: ", ")) WHERE \(column) = ANY($1::bigint[]) RETURNING Z_PK, Z_ENT", [array]))
                     }
                 }
             }
             for join in schema.joinTables {
                 if join.relationship.entity?.rootEntity === table.root {
-                    try connection.query("DELETE FROM \(SQLSchema.quote(join.name)) WHERE \(SQLSchema.quote(join.sourceColumn)) = ANY($1::bigint[])", [array])
+                    let result = try connection.query("DELETE FROM \(SQLSchema.quote(join.name)) WHERE \(SQLSchema.quote(join.sourceColumn)) = ANY($1::bigint[])", [array])
+                    removedJoinRows = removedJoinRows || result.affectedRows > 0
                 }
                 if join.relationship.destinationEntity?.rootEntity === table.root {
-                    try connection.query("DELETE FROM \(SQLSchema.quote(join.name)) WHERE \(SQLSchema.quote(join.destinationColumn)) = ANY($1::bigint[])", [array])
+                    let result = try connection.query("DELETE FROM \(SQLSchema.quote(join.name)) WHERE \(SQLSchema.quote(join.destinationColumn)) = ANY($1::bigint[])", [array])
+                    removedJoinRows = removedJoinRows || result.affectedRows > 0
                 }
             }
             try connection.query("DELETE FROM \(SQLSchema.quote(table.name)) WHERE Z_PK = ANY($1::bigint[])", [array])
         }
         try recordHistory(doomed.map { ($0, .delete, nil) }, info: SQLPersistentHistory.batchTransactionInfo)
+        // Rows whose to-one was cleared changed too; the other ends of removed join rows are not known.
+        let deletedSet = Set(doomed)
+        try announce(updated: nullified.filter { !deletedSet.contains($0) }, deleted: doomed, complete: !removedJoinRows)
         return (doomed, doomed.count)
     }
 

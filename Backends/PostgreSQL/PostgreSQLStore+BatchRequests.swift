@@ -33,6 +33,7 @@ extension PostgreSQLStore {
                 // One mask for every row: a batch update changes the same attributes everywhere.
                 let mask = SQLPersistentHistory.columnMask(request.assignments.compactMap { plan.entity.layout.slotByName[$0.attribute.name] })
                 try recordHistory(updated.map { ($0, .update, mask) }, info: SQLPersistentHistory.batchTransactionInfo)
+                if !updated.isEmpty { try announce(updated: updated) }
                 return updated
             }
         }
@@ -68,6 +69,7 @@ extension PostgreSQLStore {
             try connection.transaction {
                 _ = try insertInChunks(head: head, rows: rowParameters)
                 try recordHistory(keys.map { ($0, .insert, nil) }, info: SQLPersistentHistory.batchTransactionInfo)
+                try announce(inserted: keys)
             }
         }
         return keys

@@ -61,6 +61,9 @@ extension PostgreSQLStore {
                     if recorded.insert(written).inserted { history.append((written, kind, kind == .update ? columnMask : nil)) }
                 }
                 try recordHistory(history, info: SQLPersistentHistory.batchTransactionInfo)
+                if !history.isEmpty {
+                    try announce(inserted: history.filter { $0.kind == .insert }.map(\.key), updated: history.filter { $0.kind == .update }.map(\.key))
+                }
                 return keys
             }
         }

@@ -9,7 +9,8 @@ import CoreDataStoreKit
 /// The payload is `<connection> <store uuid> i<ent>.<pk>,… u… d…`: the saving store instance's identity (so a
 /// store skips its own saves), the store's UUID, then the inserted, updated and deleted keys. A save whose
 /// keys do not fit in PostgreSQL's 8,000-byte payload sends `*` instead of keys, which listeners report as a
-/// change without a list of objects.
+/// change without a list of objects; so does a batch request that does not know every row it changed (a `*`
+/// after its keys). Batch deletes, updates and inserts announce themselves too, in their transactions.
 extension PostgreSQLStore: ExternalChangeListing {
     /// The channel saves are announced on.
     var channel: String { "coredata_" + location.schema }
@@ -19,15 +20,23 @@ extension PostgreSQLStore: ExternalChangeListing {
 
     /// Queues the notification of a save, inside its transaction.
     func announce(_ changes: StoreChangeSet) throws {
+        try announce(inserted: changes.inserted.map(\.key), updated: changes.updated.map(\.row.key) + changes.toManyChanges.map(\.owner),
+                     deleted: changes.deleted.map(\.key))
+    }
+
+    /// Queues the notification of changed rows, inside the transaction that changed them; `complete` false when
+    /// other rows changed too, whose keys are not known (listeners then report a change without a list).
+    func announce(inserted: [ObjectKey] = [], updated: [ObjectKey] = [], deleted: [ObjectKey] = [], complete: Bool = true) throws {
         let identity = (metadata[NSStoreUUIDKey] as? String) ?? ""
         var parts: [String] = []
         func add(_ tag: String, _ keys: [ObjectKey]) {
             guard !keys.isEmpty else { return }
             parts.append(tag + keys.map { "\($0.entityNumber).\($0.primaryKey)" }.joined(separator: ","))
         }
-        add("i", changes.inserted.map(\.key))
-        add("u", changes.updated.map(\.row.key) + changes.toManyChanges.map(\.owner))
-        add("d", changes.deleted.map(\.key))
+        add("i", inserted)
+        add("u", updated)
+        add("d", deleted)
+        if !complete { parts.append("*") }
         var payload = parts.joined(separator: " ")
         if payload.utf8.count > Self.payloadLimit { payload = "*" }
         try connection.query("SELECT pg_notify($1, $2)", [channel, connectionIdentity + " " + identity + " " + payload])

@@ -173,6 +173,52 @@ struct PostgreSQLManyServersTests {
         #expect(names == ["announced"])
     }
 
+    /// Batch requests reach the other servers too ("every write to the store"), with the IDs they changed:
+    /// inserted by a batch insert, updated by a batch update, deleted by a batch delete even when it only counts.
+    @Test func batchRequestsReachAnotherCoordinatorAsRemoteChanges() async throws {
+        let url = PostgreSQLTestServer.newStoreURL()
+        defer { Self.destroy(url) }
+        let writer = Self.context(try Self.coordinator(url))
+        let listener = try Self.coordinator(url, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
+        func heard(_ key: String, after write: () throws -> Void) async throws -> Set<String> {
+            let recorder = NotificationRecorder(name: .NSPersistentStoreRemoteChange, object: listener)
+            try write()
+            let note = try #require(await recorder.first(within: 10), "a remote change for \(key)")
+            return Set((note.userInfo?[key] as? [NSManagedObjectID] ?? []).map { $0.uriRepresentation().lastPathComponent })
+        }
+        var ids: [NSManagedObjectID] = []
+        let inserted = try await heard(NSInsertedObjectIDsKey) {
+            try writer.performAndWait {
+                let request = NSBatchInsertRequest(entityName: "Counter", objects: (1...3).map { ["name": "batch \($0)", "count": Int64($0)] })
+                request.resultType = .objectIDs
+                ids = (try writer.execute(request) as? NSBatchInsertResult)?.result as? [NSManagedObjectID] ?? []
+            }
+        }
+        #expect(ids.count == 3 && inserted == Set(ids.map { $0.uriRepresentation().lastPathComponent }))
+        let updated = try await heard(NSUpdatedObjectIDsKey) {
+            try writer.performAndWait {
+                let request = NSBatchUpdateRequest(entityName: "Counter")
+                request.predicate = NSPredicate(format: "count >= 2")
+                request.propertiesToUpdate = ["name": "renamed"]
+                _ = try writer.execute(request)
+            }
+        }
+        #expect(updated == Set(ids.dropFirst().map { $0.uriRepresentation().lastPathComponent }))
+        let deleted = try await heard(NSDeletedObjectIDsKey) {
+            try writer.performAndWait {
+                let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Counter")
+                fetch.predicate = NSPredicate(format: "count == 1")
+                let request = NSBatchDeleteRequest(fetchRequest: fetch)
+                request.resultType = .resultTypeObjectIDs
+                _ = try writer.execute(request)
+            }
+        }
+        #expect(deleted == [ids[0].uriRepresentation().lastPathComponent])
+        let counted = NotificationRecorder(name: .NSPersistentStoreRemoteChange, object: listener)
+        try writer.performAndWait { _ = try writer.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Counter"))) }
+        #expect(await counted.first(within: 10) != nil, "a counted batch delete is announced, without a list of objects")
+    }
+
     @Test func aViewContextThatMergesAutomaticallyFollowsAnotherServersSaves() async throws {
         let url = PostgreSQLTestServer.newStoreURL()
         defer { Self.destroy(url) }
