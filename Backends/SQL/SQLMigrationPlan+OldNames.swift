@@ -13,7 +13,8 @@ import CoreDataStoreKit
 ///   column of each side's family). A table named after either side of the relationship is looked for.
 ///   Names that end in a digit are matched exactly only, since a suffix cannot be told from the name.
 /// - What the old store kept and cannot be mapped is an error naming it, never skipped: 134190
-///   (`NSInferredMappingModelError`) when the names leave the choice open or the storage changed kind,
+///   (`NSInferredMappingModelError`) when the names leave the choice open or the storage changed kind (a
+///   to-one that becomes one side of a many-to-many moves from its foreign key column into the join table),
 ///   134110 (`NSMigrationError`) for a join table of the relationship's name without the columns it must have,
 ///   or one the old model names that the file lacks under every name the rules allow.
 extension SQLMigrationPlan {
@@ -26,6 +27,24 @@ extension SQLMigrationPlan {
         /// The old positions of destinations within a source, and of sources within a destination, when the
         /// old store kept them.
         let destinationOrder: String?, sourceOrder: String?
+    }
+
+    /// The rows of an old to-one that a many-to-many now keeps in a join table: each row of `table` of the
+    /// holding entities (`entityNumbers`, old numbers) whose `foreignKey` is not NULL is one pair of the
+    /// relationship (Apple's lightweight migration turns a to-one into a to-many).
+    struct OldForeignKeyPairs {
+        let table: String
+        let foreignKey: String
+        let entityNumbers: [Int64]
+        /// Whether the holding rows are the relationship's sources (it was their to-one), else its destinations
+        /// (the inverse was theirs).
+        let holdsSources: Bool
+    }
+
+    /// Where the old store keeps the rows of a new join table.
+    enum OldJoinRows {
+        case joinTable(OldJoinTable)
+        case foreignKey(OldForeignKeyPairs)
     }
 
     /// The names a join table and its key columns have in the old store before any collision suffix (Apple's
@@ -141,16 +160,23 @@ extension SQLMigrationPlan {
 
     // MARK: Join tables
 
-    /// The old join table whose rows `join` continues, or nil when the old store has none (the relationship is
-    /// new, or one of its entities is).
-    /// - Throws: 134190 when the relationship was kept in a foreign key, or when several old tables could be its
-    ///   join table; 134110 when a table of its name lacks the key columns, or the old model names a join
-    ///   table the file does not have under any name the rules allow.
-    func oldJoinTable(of join: SQLSchema.JoinTable, sourceNumber: Int64, destinationNumber: Int64) throws -> OldJoinTable? {
+    /// Where the old store keeps the rows `join` continues: an old join table, or the foreign key column of a
+    /// to-one that is now one side of a many-to-many; nil when it has none (the relationship is new, or one of
+    /// its entities is).
+    /// - Throws: 134190 when the relationship was kept in a foreign key the file does not have, or when several old
+    ///   tables or columns could hold it; 134110 when a table of its name lacks the key columns, or the old model
+    ///   names a join table the file does not have under any name the rules allow.
+    func oldJoinRows(of join: SQLSchema.JoinTable, sourceNumber: Int64, destinationNumber: Int64) throws -> OldJoinRows? {
         let relationship = join.relationship
         let expected: String?
         switch try joinTableInSourceModel(join, sourceNumber: sourceNumber, destinationNumber: destinationNumber) {
-        case .found(let table): return table
+        case .found(let table): return .joinTable(table)
+        case .keptInForeignKey:
+            guard let pairs = try oldForeignKeyPairs(join, sourceNumber: sourceNumber, destinationNumber: destinationNumber) else {
+                throw CoreDataError.cannotInferMapping(entity: relationship.entity?.name ?? "", property: relationship.name,
+                                                       reason: "the old model kept it in a foreign key column, which the old store does not have")
+            }
+            return .foreignKey(pairs)
         case .absent: return nil
         case .missing(let name): expected = name
         case .unknown: expected = nil
@@ -166,7 +192,7 @@ extension SQLMigrationPlan {
             throw CoreDataError.cannotInferMapping(entity: relationship.entity?.name ?? "", property: relationship.name,
                                                    reason: "its rows could be those of any of the old join tables \(found.map(\.name).joined(separator: ", "))")
         }
-        if let only = found.first { return only }
+        if let only = found.first { return .joinTable(only) }
         if let table = candidates.first {
             throw CoreDataError.migrationFailed("the old join table \(table), which holds \(owner), has no columns \(names.sourceKeys) and "
                                                 + "\(names.destinationKeys) under any collision suffix")
@@ -174,8 +200,7 @@ extension SQLMigrationPlan {
         if let expected {
             throw CoreDataError.migrationFailed("the old store has no \(expected) for \(owner) under any name Apple's rules give")
         }
-        try checkNotKeptInForeignKey(join, sourceNumber: sourceNumber, destinationNumber: destinationNumber)
-        return nil
+        return try oldForeignKeyPairs(join, sourceNumber: sourceNumber, destinationNumber: destinationNumber).map { .foreignKey($0) }
     }
 
     /// The old tables that may be `names`' join table: a table of the exact name (the relationship's own
@@ -230,20 +255,27 @@ extension SQLMigrationPlan {
         return (sourceKeys, destinationKeys, order(of: destinationKeys), order(of: sourceKeys))
     }
 
-    /// A relationship with no old join table: refuses it when the old store kept it in a foreign key column
-    /// (a to-one, or a to-many through its inverse's), which the inferred mapping does not convert.
-    private func checkNotKeptInForeignKey(_ join: SQLSchema.JoinTable, sourceNumber: Int64, destinationNumber: Int64) throws {
+    /// The foreign key column of the old store that held a relationship with no old join table: the old to-one
+    /// of the relationship's own side (a to-one, or a to-many through its inverse's) in its entity's old table,
+    /// else the inverse's; nil when neither side's table has one (the relationship is new).
+    /// - Throws: 134190 when a side's table has several key columns of the relationship's name family.
+    private func oldForeignKeyPairs(_ join: SQLSchema.JoinTable, sourceNumber: Int64, destinationNumber: Int64) throws -> OldForeignKeyPairs? {
         let relationship = join.relationship
-        let sides = [(Self.oldName(relationship), sourceNumber)] + (join.inverse.map { [(Self.oldName($0), destinationNumber)] } ?? [])
-        for (name, number) in sides {
-            guard let table = source.table(of: number) else { continue }
+        let sides = [(Self.oldName(relationship), sourceNumber, relationship.entity, true)]
+            + (join.inverse.map { [(Self.oldName($0), destinationNumber, relationship.destinationEntity, false)] } ?? [])
+        for (name, number, holder, holdsSources) in sides {
+            guard let table = source.table(of: number), let holder else { continue }
             let base = "Z" + SQLSchema.upper(name)
             let keyColumns = columnFamily(base, in: table).filter { $0 == base || source.columnType($0, in: table) == schema.dialect.keyColumnType }
-            if !keyColumns.isEmpty {
+            if keyColumns.count > 1 {
                 throw CoreDataError.cannotInferMapping(entity: relationship.entity?.name ?? "", property: relationship.name,
-                                                       reason: "it was kept in a foreign key column and now needs join table \(join.name)")
+                                                       reason: "its old values could be those of any of the columns \(keyColumns.sorted().joined(separator: ", ")) of \(table)")
             }
+            guard let column = keyColumns.first else { continue }
+            let numbers = SQLSchema.hierarchy(of: holder).compactMap { oldNumbers[ObjectIdentifier($0)] }
+            return OldForeignKeyPairs(table: table, foreignKey: column, entityNumbers: numbers, holdsSources: holdsSources)
         }
+        return nil
     }
 
     /// What the old model says of a join table's old storage.
@@ -254,13 +286,15 @@ extension SQLMigrationPlan {
         case absent
         /// The old model's join table, as the file names it.
         case found(OldJoinTable)
+        /// The old model kept the relationship in a foreign key column (a to-one side, now to-many).
+        case keptInForeignKey
         /// The old model kept it in this join table, which the file lacks under the old model's names.
         case missing(String)
     }
 
     /// The old join table as the old model places it: the storage (`sourceSchema.storage(of:)`) of the old
-    /// relationship named by the new one's renaming identifier or name, or of its inverse's.
-    /// - Throws: 134190 when the old model kept the relationship in a foreign key.
+    /// relationship named by the new one's renaming identifier or name, or of its inverse's;
+    /// `keptInForeignKey` when the old model kept it in a foreign key.
     private func joinTableInSourceModel(_ join: SQLSchema.JoinTable, sourceNumber: Int64, destinationNumber: Int64) throws -> OldModelPlacement {
         guard let sourceSchema, let oldEntity = source.modelEntities[sourceNumber],
               let oldDestination = source.modelEntities[destinationNumber] else { return .unknown }
@@ -274,8 +308,7 @@ extension SQLMigrationPlan {
             let storage = sourceSchema.storage(of: old)
             guard old.isToMany, case .joinTable(let table, let owners, let destinations, _)? = storage else {
                 if storage == nil && old.isToMany { continue }
-                throw CoreDataError.cannotInferMapping(entity: relationship.entity?.name ?? "", property: relationship.name,
-                                                       reason: "it was kept in a foreign key column and now needs join table \(join.name)")
+                return .keptInForeignKey
             }
             let columns = source.columns[table.name] ?? [:]
             guard columns[owners] != nil, columns[destinations] != nil else {

@@ -236,7 +236,12 @@ public struct SQLMigrationPlan {
         let relationship = join.relationship
         guard let entity = relationship.entity, let destination = relationship.destinationEntity,
               let sourceNumber = oldNumbers[ObjectIdentifier(entity)], let destinationNumber = oldNumbers[ObjectIdentifier(destination)] else { return }
-        guard let found = try oldJoinTable(of: join, sourceNumber: sourceNumber, destinationNumber: destinationNumber) else { return }
+        guard let rows = try oldJoinRows(of: join, sourceNumber: sourceNumber, destinationNumber: destinationNumber) else { return }
+        let found: OldJoinTable
+        switch rows {
+        case .joinTable(let table): found = table
+        case .foreignKey(let pairs): return planJoinRows(join, from: pairs, entity: entity, destination: destination)
+        }
         claimedJoinTables.insert(found.name)
         var sql = SQLBuilder(schema.dialect)
         var names = [join.sourceColumn, join.destinationColumn]
@@ -255,6 +260,29 @@ public struct SQLMigrationPlan {
             values.append(order(found.sourceOrder, of: found.sourceKeys, within: found.destinationKeys))
         }
         copies.append(Statement(sql: "INSERT INTO \(newQualifier).\(q(join.name)) (\(names.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(oldQualifier).\(q(found.name)) AS j",
+                                bindings: sql.bindings))
+    }
+
+    /// A join table's rows from the foreign key column of an old to-one (see `OldForeignKeyPairs`): one pair per
+    /// holding row with a key, positions numbered as Apple numbers them when the new relationship is ordered.
+    private mutating func planJoinRows(_ join: SQLSchema.JoinTable, from pairs: OldForeignKeyPairs, entity: NSEntityDescription,
+                                       destination: NSEntityDescription) {
+        guard !pairs.entityNumbers.isEmpty else { return }
+        var sql = SQLBuilder(schema.dialect)
+        let holder = "o.Z_PK", held = "o.\(q(pairs.foreignKey))"
+        let (sources, destinations) = pairs.holdsSources ? (holder, held) : (held, holder)
+        var names = [join.sourceColumn, join.destinationColumn]
+        var values = ["\(sources) + \(sql.bind(.integer(keyOffset(of: entity))))", "\(destinations) + \(sql.bind(.integer(keyOffset(of: destination))))"]
+        if let column = join.destinationOrderColumn {
+            names.append(column)
+            values.append("(ROW_NUMBER() OVER (PARTITION BY \(sources) ORDER BY \(destinations)) + 1) * 1024")
+        }
+        if let column = join.sourceOrderColumn {
+            names.append(column)
+            values.append("(ROW_NUMBER() OVER (PARTITION BY \(destinations) ORDER BY \(sources)) + 1) * 1024")
+        }
+        copies.append(Statement(sql: "INSERT INTO \(newQualifier).\(q(join.name)) (\(names.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
+                                + "FROM \(oldQualifier).\(q(pairs.table)) AS o WHERE o.Z_ENT IN (\(sql.list(pairs.entityNumbers))) AND \(held) IS NOT NULL",
                                 bindings: sql.bindings))
     }
 

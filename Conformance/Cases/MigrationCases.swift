@@ -84,6 +84,48 @@ enum MigrationCases {
                 try env.expectEqual(try Fixtures.byName(context, "Owner")["Ann"]?.value(forKey: "grade") as? Int64, 7, "v1 → v3: default value")
             }
         },
+        // Apple's lightweight migration turns a to-one into a to-many: Item.owner (one-to-many) and Profile.owner
+        // (one-to-one) become many-to-many, so the store moves their values from foreign keys into join tables.
+        ConformanceCase("migration/to-one-becomes-many-to-many", requires: .persistent, adopting: [.lightweightMigrating]) { env in
+            let coordinator = try env.openCoordinator()
+            let writer = env.context(coordinator)
+            try writer.performAndWait {
+                let ann = Fixtures.owner(writer, "Ann"), bob = Fixtures.owner(writer, "Bob")
+                for (name, owner) in [("one", ann), ("two", ann), ("three", bob)] { Fixtures.item(writer, name, rank: 1).setValue(owner, forKey: "owner") }
+                Fixtures.item(writer, "special", rank: 2, special: true).setValue(bob, forKey: "owner")
+                Fixtures.item(writer, "loose", rank: 3)
+                let profile = NSEntityDescription.insertNewObject(forEntityName: "Profile", into: writer)
+                profile.setValue("Ann's", forKey: "bio")
+                profile.setValue(ann, forKey: "owner")
+                NSEntityDescription.insertNewObject(forEntityName: "Profile", into: writer).setValue("nobody's", forKey: "bio")
+                try writer.save()
+            }
+            for store in coordinator.persistentStores { try coordinator.remove(store) }
+            let manyToMany = ConformanceModel.make()
+            for (entity, name) in [("Item", "owner"), ("Profile", "owner"), ("Owner", "profile")] {
+                (manyToMany.entitiesByName[entity]?.propertiesByName[name] as? NSRelationshipDescription)?.maxCount = 0
+            }
+            manyToMany.entities = Array(manyToMany.entities)
+            func names(_ value: Any?, key: String = "name") -> [String] {
+                ((value as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: key) as? String }.sorted()
+            }
+            for step in ["migrated", "reopened"] {
+                let migrated = try env.openCoordinator(options: migrating, model: manyToMany)
+                defer { for store in migrated.persistentStores { try? migrated.remove(store) } }
+                try env.withNewContext(migrated) { context in
+                    let items = try Fixtures.byName(context, "Item"), owners = try Fixtures.byName(context, "Owner")
+                    try env.expectEqual(items.keys.sorted().map { "\($0): \(names(items[$0]?.value(forKey: "owner")))" },
+                                        ["loose: []", "one: [\"Ann\"]", "special: [\"Bob\"]", "three: [\"Bob\"]", "two: [\"Ann\"]"],
+                                        "\(step): each item's owners are its old owner")
+                    try env.expectEqual(names(owners["Ann"]?.value(forKey: "items")), ["one", "two"], "\(step): Ann's items")
+                    try env.expectEqual(names(owners["Bob"]?.value(forKey: "items")), ["special", "three"], "\(step): Bob's items")
+                    try env.expectEqual(names(owners["Ann"]?.value(forKey: "profile"), key: "bio"), ["Ann's"], "\(step): Ann's profiles, from a one-to-one")
+                    let profiles = try Fixtures.byName(context, "Profile", key: "bio")
+                    try env.expectEqual(names(profiles["Ann's"]?.value(forKey: "owner")), ["Ann"], "\(step): the profile's owners")
+                    try env.expectEqual(names(profiles["nobody's"]?.value(forKey: "owner")), [], "\(step): a profile without an owner")
+                }
+            }
+        },
         ConformanceCase("migration/refusals-leave-the-store", requires: .persistent, adopting: [.lightweightMigrating]) { env in
             try writeVersion1(env)
             let before = env.fileBytes()
