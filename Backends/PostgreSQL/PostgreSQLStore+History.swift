@@ -140,7 +140,7 @@ extension PostgreSQLStore: PersistentHistoryBackend {
     public func newestHistoryTransactionNumber() throws -> Int64? {
         try run("read persistent history", writes: false) {
             guard try hasHistoryTables() else { return nil }
-            return try connection.query("SELECT MAX(Z_PK) FROM ATRANSACTION").int64(0, 0)
+            return try connection.query(SQLPersistentHistory.newestTransactionQuery).int64(0, 0) ?? 0
         }
     }
 

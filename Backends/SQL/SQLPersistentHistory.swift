@@ -75,8 +75,13 @@ public enum SQLPersistentHistory {
                              processID: String(ProcessInfo.processInfo.processIdentifier))
     }
 
-    /// The rows a save's change set records: its inserted, updated (with their changed slots as a mask) and
-    /// deleted objects, in that order.
+    /// The number of the newest transaction given out, kept or deleted since: the larger of the newest kept and
+    /// `Z_MAX` of the transaction entity (a store Apple wrote may lack the latter), 0 when there was none.
+    /// (Written for both SQLite and PostgreSQL, which have no common two-argument maximum.)
+    public static let newestTransactionQuery = "SELECT CASE WHEN kept > given THEN kept ELSE given END FROM (SELECT "
+        + "COALESCE((SELECT MAX(Z_PK) FROM ATRANSACTION), 0) AS kept, "
+        + "COALESCE((SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(transactionEntity)), 0) AS given) AS numbers"
+
     /// The query that gives what `checkTokenNotExpired` needs: the oldest transaction number kept and the last
     /// one given out (`Z_MAX` of the transaction entity in `Z_PRIMARYKEY`).
     public static let retainedRangeQuery = "SELECT (SELECT MIN(Z_PK) FROM ATRANSACTION), (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(transactionEntity))"
@@ -93,6 +98,8 @@ public enum SQLPersistentHistory {
         }
     }
 
+    /// The rows a save's change set records: its inserted, updated (with their changed slots as a mask) and
+    /// deleted objects, in that order.
     public static func changes(of changeSet: StoreChangeSet) -> [(key: ObjectKey, kind: StoreHistoryChange.Kind, columns: Data?)] {
         var rows: [(key: ObjectKey, kind: StoreHistoryChange.Kind, columns: Data?)] = []
         rows.reserveCapacity(changeSet.inserted.count + changeSet.updated.count + changeSet.deleted.count)

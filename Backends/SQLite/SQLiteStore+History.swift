@@ -95,7 +95,7 @@ extension SQLiteStore: PersistentHistoryBackend {
 
     public func newestHistoryTransactionNumber() throws -> Int64? {
         guard try connection.tableExists("ATRANSACTION") else { return nil }
-        return try connection.query("SELECT MAX(Z_PK) FROM ATRANSACTION") { $0.isNull(at: 0) ? nil : $0.int64(at: 0) }.first ?? nil
+        return try connection.query(SQLPersistentHistory.newestTransactionQuery) { $0.int64(at: 0) }.first ?? 0
     }
 
     public func historyTransactions(after position: StoreHistoryPosition) throws -> [StoreHistoryTransaction] {

@@ -114,6 +114,20 @@ enum AggregateCases {
                                     "havingPredicate with a variable expression for %@")
             }
         },
+        // Apple's dictionary fetches give each row's object ID for "objectID" in propertiesToFetch.
+        ConformanceCase("aggregates/object-id-in-properties-to-fetch") { env in
+            let context = try FetchCases.populated(env)
+            try context.performAndWait {
+                let byName = try Fixtures.byName(context, "Item")
+                let fetch = request("Item", ["name", "objectID"])
+                fetch.predicate = NSPredicate(format: "rank < 3")
+                fetch.sortDescriptors = [NSSortDescriptor(key: "rank", ascending: true)]
+                let results = try context.fetch(fetch)
+                try env.expectEqual(results.map { $0["name"] as? String ?? "nil" }, ["item 0", "item 1", "item 2"], "the names")
+                try env.expectEqual(results.map { ($0["objectID"] as? NSManagedObjectID)?.uriRepresentation() },
+                                    ["item 0", "item 1", "item 2"].map { byName[$0]?.objectID.uriRepresentation() }, "each row's own object ID")
+            }
+        },
         // Apps filter groups by a key path that is neither grouped nor fetched (`timestamp >= %@ AND %@ > 1`,
         // `account == %@ AND %@ > 1`): Apple's SQL reads it in its HAVING clause from a row of the group. Each key
         // path here has one value per group, so any row gives the same answer.

@@ -1,4 +1,5 @@
 import CoreData
+import Synchronization
 
 /// Persistent history (`NSPersistentHistoryTrackingKey`), for stores whose type adopts
 /// `PersistentHistoryBackend` (a store that does not records nothing, and history requests find no
@@ -106,6 +107,29 @@ enum HistoryCases {
                 try env.expectEqual(try count(context, .deleteHistory(before: Date().addingTimeInterval(60))), 2, "deleting before a later date")
                 try env.expectEqual(try transactions(context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).count, 0, "no history is left")
                 try env.expectEqual(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")), 1, "deleting history deletes no objects")
+            }
+        },
+        // Apple gives a token for a store that tracks history before its first save, so an app can keep one from
+        // its first launch; fetching after it gives the saves since.
+        ConformanceCase("history/a-token-before-the-first-save", adopting: [.persistentHistory]) { env in
+            let writer = try env.openCoordinator(options: tracking)
+            let first = try env.require(writer.currentPersistentHistoryToken(fromStores: nil), "the token of a store without transactions")
+            let context = env.context(writer)
+            try context.performAndWait {
+                try env.expectEqual(try transactions(context, .fetchHistory(after: first)).count, 0, "nothing after it yet")
+                _ = Fixtures.owner(context, "Ann")
+                let saved = Mutex<NSPersistentHistoryToken?>(nil)
+                let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: context, queue: nil) { note in
+                    let token = note.userInfo?["newChangeToken"] as? NSPersistentHistoryToken
+                    saved.withLock { $0 = token }
+                }
+                defer { NotificationCenter.default.removeObserver(observer) }
+                try context.save()
+                try env.expectEqual(try transactions(context, .fetchHistory(after: first)).count, 1, "the first save after it")
+                let current = writer.currentPersistentHistoryToken(fromStores: nil)
+                try env.expect(current != first, "the token moves with the save")
+                let posted = saved.withLock { $0 }
+                try env.expect(posted != nil && posted == current, "the did-save notification carries the token after the save (Apple's newChangeToken)")
             }
         },
         // Apple: fetching history after a token whose later history was deleted throws the expired-token error, so

@@ -14,13 +14,14 @@
 ///   last row of each group (as SQLite reads a column a grouped query neither groups nor aggregates, where
 ///   Apple's SQL puts the predicate); sort descriptors whose key is not a
 ///   property of the entity sort the result dictionaries; offset and limit apply to the results.
-/// - Relationship values and the evaluated object (`SELF`) come back as `NSManagedObjectID`s.
+/// - Relationship values and the evaluated object (`SELF`) come back as `NSManagedObjectID`s; so does
+///   `"objectID"` in `propertiesToFetch`, each row's own ID, as Apple's dictionary fetches give it.
 extension NSManagedObjectContext {
     /// Whether a dictionary request needs computing here rather than a plain store projection.
     static func needsComputedDictionaries<T>(_ request: NSFetchRequest<T>) -> Bool {
         if request.propertiesToGroupBy != nil || request.havingPredicate != nil { return true }
         return (request.propertiesToFetch ?? []).contains { item in
-            item is NSExpressionDescription || ((item as? String)?.contains(".") ?? false)
+            item is NSExpressionDescription || ((item as? String).map { $0.contains(".") || $0 == FetchColumn.objectIDKey } ?? false)
         }
     }
 
@@ -251,6 +252,13 @@ private struct FetchColumn {
             return
         }
         let path = (item as? NSPropertyDescription)?.name ?? (item as? String) ?? ""
+        if path == Self.objectIDKey, entity.layout.propertiesByName[path] == nil {
+            // Each row's object ID, as Apple's dictionary fetches give it for "objectID".
+            name = path
+            expression = NSExpression.expressionForEvaluatedObject()
+            resultType = .objectIDAttributeType
+            return
+        }
         guard let type = FetchColumn.resolve(path, in: entity) else {
             throw CoreDataError.make(NSCoreDataError, "\(role) names \"\(item)\", which is not a key path of \(entity.name ?? "") through attributes and to-one relationships.")
         }
@@ -280,6 +288,9 @@ private struct FetchColumn {
         }
         return nil
     }
+
+    /// The name in `propertiesToFetch` that asks for each row's object ID (no entity has a property of that name).
+    static let objectIDKey = "objectID"
 
     var isAggregate: Bool { Self.containsAggregate(expression) }
 

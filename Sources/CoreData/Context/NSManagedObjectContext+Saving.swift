@@ -170,7 +170,14 @@ extension NSManagedObjectContext {
         let generation = advanceQueryGenerationPastSave()
         // A deletion the rollback policy undid stays in the context.
         finishSave(inserted: inserted, updated: updated, deleted: deleted.filter(\.deleted), derived: derived,
-                   reported: reported, queryGeneration: generation)
+                   reported: reported, queryGeneration: generation, historyToken: historyToken(after: orderedPlans, coordinator: coordinator))
+    }
+
+    /// The history token right after a save, for its did-save notification (Apple's `newChangeToken`): of the
+    /// stores it wrote that record history; nil when none does.
+    private func historyToken(after plans: [StoreSavePlan], coordinator: NSPersistentStoreCoordinator) -> NSPersistentHistoryToken? {
+        let recording = plans.map(\.store).filter { ($0.backend as? PersistentHistoryBackend)?.recordsHistory == true }
+        return recording.isEmpty ? nil : coordinator.currentPersistentHistoryToken(fromStores: recording)
     }
 
     /// The sets of `inserted` and `updated` (the save's final lists) for the did-save notification, where the
@@ -504,7 +511,7 @@ extension NSManagedObjectContext {
     private func finishSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
                             derived: [NSManagedObject] = [],
                             reported: (inserted: Set<NSManagedObject>?, updated: Set<NSManagedObject>?) = (nil, nil),
-                            queryGeneration: NSQueryGenerationToken? = nil) {
+                            queryGeneration: NSQueryGenerationToken? = nil, historyToken: NSPersistentHistoryToken? = nil) {
         leftChangesSinceSweep += inserted.count + updated.count + deleted.count
         undoRecorder?.savedStateChanged()
         // The object-ID notification's sets are built while marking the objects saved, each at its final size: one
@@ -548,6 +555,8 @@ extension NSManagedObjectContext {
             NSDeletedObjectsKey: Set(deleted),
         ]
         if let queryGeneration { userInfo[NSManagedObjectContext.NotificationKey.queryGeneration.rawValue] = queryGeneration }
+        // Apple's key, which it documents only through `DidSaveMessage.historyToken`.
+        if let historyToken { userInfo["newChangeToken"] = historyToken }
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
         postObjectIDs(Self.didSaveObjectIDsNotification, inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs)
     }

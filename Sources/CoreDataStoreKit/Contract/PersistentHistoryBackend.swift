@@ -14,8 +14,10 @@ public protocol PersistentHistoryBackend: PersistentStoreBackend {
     /// Whether saves are recorded: true when the store was added with `NSPersistentHistoryTrackingKey`.
     var recordsHistory: Bool { get }
 
-    /// The number of the newest recorded transaction, or nil when there is none; the history token after a save
-    /// (`currentPersistentHistoryToken(fromStores:)`) holds it.
+    /// The number of the newest transaction recorded, even when deleted since (0 when none was); nil when the
+    /// store keeps no history. The history token after a save (`currentPersistentHistoryToken(fromStores:)`)
+    /// holds it; a store with history and no transaction yet gives a token too, as Apple's does, so that fetching
+    /// after it returns the first transactions.
     ///
     /// - Throws: the store's read error (134070 when not an `NSCocoaErrorDomain` error).
     ///
