@@ -15,10 +15,15 @@ extension SQLiteStore: PersistentHistoryBackend {
     /// store read-only instead, which would refuse every save).
     public var recordsHistory: Bool { !isReadOnly && (fileHasHistory || storeOptionIsSet(openRequest.options, NSPersistentHistoryTrackingKey)) }
 
-    /// Creates the history tables and their `Z_PRIMARYKEY` rows when they are missing.
+    /// Creates the history tables and their `Z_PRIMARYKEY` rows when they are missing. Several connections (other
+    /// coordinators, other processes) may add a new store at once: the check is made again inside the write
+    /// transaction, which holds the database's write lock, so one creates the tables and the others find them.
     func createHistoryTablesIfNeeded() throws {
         guard try !connection.tableExists("ATRANSACTION") else { return }
-        try connection.transaction { try Self.createHistoryTables(on: connection) }
+        try connection.transaction {
+            guard try !connection.tableExists("ATRANSACTION") else { return }
+            try Self.createHistoryTables(on: connection)
+        }
     }
 
     /// Creates Apple's history tables, indexes and `Z_PRIMARYKEY` rows (inside the caller's transaction).

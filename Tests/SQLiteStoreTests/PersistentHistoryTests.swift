@@ -1,6 +1,7 @@
 import CoreData
 import StoreTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Persistent history on the SQLite store: recorded in Apple's tables when the store is added with
@@ -105,6 +106,48 @@ struct PersistentHistoryTests {
         #expect(deleted?.intValue == 2)
         #expect(try history(reader.context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).count == 1)
         try reader.close()
+    }
+
+    /// Server workers, or an app and its extension, add one new store with history tracking at the same moment:
+    /// every add succeeds (one creates the history tables, the others find them), and every coordinator saves.
+    @Test func coordinatorsAddingANewTrackedStoreAtOnceAllSucceed() throws {
+        for _ in 1...10 {
+            let url = TemporaryStore.url()
+            let failures = Mutex<[String]>([])
+            let coordinators = Mutex<[NSPersistentStoreCoordinator]>([])
+            // Six threads wait at a gate and then add the store together.
+            let gate = DispatchSemaphore(value: 0)
+            let group = DispatchGroup()
+            for _ in 0..<6 {
+                group.enter()
+                Thread.detachNewThread {
+                    defer { group.leave() }
+                    gate.wait()
+                    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+                    do {
+                        try coordinator.addPersistentStore(type: .sqlite, at: url, options: [NSPersistentHistoryTrackingKey: true])
+                        coordinators.withLock { $0.append(coordinator) }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.05)  // every thread waiting at the gate
+            for _ in 0..<6 { gate.signal() }
+            group.wait()
+            #expect(failures.withLock { $0 } == [])
+            for (index, coordinator) in coordinators.withLock({ $0 }).enumerated() {
+                let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+                context.persistentStoreCoordinator = coordinator
+                try context.performAndWait {
+                    NSEntityDescription.insertNewObject(forEntityName: "Note", into: context).setValue("worker \(index)", forKey: "title")
+                    try context.save()
+                }
+            }
+            let reader = try Stack(model: Self.model(), url: url, options: [NSPersistentHistoryTrackingKey: true])
+            #expect(try history(reader.context, .fetchHistory(after: nil as NSPersistentHistoryToken?)).count == coordinators.withLock { $0.count })
+            try reader.close()
+        }
     }
 
     @Test func aStoreAddedWithoutTheOptionGetsNoHistoryTables() throws {
