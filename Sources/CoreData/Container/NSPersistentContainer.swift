@@ -100,9 +100,11 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// Runs `block` with a new private-queue context and returns its result, throwing what the block throws.
     ///
     /// Apple declares this `rethrows`; here the block's error type is a generic parameter, which reads the same
-    /// at the call site (a block that throws nothing needs no `try`), and the block is `sending`, so Swift 6
-    /// code can call it from the main actor.
-    public func performBackgroundTask<T, Failure: Error>(_ block: sending @escaping (NSManagedObjectContext) throws(Failure) -> T) async throws(Failure) -> T {
+    /// at the call site (a block that throws nothing needs no `try`). The block is Apple's plain escaping closure,
+    /// so Swift 6 code compiles as with Apple's SDK: a helper may pass on a block it was given, and a main-actor
+    /// caller's closure is refused as Apple's SDK refuses it ("sending value of non-Sendable type … risks causing
+    /// data races"; call it from a nonisolated function, or use `newBackgroundContext()` and `perform`).
+    public func performBackgroundTask<T, Failure: Error>(_ block: @escaping (NSManagedObjectContext) throws(Failure) -> T) async throws(Failure) -> T {
         let context = newBackgroundContext()
         // The block runs once, on the new context's queue, while this task waits for it.
         let work = UncheckedSendable(block)
