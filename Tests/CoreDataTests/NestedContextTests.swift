@@ -31,6 +31,36 @@ struct NestedContextTests {
         }
     }
 
+    /// A transient value lives in the object that set it: a child's save hands it to the parent's object, and a
+    /// new child's object of the same ID starts without it, as a fetched object does (Apple's; CoreDataPlus's
+    /// investigation tests assert it).
+    @Test func aNewChildsObjectStartsWithoutTheParentsTransientValue() throws {
+        let car = NSEntityDescription(name: "Car")
+        let speed = NSAttributeDescription(name: "speed", type: .integer64)
+        speed.isTransient = true
+        car.properties = [NSAttributeDescription(name: "plate", type: .string), speed]
+        let root = try inMemoryContext(model: NSManagedObjectModel(entities: [car]))
+        let id = try root.performAndWait {
+            let object = NSEntityDescription.insertNewObject(forEntityName: "Car", into: root)
+            object.setValue("1", forKey: "plate")
+            try root.save()
+            return object.objectID
+        }
+        let writer = childContext(of: root)
+        try writer.performAndWait {
+            try writer.existingObject(with: id).setValue(Int64(20), forKey: "speed")
+            try writer.save()
+        }
+        root.performAndWait { #expect(root.object(with: id).value(forKey: "speed") as? Int64 == 20, "the child's save hands it to the parent") }
+        let reader = childContext(of: root)
+        try reader.performAndWait {
+            let fetched = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Car"))
+            #expect(fetched.count == 1)
+            #expect(fetched.first?.value(forKey: "plate") as? String == "1")
+            #expect((fetched.first?.value(forKey: "speed") as? Int64 ?? 0) == 0, "the new child's object has no transient value")
+        }
+    }
+
     @Test func orderedRelationshipsAndCascadesPassThroughAChild() throws {
         let root = try inMemoryContext()
         let id = try root.performAndWait {

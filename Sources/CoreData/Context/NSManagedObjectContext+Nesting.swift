@@ -71,12 +71,13 @@ extension NSManagedObjectContext {
     }
 
     /// An object's values in a form any context can adopt: relationships as object IDs (a to-many that was
-    /// never loaded stays nil), attributes as they are.
+    /// never loaded stays nil), attributes as they are. Transient properties are left out: as Apple's, they live in
+    /// the object that set them and are not part of what another context's object of the same ID starts with.
     private func state(of object: NSManagedObject) -> InheritedState {
         object.fireFaultIfNeeded()
         let layout = object.layout
         var values = [Any?](repeating: nil, count: layout.slotCount)
-        for slot in 0..<layout.slotCount {
+        for slot in 0..<layout.slotCount where !layout.transientSlots[slot] {
             switch layout.slotKinds[slot] {
             case .toOne:
                 values[slot] = object.toOneObject(slot: slot)?.objectID
