@@ -7,8 +7,9 @@ extension PostgreSQLStore {
     /// The rows the request selects are found first (with their cascades; a deny rule broken by a row outside
     /// the set throws 1600 and deletes nothing). Then, set-based, with the keys as one array parameter per
     /// table: foreign keys pointing at deleted rows are set to NULL (those rows' `Z_OPT` goes up), join-table
-    /// rows of deleted objects are removed, and the rows are deleted. A deadlock with another server runs the
-    /// transaction again.
+    /// rows of deleted objects are removed, and the rows are deleted. A request for an entity no relationship
+    /// touches, that translates wholly to SQL without limit or offset, is one `DELETE … RETURNING` instead. The
+    /// other servers hear of it (`announce`), and a deadlock with another server runs the transaction again.
     /// - Throws: 134030 for a read-only store or a server failure; 1600 for a deny rule.
     public func batchDelete(_ request: StoreBatchDeleteRequest) throws -> [ObjectKey] {
         try batchDelete(request, collectingKeys: true).keys
