@@ -2,7 +2,11 @@ import CoreData
 
 /// What a case works with: the configuration, one model, one store URL, and helpers to open stores and
 /// contexts. Every coordinator it makes is closed when the case ends.
-public final class ConformanceEnvironment {
+///
+/// `@unchecked Sendable`: a case uses it from its own thread and from its contexts' blocks, which it runs one at a
+/// time and waits for (`performAndWait`), so it is never used from two threads at once; the blocks are
+/// `@Sendable`, as Apple's.
+public final class ConformanceEnvironment: @unchecked Sendable {
     let configuration: ConformanceConfiguration
     let caseName: String
     /// The model of every coordinator in the case (one instance, so a reopen uses the same model).

@@ -3,6 +3,13 @@ import CoreData
 /// Registered objects: which ones a context keeps alive (Apple's `retainsRegisteredObjects`, false by
 /// default), and what an object that was let go comes back as.
 enum RegistrationCases {
+    /// Weak references a case sets and reads inside its context's blocks, which are `@Sendable` as Apple's.
+    /// `@unchecked Sendable`: the blocks run one at a time, while the case waits for each (`performAndWait`).
+    final class WeakObjects: @unchecked Sendable {
+        weak var updated: NSManagedObject?, inserted: NSManagedObject?, deleted: NSManagedObject?, owner: NSManagedObject?
+        weak var kept: NSManagedObject?
+    }
+
     /// The item of rank `rank`, fetched in `context`.
     static func item(_ env: ConformanceEnvironment, _ context: NSManagedObjectContext, rank: Int) throws -> NSManagedObject {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
@@ -50,34 +57,34 @@ enum RegistrationCases {
         },
         ConformanceCase("registration/objects-with-changes-stay") { env in
             let context = try FetchCases.populated(env)
-            weak var updated: NSManagedObject?, inserted: NSManagedObject?, deleted: NSManagedObject?, owner: NSManagedObject?
+            let weak = WeakObjects()
             var holder: NSManagedObject?
             let (updatedID, deletedID) = try context.performAndWait {
                 let changed = try item(env, context, rank: 3)
                 changed.setValue("three", forKey: "name")
-                updated = changed
-                inserted = Fixtures.item(context, "new", rank: 200)
+                weak.updated = changed
+                weak.inserted = Fixtures.item(context, "new", rank: 200)
                 let removed = try item(env, context, rank: 4)
                 context.delete(removed)
-                deleted = removed
+                weak.deleted = removed
                 let kept = try item(env, context, rank: 6)
-                owner = kept.value(forKey: "owner") as? NSManagedObject
+                weak.owner = kept.value(forKey: "owner") as? NSManagedObject
                 holder = kept
                 return (changed.objectID, removed.objectID)
             }
-            try env.expect(updated != nil && inserted != nil && deleted != nil,
+            try env.expect(weak.updated != nil && weak.inserted != nil && weak.deleted != nil,
                            "updated, inserted and deleted objects stay alive while nothing else holds them")
-            try env.expect(owner != nil, "an object that a relationship of a held object names stays alive")
+            try env.expect(weak.owner != nil, "an object that a relationship of a held object names stays alive")
             try context.performAndWait {
-                try env.expect(context.registeredObject(for: updatedID) === updated && context.registeredObject(for: deletedID) === deleted,
+                try env.expect(context.registeredObject(for: updatedID) === weak.updated && context.registeredObject(for: deletedID) === weak.deleted,
                                "objects with changes stay registered")
-                try env.expectEqual(updated?.value(forKey: "name") as? String, "three", "the unsaved change is kept")
-                try env.expect(context.updatedObjects.contains { $0 === updated } && context.insertedObjects.contains { $0 === inserted }
-                               && context.deletedObjects.contains { $0 === deleted }, "the context still lists its changes")
+                try env.expectEqual(weak.updated?.value(forKey: "name") as? String, "three", "the unsaved change is kept")
+                try env.expect(context.updatedObjects.contains { $0 === weak.updated } && context.insertedObjects.contains { $0 === weak.inserted }
+                               && context.deletedObjects.contains { $0 === weak.deleted }, "the context still lists its changes")
                 try context.save()
             }
-            try env.expect(updated == nil, "once saved, an updated object that nothing holds is let go")
-            try env.expect(inserted == nil, "once saved, an inserted object that nothing holds is let go")
+            try env.expect(weak.updated == nil, "once saved, an updated object that nothing holds is let go")
+            try env.expect(weak.inserted == nil, "once saved, an inserted object that nothing holds is let go")
             try context.performAndWait {
                 try env.expectEqual(try item(env, context, rank: 3).value(forKey: "name") as? String, "three", "the saved change")
                 try env.expectEqual(try item(env, context, rank: 200).value(forKey: "name") as? String, "new", "the saved insert")
@@ -86,17 +93,17 @@ enum RegistrationCases {
         },
         ConformanceCase("registration/retains-registered-objects") { env in
             let context = try FetchCases.populated(env)
-            weak var kept: NSManagedObject?
+            let weak = WeakObjects()
             let id = try context.performAndWait {
                 try env.expect(!context.retainsRegisteredObjects, "retainsRegisteredObjects is false by default")
                 context.retainsRegisteredObjects = true
                 let object = try item(env, context, rank: 5)
-                kept = object
+                weak.kept = object
                 return object.objectID
             }
-            try env.expect(kept != nil, "with retainsRegisteredObjects, the context keeps objects that nothing else holds")
+            try env.expect(weak.kept != nil, "with retainsRegisteredObjects, the context keeps objects that nothing else holds")
             try context.performAndWait {
-                try env.expect(context.registeredObject(for: id) === kept && context.registeredObjects.contains { $0 === kept },
+                try env.expect(context.registeredObject(for: id) === weak.kept && context.registeredObjects.contains { $0 === weak.kept },
                                "and they stay registered")
             }
         },

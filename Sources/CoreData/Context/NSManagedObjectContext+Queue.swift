@@ -29,8 +29,10 @@ extension NSManagedObjectContext {
         (queue ?? DispatchQueue.main).async { task.value() }
     }
 
-    /// Runs `block` on the context's queue, waits, and returns its result or rethrows its error.
-    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+    /// Runs `block` on the context's queue, waits, and returns its result or rethrows its error. `@Sendable` in a
+    /// `@preconcurrency` declaration, as Apple's.
+    @preconcurrency
+    public func performAndWait<T>(_ block: @Sendable () throws -> T) rethrows -> T {
         try runAndWait(block)
     }
 

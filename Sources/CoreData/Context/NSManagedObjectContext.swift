@@ -155,14 +155,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: Queues (the rest is in NSManagedObjectContext+Queue.swift)
 
-    /// Runs `block` on the context's queue, later: never inline, even when called on the queue.
-    open func perform(_ block: @escaping () -> Void) {
+    /// Runs `block` on the context's queue, later: never inline, even when called on the queue. The block is
+    /// `@Sendable` in a `@preconcurrency` declaration, as Apple's: it runs on the context's queue, so it is not
+    /// isolated to its caller's actor (a `Task` it starts does not inherit the main actor).
+    @preconcurrency
+    open func perform(_ block: @escaping @Sendable () -> Void) {
         enqueue(block)
     }
 
     /// Runs `block` on the context's queue and waits for it; re-entrant: runs it at once when already on the
-    /// queue or inside another of this context's blocks.
-    open func performAndWait(_ block: () -> Void) {
+    /// queue or inside another of this context's blocks. `@Sendable` in a `@preconcurrency` declaration, as Apple's.
+    @preconcurrency
+    open func performAndWait(_ block: @Sendable () -> Void) {
         runAndWait(block)
     }
 

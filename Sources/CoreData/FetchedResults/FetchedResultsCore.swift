@@ -1,6 +1,9 @@
 /// What a fetched results controller shows, shared by the controller and the type-erased view of it that its
 /// delegate receives: the fetched objects in sections, where each one is, and how to tell the delegate.
-final class FetchedResultsCore {
+///
+/// `@unchecked Sendable`: it is read and changed only on its context's queue (inside the context's blocks, as
+/// the controller's API requires), so the blocks it is handed to may be `@Sendable`.
+final class FetchedResultsCore: @unchecked Sendable {
     /// What the last `performFetch()` asked for, kept to judge changed objects by the same rules.
     struct Query {
         let entity: NSEntityDescription
