@@ -91,8 +91,10 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         return context
     }
 
-    /// Runs `block` with a new private-queue context, on that context's queue.
-    open func performBackgroundTask(_ block: @escaping (NSManagedObjectContext) -> Void) {
+    /// Runs `block` with a new private-queue context, on that context's queue. The block is `@Sendable` in a
+    /// `@preconcurrency` declaration, as Apple's.
+    @preconcurrency
+    open func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
         let context = newBackgroundContext()
         context.perform { block(context) }
     }
