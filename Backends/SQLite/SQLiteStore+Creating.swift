@@ -9,8 +9,11 @@ import CoreDataStoreKit
 /// Creating a new store file atomically.
 ///
 /// A new store is built under a temporary name beside the final one (`.<name>.<UUID>.tmp`, the name
-/// `AtomicFileReplacement` uses), in rollback-journal mode so that closing it leaves no `-wal` or `-shm`, then
-/// flushed and moved into place in one step; the first real open switches it to WAL. A crash at any moment
+/// `AtomicFileReplacement` uses), already in the journal mode its opens ask for (WAL unless the pragmas option
+/// says otherwise: closing the only connection folds the log in and removes `-wal` and `-shm`), then flushed and
+/// moved into place in one step. Connections that open the new store at once (other coordinators, other
+/// processes) then find it in its mode: none has to switch it, which takes the database's exclusive lock and made
+/// them wait on one another (and fail, `SQLITE_BUSY` or a log another had just removed). A crash at any moment
 /// therefore leaves either no store (nothing, or the empty file a destroyed store keeps) or a complete one,
 /// and the temporary files a crash leaves are removed by the next open (`removeCreationLeftovers(of:)`), while
 /// those of a process building the store now are claimed and left alone.
@@ -35,15 +38,10 @@ extension SQLiteStore {
     }
 
     /// Writes Core Data's tables, the model's schema and the metadata into a new database at `temporary`, in
-    /// one transaction, and closes it. The journal mode is `DELETE` whatever the options ask, so nothing but
-    /// the database file is left once it is closed.
+    /// one transaction, and closes it, in the journal mode the options ask for; once it is closed nothing but the
+    /// database file is left (a WAL database's log is folded in and removed with its index).
     private static func buildNewFile(at temporary: URL, request: StoreOpenRequest, schema: SQLSchema) throws {
-        var options = request.options
-        var pragmas = (options[NSSQLitePragmasOption] as? [AnyHashable: Any]) ?? [:]
-        pragmas = pragmas.filter { ($0.key as? String)?.lowercased() != "journal_mode" }
-        pragmas["journal_mode"] = "DELETE"
-        options[NSSQLitePragmasOption] = pragmas
-        let connection = try openConnection(path: temporary.path, readOnly: false, options: options, creating: true)
+        let connection = try openConnection(path: temporary.path, readOnly: false, options: request.options, creating: true)
         defer { connection.close() }
         let metadata = ModelCompatibility.metadata(storeType: NSSQLiteStoreType, uuid: UUID().uuidString,
                                                    entities: request.entities, model: request.model)

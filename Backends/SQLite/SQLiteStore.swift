@@ -182,7 +182,7 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
             try connection.execute("PRAGMA auto_vacuum = 2")
         }
         if !readOnly {
-            try switchJournalMode(of: connection, to: pragmas.removeValue(forKey: "journal_mode") ?? "WAL", timeout: busyTimeout(options))
+            try connection.execute("PRAGMA journal_mode = \(pragmas.removeValue(forKey: "journal_mode") ?? "WAL")")
         } else {
             pragmas["journal_mode"] = nil
         }
@@ -191,20 +191,6 @@ public final class SQLiteStore: PersistentStoreBackend, BatchUpdating, BatchInse
             try connection.execute("PRAGMA \(name) = \(value)")
         }
         return connection
-    }
-
-    /// Sets the journal mode. Leaving rollback mode for WAL takes the database's exclusive lock, which SQLite does
-    /// not always wait for (another connection opening the same new store at the same moment gets `SQLITE_BUSY`
-    /// at once): the switch is tried again until `timeout` seconds have passed.
-    private static func switchJournalMode(of connection: SQLiteConnection, to mode: String, timeout: Double) throws {
-        let deadline = Date().addingTimeInterval(max(0, timeout))
-        while true {
-            do {
-                return try connection.execute("PRAGMA journal_mode = \(mode)")
-            } catch let error as NSError where (error.userInfo[NSSQLiteErrorDomain] as? Int) == Int(SQLITE_BUSY) && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-        }
     }
 
     /// A pragma value as SQL text: numbers and plain words only (pragmas take no bound parameters).
