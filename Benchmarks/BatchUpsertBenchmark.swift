@@ -65,8 +65,16 @@ func benchmarkBatchUpsert(rows: Int, repetitions: Int) throws -> BatchUpsertBenc
 private func upsertThroughContexts(_ fresh: [[String: Any]], _ changed: [[String: Any]]) throws -> (Double, Double) {
     let url = scratchURL("upsert.sqlite")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    return try upsertThroughContext(storeType: .sqlite, at: url, fresh, changed)
+}
+
+/// The two batch inserts (every row new, then every row changed) through a private-queue context with the
+/// object-trump merge policy, on a new store of `storeType` at `url`; their times. Shared by the SQLite and the
+/// PostgreSQL upsert tables.
+func upsertThroughContext(storeType: NSPersistentStore.StoreType, at url: URL, _ fresh: [[String: Any]],
+                          _ changed: [[String: Any]]) throws -> (new: Double, existing: Double) {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: upsertBenchmarkModel())
-    try coordinator.addPersistentStore(type: .sqlite, at: url)
+    try coordinator.addPersistentStore(type: storeType, at: url)
     defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
@@ -79,7 +87,6 @@ private func upsertThroughContexts(_ fresh: [[String: Any]], _ changed: [[String
     return (try batch(fresh), try batch(changed))
 }
 
-/// The two batches as raw SQLite statements on a new file with the same table, index and key table.
 private func upsertInRawSQLite(_ fresh: [[String: Any]], _ changed: [[String: Any]]) throws -> (Double, Double) {
     let url = scratchURL("upsert-raw.sqlite")
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }

@@ -40,18 +40,7 @@ func runPostgreSQLUpsert(on server: PostgreSQLBenchmarkServer, rows: Int, repeti
 /// The two batch inserts through a context on a PostgreSQL store in `schema`; their times.
 private func upsertThroughContexts(server: PostgreSQLBenchmarkServer, schema: String, _ fresh: [[String: Any]],
                                    _ changed: [[String: Any]]) throws -> (new: Double, existing: Double) {
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: upsertBenchmarkModel())
-    try coordinator.addPersistentStore(type: .postgreSQL, at: server.storeURL(schema: schema))
-    defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
-    func batch(_ objects: [[String: Any]]) throws -> Double {
-        try seconds {
-            try context.performAndWait { _ = try context.execute(NSBatchInsertRequest(entityName: "Keyed", objects: objects)) }
-        }
-    }
-    return (try batch(fresh), try batch(changed))
+    try upsertThroughContext(storeType: .postgreSQL, at: server.storeURL(schema: schema), fresh, changed)
 }
 
 /// The two batches as SQL through libpq on the store's table in `schema`; their times.
